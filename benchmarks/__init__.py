@@ -1,0 +1,1 @@
+"""Throughput benchmarks of the suite's worlds (``python -m benchmarks``)."""

@@ -1,0 +1,125 @@
+"""``python -m benchmarks``: env-only steps/s of every registered world vs num_envs.
+
+Writes ``env_sps.json``, ``env_sps.csv``, ``env_sps.md`` and ``env_sps.png`` under ``--out``
+(default ``benchmarks/results/<device>``). ``--quick`` is a seconds-long check that the code
+works (tiny sizes, nothing written unless ``--out`` is given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+import jax
+import jaxlib
+
+from benchmarks.env_sps import measure_env, rollout_steps
+from benchmarks.worlds import WORLDS
+
+DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
+RESULTS = Path(__file__).parent / "results"
+
+
+def device_info() -> dict:
+    device = jax.devices()[0]
+    return {
+        "device": f"{device.platform}:{getattr(device, 'device_kind', device.platform)}",
+        "num_devices": jax.device_count(),
+        "host_cpus": os.cpu_count(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "jax": jax.__version__,
+        "jaxlib": jaxlib.__version__,
+    }
+
+
+def device_slug(info: dict) -> str:
+    """Folder name for a device's results: ``cpu-2cores``, ``nvidia-h100-80gb-hbm3``, ..."""
+    platform_name, kind = info["device"].split(":", 1)
+    if platform_name == "cpu":
+        return f"cpu-{info['host_cpus']}cores"
+    return "".join(ch if ch.isalnum() else "-" for ch in kind.lower()).strip("-")
+
+
+def write_results(rows: list[dict], info: dict, out: Path) -> None:
+    """JSON (with device info), CSV, a Markdown table and a log-log plot of steps/s vs num_envs."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "env_sps.json").write_text(json.dumps({"device": info, "results": rows}, indent=2))
+    with (out / "env_sps.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    lines = [
+        f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}, jaxlib {info['jaxlib']}.",
+        "",
+        "| world | num_envs | steps/s (median) | min | max | compile (s) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['world']} | {r['num_envs']} | {r['steps_per_s_median']:,.0f} | {r['steps_per_s_min']:,.0f} "
+            f"| {r['steps_per_s_max']:,.0f} | {r['compile_s']:.2f} |"
+        )
+    (out / "env_sps.md").write_text("\n".join(lines) + "\n")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for world in dict.fromkeys(r["world"] for r in rows):
+        points = [(r["num_envs"], r["steps_per_s_median"]) for r in rows if r["world"] == world]
+        ax.plot(*zip(*points), marker="o", label=world)
+    ax.set(xscale="log", yscale="log", xlabel="num_envs", ylabel="env steps / s", title=info["device"])
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "env_sps.png", dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worlds", nargs="+", default=list(WORLDS), help="world ids (default: all)")
+    parser.add_argument("--num-envs", nargs="+", type=int, default=None, help=f"default {DEFAULT_NUM_ENVS}")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results/<device>)")
+    parser.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
+    args = parser.parse_args(argv)
+    unknown = [w for w in args.worlds if w not in WORLDS]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], WORLDS, n=3, cutoff=0.4)
+        parser.error(f"unknown world {unknown[0]!r}; close: {close or 'none'}; known: {', '.join(WORLDS)}")
+    num_envs = args.num_envs or ((1, 8) if args.quick else DEFAULT_NUM_ENVS)
+    repeats = 1 if args.quick else args.repeats
+    info = device_info()
+    print(f"device {info['device']}, {info['host_cpus']} host CPUs, jax {info['jax']}", flush=True)
+    rows = []
+    for world in args.worlds:
+        env, params = WORLDS[world]()
+        for n in num_envs:
+            steps = 8 if args.quick else rollout_steps(n)
+            result = {"world": world, **measure_env(env, params, n, steps, repeats)}
+            rows.append(result)
+            print(
+                f"{world:<24} num_envs {n:>6}  {result['steps_per_s_median']:>14,.0f} steps/s "
+                f"[{result['steps_per_s_min']:,.0f} .. {result['steps_per_s_max']:,.0f}]  "
+                f"compile {result['compile_s']:.2f} s",
+                flush=True,
+            )
+    out = args.out if args.out or args.quick else RESULTS / device_slug(info)
+    if out is not None:
+        write_results(rows, info, out)
+        print(f"wrote {out}/env_sps.{{json,csv,md,png}}")
+    return rows
+
+
+if __name__ == "__main__":
+    sys.exit(main() and 0)

@@ -1,0 +1,1 @@
+"""Blocks world: the Minecraft Collaborative Building Task grid for Builder Action Prediction (in progress)."""

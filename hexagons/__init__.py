@@ -1,0 +1,63 @@
+"""Hexagons: paint a 10 x 18 hexagon board by natural-language instructions (Lachmy et al., 2022).
+
+``make("Hexagons-Paint-v1")`` gives ``(env, params)`` over synthetic procedures;
+``make("Hexagons-Paint-v1", procedures=hexagons.data.load_split("train.jsonl"))`` over the released
+data (``hexagons.data``), scored with ``hexagons.metrics``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from hexagons.env import STOP, EnvParams, EnvState, HexagonsPaint, Observation
+from hexagons.procedure import Procedure
+from hexagons.tokenizer import Vocabulary
+
+REGISTERED_IDS = ("Hexagons-Paint-v1",)
+
+__all__ = [
+    "REGISTERED_IDS",
+    "STOP",
+    "EnvParams",
+    "EnvState",
+    "HexagonsPaint",
+    "Observation",
+    "Procedure",
+    "Vocabulary",
+    "make",
+]
+
+
+def make(
+    env_id: str,
+    procedures: Sequence[Procedure] | None = None,
+    vocabulary: Vocabulary | None = None,
+    *,
+    max_paints_per_instruction: int = 180,
+    max_steps_in_episode: int = 20_000,
+    **env_kwargs,
+) -> tuple[HexagonsPaint, EnvParams]:
+    """Build a registered Hexagons env and its params.
+
+    procedures: the episodes (default: 256 synthetic procedures, seed 0).
+    vocabulary: token ids (default: built from ``procedures``' texts; pass the train split's
+        vocabulary when building params for dev/test with ``env.make_params``).
+    env_kwargs: ``max_instructions``, ``max_tokens``, ``history``, ``oracle_board``,
+        ``observe_action_mask`` (see ``HexagonsPaint``).
+    """
+    if env_id not in REGISTERED_IDS:
+        close = difflib.get_close_matches(env_id, REGISTERED_IDS, n=3, cutoff=0.4)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"unknown Hexagons env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
+    if procedures is None:
+        from hexagons.synthetic import generate
+
+        procedures = generate(256, seed=0)
+    if vocabulary is None:
+        vocabulary = Vocabulary.build(text for p in procedures for text in p.texts)
+    env = HexagonsPaint(vocabulary, **env_kwargs)
+    params = env.make_params(
+        procedures, max_paints_per_instruction=max_paints_per_instruction, max_steps_in_episode=max_steps_in_episode
+    )
+    return env, params

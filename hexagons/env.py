@@ -1,0 +1,279 @@
+"""``Hexagons-Paint-v1``: execute a drawing procedure one instruction at a time.
+
+Actions (``num_actions = 1441``): ``a < 1440`` paints tile ``a // 8`` with colour ``a % 8`` (colour
+0 erases); ``a = 1440`` is STOP, which ends the current instruction. Painting a tile with the
+colour it already has is infeasible: a documented no-op (the step still counts towards the time
+limit) and masked by ``action_mask``.
+
+Reward: at the end of an instruction (STOP, or the paint budget ``max_paints_per_instruction``
+running out), the action-based F1 of the agent's changes during that instruction against the gold
+step's changes (``hexagons.metrics``; empty/empty scores 1). The counts behind it are updated in
+O(1) per paint. The episode terminates after the procedure's last instruction and is truncated at
+``max_steps_in_episode``.
+
+Context (constructor arguments, since they fix observation shapes):
+``history="none" | "previous" | "full"`` adds no / the previous / all previous instructions;
+``oracle_board=True`` starts every instruction from the gold board before it (the paper's oracle
+board-state; otherwise the agent keeps painting on its own board, the "predicted" setting).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+from gymnax.environments import environment, spaces
+from jax import Array
+
+from hexagons.procedure import Procedure
+from hexagons.geometry import NUM_COLOURS, NUM_TILES
+from hexagons.metrics import scores_from_counts
+from hexagons.tokenizer import Vocabulary
+
+NUM_PAINT_ACTIONS = NUM_TILES * NUM_COLOURS
+STOP = NUM_PAINT_ACTIONS
+HISTORY_MODES = ("none", "previous", "full")
+
+
+@struct.dataclass
+class EnvState(environment.EnvState):
+    """One episode. Boards are (180,) int8; ``instruction`` is 0-based into the procedure."""
+
+    board: Array
+    start_board: Array
+    procedure: Array
+    instruction: Array
+    paints: Array
+    matched: Array
+    num_predicted: Array
+
+
+@struct.dataclass
+class EnvParams:
+    """Dataset arrays (padded to capacity; ``num_procedures`` are valid) and episode settings.
+
+    gold_boards: (P, S + 1, 180) int8, gold board before instruction 0 and after each instruction.
+    tokens: (P, S, L) int32 instruction token ids.
+    num_instructions: (P,) int32; num_gold_changes: (P, S) int32, |gold action set| per instruction.
+    """
+
+    gold_boards: Array
+    tokens: Array
+    num_instructions: Array
+    num_gold_changes: Array
+    num_procedures: Array
+    max_paints_per_instruction: int = NUM_TILES
+    max_steps_in_episode: int = 20_000
+
+
+@struct.dataclass
+class Observation:
+    """board: (180,) int8; instruction: (L,) int32; procedure, instruction_index: () int32;
+    history: (1, L) or (S, L) int32 earlier instructions (zeros where absent), when asked for;
+    action_mask: (1441,) bool, when asked for."""
+
+    board: Array
+    instruction: Array
+    procedure: Array
+    instruction_index: Array
+    history: Array | None = None
+    action_mask: Array | None = None
+
+
+class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
+    """Paint the Hexagons board by instructions; see the module docstring."""
+
+    def __init__(
+        self,
+        vocabulary: Vocabulary,
+        max_instructions: int = 64,
+        max_tokens: int = 128,
+        history: str = "none",
+        oracle_board: bool = False,
+        observe_action_mask: bool = False,
+    ):
+        if history not in HISTORY_MODES:
+            raise ValueError(f"history={history!r}: use one of {HISTORY_MODES}")
+        if max_instructions < 1 or max_tokens < 1:
+            raise ValueError("max_instructions and max_tokens must be positive")
+        self.vocabulary = vocabulary
+        self.max_instructions = max_instructions
+        self.max_tokens = max_tokens
+        self.history = history
+        self.oracle_board = oracle_board
+        self.observe_action_mask = observe_action_mask
+
+    # ----------------------------------------------------------------- data
+    def make_params(self, procedures: Sequence[Procedure], **settings) -> EnvParams:
+        """Stack procedures into ``EnvParams`` (shapes fixed by this env); ``settings`` override
+        ``max_paints_per_instruction`` / ``max_steps_in_episode``. Raises ``ValueError`` naming the
+        procedure that does not fit."""
+        if not procedures:
+            raise ValueError("no procedures")
+        n, s, length = len(procedures), self.max_instructions, self.max_tokens
+        boards = np.zeros((n, s + 1, NUM_TILES), dtype=np.int8)
+        tokens = np.zeros((n, s, length), dtype=np.int32)
+        counts = np.zeros(n, dtype=np.int32)
+        truncated = 0
+        for i, proc in enumerate(procedures):
+            if proc.num_steps > s:
+                raise ValueError(
+                    f"procedure {proc.index} has {proc.num_steps} instructions; this env holds "
+                    f"max_instructions={s}"
+                )
+            counts[i] = proc.num_steps
+            boards[i, : proc.num_steps + 1] = proc.boards
+            for t, text in enumerate(proc.texts):
+                tokens[i, t], cut = self.vocabulary.encode(text, length)
+                truncated += cut
+        if truncated:
+            warnings.warn(f"{truncated} instructions are longer than max_tokens={length} and were truncated")
+        gold_changes = (boards[:, 1:] != boards[:, :-1]).sum(-1).astype(np.int32)
+        return EnvParams(
+            gold_boards=jnp.asarray(boards),
+            tokens=jnp.asarray(tokens),
+            num_instructions=jnp.asarray(counts),
+            num_gold_changes=jnp.asarray(gold_changes),
+            num_procedures=jnp.asarray(n, dtype=jnp.int32),
+            **settings,
+        )
+
+    @functools.cached_property
+    def default_params(self) -> EnvParams:
+        """Params over 256 synthetic procedures (``hexagons.synthetic``, seed 0)."""
+        from hexagons.synthetic import generate
+
+        return self.make_params(generate(256, seed=0))
+
+    # ----------------------------------------------------------------- dynamics
+    def reset_env(self, key: Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        procedure = jax.random.randint(key, (), 0, params.num_procedures)
+        state = self._start_instruction(
+            EnvState(
+                time=jnp.int32(0),
+                board=jnp.zeros(NUM_TILES, jnp.int8),
+                start_board=jnp.zeros(NUM_TILES, jnp.int8),
+                procedure=procedure,
+                instruction=jnp.int32(0),
+                paints=jnp.int32(0),
+                matched=jnp.int32(0),
+                num_predicted=jnp.int32(0),
+            ),
+            params,
+        )
+        return self.get_obs(state, params), state
+
+    def _start_instruction(self, state: EnvState, params: EnvParams) -> EnvState:
+        """Zero the per-instruction counters; the oracle setting also loads the gold board."""
+        board = state.board
+        if self.oracle_board:
+            board = params.gold_boards[state.procedure, state.instruction]
+        return state.replace(
+            board=board, start_board=board, paints=jnp.int32(0), matched=jnp.int32(0), num_predicted=jnp.int32(0)
+        )
+
+    def step_env(
+        self, key: Array, state: EnvState, action: int | Array, params: EnvParams
+    ) -> tuple[Observation, EnvState, Array, Array, dict]:
+        action = jnp.asarray(action, jnp.int32)
+        is_stop = action == STOP
+        tile = jnp.minimum(action // NUM_COLOURS, NUM_TILES - 1)
+        colour = (action % NUM_COLOURS).astype(jnp.int8)
+        old = state.board[tile]
+        paint = ~is_stop & (old != colour)
+
+        # O(1) update of |H| and |G & H| for the one tile that changes.
+        gold_before = params.gold_boards[state.procedure, state.instruction, tile]
+        gold_after = params.gold_boards[state.procedure, state.instruction + 1, tile]
+        start = state.start_board[tile]
+
+        def membership(value):
+            predicted = value != start
+            return predicted.astype(jnp.int32), (predicted & (gold_after != gold_before) & (value == gold_after)).astype(
+                jnp.int32
+            )
+
+        pred_old, match_old = membership(old)
+        pred_new, match_new = membership(colour)
+        paint_i = paint.astype(jnp.int32)
+        state = state.replace(
+            time=state.time + 1,
+            board=state.board.at[tile].set(jnp.where(paint, colour, old)),
+            paints=state.paints + paint_i,
+            num_predicted=state.num_predicted + paint_i * (pred_new - pred_old),
+            matched=state.matched + paint_i * (match_new - match_old),
+        )
+
+        finished = is_stop | (state.paints >= params.max_paints_per_instruction)
+        num_gold = params.num_gold_changes[state.procedure, state.instruction]
+        scores = scores_from_counts(state.matched, num_gold, state.num_predicted)
+        reward = jnp.where(finished, scores.f1, 0.0)
+        next_instruction = state.instruction + finished.astype(jnp.int32)
+        terminated = next_instruction >= params.num_instructions[state.procedure]
+        advanced = self._start_instruction(
+            state.replace(instruction=jnp.minimum(next_instruction, params.num_instructions[state.procedure] - 1)),
+            params,
+        )
+        state = jax.tree.map(lambda a, b: jnp.where(finished & ~terminated, a, b), advanced, state)
+        info = {
+            "instruction_finished": finished,
+            "action_f1": jnp.where(finished, scores.f1, 0.0),
+            "exact_match": jnp.where(finished, scores.exact_match, 0.0),
+        }
+        return self.get_obs(state, params), state, reward, terminated, info
+
+    # ----------------------------------------------------------------- views
+    def get_obs(self, state: EnvState, params: EnvParams, key: Array | None = None) -> Observation:
+        tokens = params.tokens[state.procedure]
+        history = None
+        if self.history == "previous":
+            previous = tokens[jnp.maximum(state.instruction - 1, 0)]
+            history = jnp.where(state.instruction > 0, previous, 0)[None]
+        elif self.history == "full":
+            earlier = jnp.arange(self.max_instructions) < state.instruction
+            history = jnp.where(earlier[:, None], tokens, 0)
+        return Observation(
+            board=state.board,
+            instruction=tokens[state.instruction],
+            procedure=state.procedure,
+            instruction_index=state.instruction,
+            history=history,
+            action_mask=self.action_mask(state, params) if self.observe_action_mask else None,
+        )
+
+    def action_mask(self, state: EnvState, params: EnvParams) -> Array:
+        """(1441,) bool: paints that change their tile, and STOP (always valid)."""
+        paints = state.board[:, None] != jnp.arange(NUM_COLOURS, dtype=jnp.int8)[None, :]
+        return jnp.concatenate([paints.reshape(-1), jnp.ones(1, bool)])
+
+    @property
+    def name(self) -> str:
+        return "Hexagons-Paint-v1"
+
+    @property
+    def num_actions(self) -> int:
+        return NUM_PAINT_ACTIONS + 1
+
+    def action_space(self, params: EnvParams | None = None) -> spaces.Discrete:
+        return spaces.Discrete(self.num_actions)
+
+    def observation_space(self, params: EnvParams) -> spaces.Dict:
+        num_procedures = params.tokens.shape[0]
+        token = functools.partial(spaces.Box, 0, len(self.vocabulary) - 1, dtype=jnp.int32)
+        leaves = {
+            "board": spaces.Box(0, NUM_COLOURS - 1, (NUM_TILES,), jnp.int8),
+            "instruction": token((self.max_tokens,)),
+            "procedure": spaces.Discrete(num_procedures),
+            "instruction_index": spaces.Discrete(self.max_instructions),
+        }
+        if self.history != "none":
+            rows = 1 if self.history == "previous" else self.max_instructions
+            leaves["history"] = token((rows, self.max_tokens))
+        if self.observe_action_mask:
+            leaves["action_mask"] = spaces.Box(0, 1, (self.num_actions,), jnp.bool_)
+        return spaces.Dict(leaves)

@@ -1,0 +1,90 @@
+"""Synthetic drawing procedures: explicit, checkable instructions on the real board geometry.
+
+Each instruction paints one primitive named with 1-based rows ("tiles from the top") and columns
+("from the left"), the way Hexagons instructors talk about the board: one tile, a vertical run in a
+column, a diagonal, the ring of tiles around a tile, a whole column, or erasing a tile. Boards are
+cumulative, so a procedure has the same shape as a released one and every tool of the package
+(env, metrics, baseline) runs on it. Deterministic given a seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hexagons.procedure import Procedure
+from hexagons.geometry import COLOUR_NAMES, COLS, NUM_TILES, ROWS, line, neighbours, tile_index
+
+ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+    "fourteenth fifteenth sixteenth seventeenth eighteenth"
+).split()
+PAINTED = tuple(range(1, len(COLOUR_NAMES)))
+DIAGONALS = {"down_right": "down and to the right", "up_right": "up and to the right"}
+
+
+def _tile(rng: np.random.Generator, row: int, col: int) -> str:
+    frames = (
+        "the {r} tile from the top in the {c} column",
+        "the {r} tile of the {c} column from the left",
+        "tile {rn} of column {cn}",
+    )
+    return str(rng.choice(frames)).format(r=ORDINALS[row], c=ORDINALS[col], rn=row + 1, cn=col + 1)
+
+
+def _instruction(rng: np.random.Generator, board: np.ndarray) -> tuple[str, list[int], int]:
+    """One random instruction: (text, tiles it paints, colour code)."""
+    colour = int(rng.choice(PAINTED))
+    name = COLOUR_NAMES[colour]
+    row, col = int(rng.integers(ROWS)), int(rng.integers(COLS))
+    kind = rng.choice(["tile", "run", "diagonal", "ring", "column", "erase"], p=[0.3, 0.2, 0.15, 0.15, 0.1, 0.1])
+    if kind == "erase" and board.any():
+        tile = int(rng.choice(np.flatnonzero(board)))
+        r, c = divmod(tile, COLS)
+        return f"Erase {_tile(rng, r, c)}; make it white again.", [tile], 0
+    if kind == "run":
+        length = int(rng.integers(2, ROWS - row + 1)) if row < ROWS - 1 else 1
+        last = row + length - 1
+        text = str(rng.choice((
+            "In the {c} column, colour tiles {a} through {b} from the top {k}.",
+            "Paint {k} the tiles {a} to {b} of column {cn}.",
+        ))).format(c=ORDINALS[col], cn=col + 1, a=row + 1, b=last + 1, k=name)
+        return text, [tile_index(r, col) for r in range(row, last + 1)], colour
+    if kind == "diagonal":
+        direction = str(rng.choice(list(DIAGONALS)))
+        tiles = [t for t in line(tile_index(row, col), direction, int(rng.integers(2, 6))) if t >= 0]
+        text = f"Starting at {_tile(rng, row, col)}, paint {len(tiles)} tiles {name} going {DIAGONALS[direction]}."
+        return text, tiles, colour
+    if kind == "ring":
+        centre = tile_index(row, col)
+        return f"Colour every tile touching {_tile(rng, row, col)} {name}.", neighbours(centre), colour
+    if kind == "column":
+        return f"Paint the whole {ORDINALS[col]} column {name}.", [tile_index(r, col) for r in range(ROWS)], colour
+    text = str(rng.choice(("Paint {t} {k}.", "Colour {t} {k}.", "Make {t} {k}."))).format(t=_tile(rng, row, col), k=name)
+    return text, [tile_index(row, col)], colour
+
+
+def generate(num_procedures: int, seed: int = 0, min_steps: int = 2, max_steps: int = 8) -> list[Procedure]:
+    """``num_procedures`` procedures of ``min_steps..max_steps`` instructions each."""
+    rng = np.random.default_rng(seed)
+    procedures = []
+    for index in range(num_procedures):
+        num_steps = int(rng.integers(min_steps, max_steps + 1))
+        boards = np.zeros((num_steps + 1, NUM_TILES), dtype=np.int8)
+        texts = []
+        for t in range(1, num_steps + 1):
+            text, tiles, colour = _instruction(rng, boards[t - 1])
+            boards[t] = boards[t - 1]
+            boards[t, tiles] = colour
+            texts.append(text)
+        procedures.append(
+            Procedure(
+                index=index,
+                annotation_round=-1,
+                category="synthetic",
+                image_id=f"SYN{index:06d}",
+                instructor_id=0,
+                texts=tuple(texts),
+                boards=boards,
+            )
+        )
+    return procedures

@@ -1,0 +1,15 @@
+"""The benchmark code runs (quick mode); no speed is asserted here."""
+
+import json
+
+from benchmarks.__main__ import main
+
+
+def test_quick_benchmark_writes_results(tmp_path):
+    rows = main(["--quick", "--out", str(tmp_path)])
+    assert {r["world"] for r in rows} == {"Hexagons-Paint-v1"}
+    assert all(r["steps_per_s_median"] > 0 and r["compile_s"] > 0 for r in rows)
+    saved = json.loads((tmp_path / "env_sps.json").read_text())
+    assert saved["device"]["jax"] and len(saved["results"]) == len(rows)
+    for name in ("env_sps.csv", "env_sps.md", "env_sps.png"):
+        assert (tmp_path / name).stat().st_size > 0

@@ -1,0 +1,169 @@
+"""The environment contract (DESIGN.md) checked on every world in ``tests/worlds.py``."""
+
+from __future__ import annotations
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from tests.worlds import WORLDS
+
+NUM_ENVS = 1024
+ROLLOUT = 12
+
+
+class Compiled:
+    """Jitted reset/step/rollout of one world, built once and shared by every test."""
+
+    def __init__(self, case):
+        self.env, self.params = case.make()
+        self.other_params = case.other_params(self.env)
+        env = self.env
+        self.step_traces = 0
+
+        def counted_step(key, state, action, params):
+            self.step_traces += 1
+            return env.step(key, state, action, params)
+
+        self.reset1 = jax.jit(env.reset)
+        self.step1 = jax.jit(counted_step)
+        self.resetN = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))
+        self.stepN = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+        self.mask = jax.jit(jax.vmap(env.action_mask, in_axes=(0, None)))
+        self.contains = jax.jit(jax.vmap(env.observation_space(self.params).contains))
+
+        def rollout(key, params, num_envs):
+            """Random actions for ROLLOUT steps: per-step (obs, reward, terminated, truncated)."""
+            key_reset, key_act, key_step = jax.random.split(key, 3)
+            obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key_reset, num_envs), params)
+            actions = jax.random.randint(key_act, (ROLLOUT, num_envs), 0, env.num_actions)
+            keys = jax.random.split(key_step, (ROLLOUT, num_envs))
+
+            def body(state, xs):
+                k, a = xs
+                obs, state, r, term, trunc, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(k, state, a, params)
+                return state, (obs, r, term, trunc)
+
+            _, out = jax.lax.scan(body, state, (keys, actions))
+            return out
+
+        self.rollout = jax.jit(rollout, static_argnums=2)
+
+
+@pytest.fixture(scope="module", params=WORLDS, ids=lambda c: c.name)
+def world(request) -> Compiled:
+    return Compiled(request.param)
+
+
+def _equal(a, b) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True))
+
+
+def test_jit_vmap_step_over_1024_envs(world):
+    _, reward, term, trunc = world.rollout(jax.random.key(0), world.params, NUM_ENVS)
+    for leaf in (reward, term, trunc):
+        assert leaf.shape == (ROLLOUT, NUM_ENVS)
+    assert np.isfinite(np.asarray(reward)).all()
+
+
+def test_same_key_same_trajectory_and_other_key_differs(world):
+    a = world.rollout(jax.random.key(1), world.params, 8)
+    b = world.rollout(jax.random.key(1), world.params, 8)
+    c = world.rollout(jax.random.key(2), world.params, 8)
+    assert _equal(a, b)
+    assert not _equal(a[0], c[0])
+
+
+def test_batched_equals_unbatched(world):
+    n = 4
+    keys = jax.random.split(jax.random.key(3), n)
+    obs_b, state_b = world.resetN(keys, world.params)
+    for t in range(6):
+        step_keys = jax.random.split(jax.random.key(100 + t), n)
+        actions = jax.random.randint(jax.random.key(200 + t), (n,), 0, world.env.num_actions)
+        out_b = world.stepN(step_keys, state_b, actions, world.params)
+        state_b = out_b[1]
+        if t == 0:
+            singles = [world.reset1(keys[i], world.params) for i in range(n)]
+            states = [s for _, s in singles]
+        outs = [world.step1(step_keys[i], states[i], actions[i], world.params) for i in range(n)]
+        states = [o[1] for o in outs]
+        for i in range(n):
+            assert _equal(jax.tree.map(lambda x: x[i], out_b), outs[i])
+
+
+def test_one_trace_per_shape_and_across_datasets(world):
+    _, state = world.reset1(jax.random.key(4), world.params)
+    before = world.step_traces
+    for params in (world.params, world.other_params, world.params):
+        for a in (0, 1, world.env.num_actions - 1):
+            world.step1(jax.random.key(a), state, jnp.int32(a), params)
+    assert world.step_traces - before <= 1
+
+
+def test_chex_assert_max_traces(world):
+    env = world.env
+    chex.clear_trace_counter()  # the counter is keyed by code, shared by every parametrisation
+
+    @jax.jit
+    @chex.assert_max_traces(n=1)
+    def step(key, state, action, params):
+        return env.step(key, state, action, params)
+
+    _, state = world.reset1(jax.random.key(5), world.params)
+    for a in range(3):
+        step(jax.random.key(a), state, jnp.int32(a), world.params)
+    step(jax.random.key(9), state, jnp.int32(0), world.other_params)
+
+
+def test_observations_inside_observation_space(world):
+    obs, *_ = world.rollout(jax.random.key(6), world.params, 64)
+    flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), obs)
+    assert bool(jnp.all(world.contains(flat)))
+    assert world.env.observation_space(world.params).contains(jax.tree.map(lambda x: x[0, 0], obs))
+
+
+def test_auto_reset_on_truncation(world):
+    short = world.params.replace(max_steps_in_episode=2)
+    _, state = world.reset1(jax.random.key(7), short)
+    stop = world.env.num_actions - 1
+    obs, state, _, _, trunc, info = world.step1(jax.random.key(8), state, jnp.int32(0), short)
+    assert not bool(trunc) and int(state.time) == 1
+    obs, state, _, term, trunc, info = world.step1(jax.random.key(9), state, jnp.int32(stop - 1), short)
+    assert bool(term) or bool(trunc)
+    assert int(state.time) == 0
+    assert "final_observation" in info
+
+
+def test_infeasible_actions_are_masked_noops(world):
+    keys = jax.random.split(jax.random.key(10), 16)
+    obs, state = world.resetN(keys, world.params)
+    mask = np.asarray(world.mask(state, world.params))
+    assert mask.shape == (16, world.env.num_actions) and mask.any(axis=1).all()
+    infeasible = np.argmin(mask, axis=1)  # first masked action per world
+    assert not mask[np.arange(16), infeasible].any(), "every world needs an infeasible action for this test"
+    obs2, state2, reward, term, trunc, _ = world.stepN(keys, state, jnp.asarray(infeasible), world.params)
+    assert _equal(state2.replace(time=state.time), state)
+    assert _equal(obs2, obs)
+    assert not np.asarray(reward).any() and not np.asarray(term).any()
+
+
+def test_vmap_over_params_compiles_once(world):
+    traces = []
+
+    def step(key, state, action, params):
+        traces.append(1)
+        return world.env.step(key, state, action, params)
+
+    batched = jax.jit(jax.vmap(step, in_axes=(0, 0, 0, 0)))
+    params2 = jax.tree.map(lambda a, b: jnp.stack([a, b]), world.params, world.other_params)
+    params2 = params2.replace(max_steps_in_episode=jnp.array([5, 50]))
+    _, state = world.resetN(jax.random.split(jax.random.key(11), 2), world.params)
+    keys = jax.random.split(jax.random.key(12), 2)
+    for a in range(3):
+        out = batched(keys, state, jnp.full(2, a, jnp.int32), params2)
+    params3 = params2.replace(max_steps_in_episode=jnp.array([7, 70]))
+    batched(keys, out[1], jnp.zeros(2, jnp.int32), params3)
+    assert len(traces) == 1

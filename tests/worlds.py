@@ -1,0 +1,45 @@
+"""The worlds every env-contract test runs on: small shapes, so compiles stay short on a CPU."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import hexagons
+from hexagons.synthetic import generate
+
+
+@dataclass(frozen=True)
+class WorldCase:
+    """name: an id; make() -> (env, params); other_params(env) -> params of the same shapes holding
+    different data (another split), which must run through the same compiled step."""
+
+    name: str
+    make: Callable[[], tuple[Any, Any]]
+    other_params: Callable[[Any], Any]
+
+
+def _hexagons(**kwargs) -> WorldCase:
+    def make():
+        return hexagons.make(
+            "Hexagons-Paint-v1",
+            generate(32, seed=0),
+            max_instructions=8,
+            max_tokens=24,
+            max_paints_per_instruction=12,
+            max_steps_in_episode=60,
+            **kwargs,
+        )
+
+    def other_params(env):
+        return env.make_params(generate(32, seed=1), max_paints_per_instruction=12, max_steps_in_episode=60)
+
+    suffix = ",".join(f"{k}={v}" for k, v in kwargs.items())
+    return WorldCase(f"Hexagons-Paint-v1[{suffix}]", make, other_params)
+
+
+WORLDS = [
+    _hexagons(observe_action_mask=True),
+    _hexagons(history="full", oracle_board=True),
+]
