@@ -1,4 +1,5 @@
 import copy
+import os
 import json
 from pathlib import Path
 
@@ -111,3 +112,12 @@ def test_broken_json_duplicate_ids_and_missing_files(tmp_path):
 def test_parse_record_rejects_non_objects():
     with pytest.raises(HexagonsDataError, match="JSON object"):
         parse_record([1, 2, 3])
+
+
+@pytest.mark.skipif(not os.environ.get("HEXAGONS_DATA"), reason="set HEXAGONS_DATA to the release's data/ folder")
+def test_release_counts_match_the_paper():
+    stats = {s: data.split_statistics(p) for s, p in load_dataset(os.environ["HEXAGONS_DATA"]).items()}
+    assert [stats[s]["procedures"] for s in data.SPLITS] == [496, 62, 62]
+    assert [stats[s]["steps"] for s in data.SPLITS] == [3278, 446, 453]
+    assert [stats[s]["empty_steps"] for s in data.SPLITS] == [83, 4, 3]
+    assert [stats[s]["agreed_procedures"] for s in data.SPLITS] == [394, 49, 43]

@@ -1,0 +1,320 @@
+"""Builder Action Prediction (BAP) items from the Minecraft Dialogue Corpus game logs.
+
+Input: the corpus's ``data`` folder, holding ``logs/splits.json`` (target-structure ids per split:
+``train``, ``val``, ``test``), ``logs/data-*/logs/<GAME>/postprocessed-observations.json`` (one
+game each) and ``gold-configurations/C<k>.xml``. Items are derived as the reference code of
+Jayannavar et al. (2020) derives them:
+
+1. world states without a Builder position are dropped (glitch snapshots with an empty grid);
+2. an event stream is built from consecutive states ``s_{i-1} -> s_i`` (i >= 2): placements (blocks
+   in s_i, not in s_{i-1}), then removals, each sorted by (x, y, z, colour name), then the new chat
+   lines of s_i. State s_1 is special: for each of its chat lines, every block of s_1 is emitted as
+   a placement from an empty board, then the line;
+3. an item is a maximal run of consecutive actions; any chat line ends a run;
+4. an item is dropped if any board it touches has a block outside the build region.
+
+Malformed logs raise ``MdcDataError`` naming the game, the (unfiltered) state index and the field.
+
+Usage: ``python -m blocksworld.data DIR [--export OUT.jsonl]`` prints per split the games, BAP items,
+empty-board items and raw / net action-sequence lengths.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from blocksworld.grid import COLOURS, PICK, PLACE, Action, Block, colour_code, in_region
+
+SPLIT_NAMES = {"train": "train", "val": "dev", "test": "test"}
+ARCHITECT, BUILDER = "Architect", "Builder"
+_GAME_STRUCTURE = re.compile(r"^B\d+-A\d+-(C\d+(?:_\d+)?)-\d{7,}$")
+_XML_BLOCK = re.compile(r'<DrawBlock\s+type="([^"]+)"\s+x="(-?\d+)"\s+y="(-?\d+)"\s+z="(-?\d+)"\s*/>')
+
+
+class MdcDataError(ValueError):
+    """A game log (or gold configuration) does not follow the corpus format."""
+
+    def __init__(self, game: str, state: int | None, field: str, problem: str):
+        where = f"game {game}" + (f", state {state}" if state is not None else "")
+        super().__init__(f"{where}, field '{field}': {problem}")
+        self.game, self.state, self.field = game, state, field
+
+
+@dataclass(frozen=True)
+class BapItem:
+    """One BAP item.
+
+    start / end: blocks before the first and after the last action (world coordinates).
+    actions: the Builder's actions in recorded order; ``action_states[j]`` is the index (into the
+        position-filtered states) of the snapshot whose diff produced action j.
+    history: everything before the item, oldest first: ``(ARCHITECT | BUILDER, text)`` for a chat
+        line (speaker prefix removed), ``(PLACE | PICK, colour name)`` for an earlier action.
+    builder_pose: (x, y, z, yaw, pitch) of the last snapshot before the first action.
+    """
+
+    game_id: str
+    structure_id: str
+    split: str
+    sample_id: int
+    start: tuple[Block, ...]
+    end: tuple[Block, ...]
+    actions: tuple[Action, ...]
+    action_states: tuple[int, ...]
+    history: tuple[tuple[str, str], ...]
+    builder_pose: tuple[float, float, float, float, float]
+
+    @property
+    def empty_board(self) -> bool:
+        return not self.start
+
+    def net_actions(self) -> set[Action]:
+        """Placements (end - start) and removals (start - end) as sets of blocks."""
+        start, end = set(self.start), set(self.end)
+        return {(PLACE, *b) for b in end - start} | {(PICK, *b) for b in start - end}
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, record: dict) -> BapItem:
+        return cls(
+            **{k: record[k] for k in ("game_id", "structure_id", "split", "sample_id")},
+            start=tuple(map(tuple, record["start"])),
+            end=tuple(map(tuple, record["end"])),
+            actions=tuple(map(tuple, record["actions"])),
+            action_states=tuple(record["action_states"]),
+            history=tuple(map(tuple, record["history"])),
+            builder_pose=tuple(record["builder_pose"]),
+        )
+
+
+def structure_id(game_id: str) -> str:
+    """Target structure of a game directory name, e.g. ``B1-A3-C1-1522435497386`` -> ``C1``."""
+    match = _GAME_STRUCTURE.match(game_id)
+    if match is None:
+        raise MdcDataError(game_id, None, "<directory name>", "expected B<n>-A<n>-C<k>-<timestamp>")
+    return match.group(1)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _parse_state(game: str, index: int, state: object) -> tuple[tuple[float, ...] | None, list[str], set[Block]]:
+    """(pose or None, chat lines, blocks) of one world state, validated."""
+
+    def fail(field: str, problem: str) -> MdcDataError:
+        return MdcDataError(game, index, field, problem)
+
+    if not isinstance(state, dict):
+        raise fail("<state>", "expected an object")
+    for key in ("BuilderPosition", "ChatHistory", "BlocksInGrid"):
+        if key not in state:
+            raise fail(key, "missing")
+    position = state["BuilderPosition"]
+    pose = None
+    if position is not None:
+        if not isinstance(position, dict) or any(not _number(position.get(k)) for k in ("X", "Y", "Z", "Yaw", "Pitch")):
+            raise fail("BuilderPosition", "expected {X, Y, Z, Yaw, Pitch} numbers or null")
+        pose = tuple(float(position[k]) for k in ("X", "Y", "Z", "Yaw", "Pitch"))
+    chat = state["ChatHistory"]
+    if not isinstance(chat, list) or any(not isinstance(line, str) for line in chat):
+        raise fail("ChatHistory", "expected a list of strings")
+    grid = state["BlocksInGrid"]
+    if not isinstance(grid, list):
+        raise fail("BlocksInGrid", "expected a list")
+    blocks = set()
+    for j, block in enumerate(grid):
+        coords = block.get("AbsoluteCoordinates") if isinstance(block, dict) else None
+        if not isinstance(coords, dict) or any(not _number(coords.get(k)) for k in "XYZ"):
+            raise fail(f"BlocksInGrid[{j}].AbsoluteCoordinates", "expected {X, Y, Z} numbers")
+        if any(float(coords[k]) != int(coords[k]) for k in "XYZ"):
+            raise fail(f"BlocksInGrid[{j}].AbsoluteCoordinates", "coordinates must be whole numbers")
+        try:
+            colour = colour_code(str(block.get("Type", "")))
+        except ValueError as e:
+            raise fail(f"BlocksInGrid[{j}].Type", str(e)) from None
+        blocks.add((int(coords["X"]), int(coords["Y"]), int(coords["Z"]), colour))
+    return pose, chat, blocks
+
+
+def _speaker_line(line: str) -> tuple[str, str]:
+    """(speaker, text) of a chat line such as ``<Architect> put a red block``."""
+    line = line.strip()
+    first = line.split(maxsplit=1)[0] if line else ""
+    speaker = ARCHITECT if ARCHITECT in first else BUILDER
+    prefix = f"<{speaker}> "
+    return speaker, line[len(prefix) :] if line.startswith(prefix) else line[len(first) :].strip()
+
+
+def _sort_key(block: Block) -> tuple:
+    x, y, z, colour = block
+    return x, y, z, COLOURS[colour - 1]
+
+
+def game_items(game_id: str, log: object, split: str) -> list[BapItem]:
+    """BAP items of one game's ``postprocessed-observations.json`` content."""
+    if not isinstance(log, dict) or not isinstance(log.get("WorldStates"), list):
+        raise MdcDataError(game_id, None, "WorldStates", "expected an object with a WorldStates list")
+    states = []
+    for index, raw in enumerate(log["WorldStates"]):
+        pose, chat, blocks = _parse_state(game_id, index, raw)
+        if pose is not None:
+            states.append((pose, chat, blocks))
+
+    # Event stream: ("chat", (speaker, text)) or ("act", action, state index, prev blocks, blocks).
+    events: list[tuple] = []
+    for i in range(1, len(states)):
+        _, chat, blocks = states[i]
+        if i == 1:
+            for line in chat:
+                for block in sorted(blocks, key=_sort_key):
+                    events.append(("act", (PLACE, *block), i, frozenset(), frozenset(blocks)))
+                events.append(("chat", _speaker_line(line)))
+            continue
+        _, prev_chat, prev_blocks = states[i - 1]
+        for kind, changed in ((PLACE, blocks - prev_blocks), (PICK, prev_blocks - blocks)):
+            for block in sorted(changed, key=_sort_key):
+                events.append(("act", (kind, *block), i, frozenset(prev_blocks), frozenset(blocks)))
+        for line in chat[len(prev_chat) :]:
+            events.append(("chat", _speaker_line(line)))
+
+    items = []
+    history: list[tuple[str, str]] = []
+    for e, event in enumerate(events):
+        if event[0] == "act" and (e == 0 or events[e - 1][0] == "chat"):
+            run = []
+            for later in events[e:]:
+                if later[0] == "chat":
+                    break
+                run.append(later)
+            inside = all(in_region(*b[:3]) for act in run for board in act[3:] for b in board)
+            if inside:
+                first_state = run[0][2]
+                items.append(
+                    BapItem(
+                        game_id=game_id,
+                        structure_id=structure_id(game_id),
+                        split=split,
+                        sample_id=first_state,
+                        start=tuple(sorted(run[0][3])),
+                        end=tuple(sorted(run[-1][4])),
+                        actions=tuple(act[1] for act in run),
+                        action_states=tuple(act[2] for act in run),
+                        history=tuple(history),
+                        builder_pose=states[first_state - 1][0],
+                    )
+                )
+        if event[0] == "chat":
+            history.append(event[1])
+        else:
+            history.append((event[1][0], COLOURS[event[1][4] - 1]))
+    return items
+
+
+def load_gold_configuration(path: str | Path) -> list[Block]:
+    """Blocks of a target structure ``C<k>.xml`` (one ``<DrawBlock .../>`` per line, x and z offset
+    by +100 in the file)."""
+    path = Path(path)
+    blocks = []
+    for line_no, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        match = _XML_BLOCK.search(line)
+        if match is None:
+            raise MdcDataError(path.stem, None, f"line {line_no}", f"expected <DrawBlock type=.. x=.. y=.. z=../> in {path}")
+        kind, x, y, z = match.groups()
+        blocks.append((int(x) - 100, int(y), int(z) - 100, colour_code(kind)))
+    return blocks
+
+
+def find_games(directory: str | Path) -> dict[str, Path]:
+    """Game id -> its postprocessed-observations.json, for every game under ``DIR/logs``."""
+    paths = sorted(Path(directory, "logs").glob("*/logs/*/postprocessed-observations.json"))
+    return {p.parent.name: p for p in paths}
+
+
+def load_splits(directory: str | Path) -> dict[str, set[str]]:
+    """Our split name (train / dev / test) -> target-structure ids, from ``DIR/logs/splits.json``."""
+    path = Path(directory, "logs", "splits.json")
+    splits = json.loads(path.read_text())
+    missing = [k for k in SPLIT_NAMES if k not in splits]
+    if missing:
+        raise MdcDataError(str(path), None, missing[0], "split missing from splits.json")
+    return {ours: set(splits[theirs]) for theirs, ours in SPLIT_NAMES.items()}
+
+
+def load_items(directory: str | Path, splits: tuple[str, ...] = ("train", "dev", "test")) -> dict[str, list[BapItem]]:
+    """BAP items per split of the corpus ``data`` folder (games in sorted directory order)."""
+    structures = load_splits(directory)
+    games = find_games(directory)
+    if not games:
+        raise FileNotFoundError(f"no game logs under {Path(directory, 'logs')}/*/logs/*/")
+    out: dict[str, list[BapItem]] = {s: [] for s in splits}
+    for game_id, path in games.items():
+        split = next((s for s in splits if structure_id(game_id) in structures[s]), None)
+        if split is None:
+            continue
+        try:
+            log = json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            raise MdcDataError(game_id, None, "<json>", f"{path}: {e}") from None
+        out[split].extend(game_items(game_id, log, split))
+    return out
+
+
+def net_length(item: BapItem) -> int:
+    return len(set(item.start) ^ set(item.end))
+
+
+def split_statistics(items: list[BapItem]) -> dict[str, float]:
+    raw = np.array([len(i.actions) for i in items])
+    net = np.array([net_length(i) for i in items])
+    return {
+        "games": len({i.game_id for i in items}),
+        "items": len(items),
+        "empty_board_items": sum(i.empty_board for i in items),
+        "raw_mean": float(raw.mean()),
+        "raw_std": float(raw.std()),
+        "net_mean": float(net.mean()),
+        "net_std": float(net.std()),
+    }
+
+
+def write_jsonl(items: list[BapItem], path: str | Path) -> None:
+    with open(path, "w") as f:
+        for item in items:
+            f.write(json.dumps(item.to_json()) + "\n")
+
+
+def read_jsonl(path: str | Path) -> list[BapItem]:
+    with open(path) as f:
+        return [BapItem.from_json(json.loads(line)) for line in f if line.strip()]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m blocksworld.data", description=__doc__.split("\n\n")[0])
+    parser.add_argument("directory", help="the corpus's data folder (logs/ with splits.json, gold-configurations/)")
+    parser.add_argument("--export", type=Path, help="write every item as JSONL here")
+    args = parser.parse_args(argv)
+    items = load_items(args.directory)
+    print(f"{'split':<6} {'games':>5} {'items':>6} {'EB':>5} {'raw len':>13} {'net len':>13}")
+    for split, split_items in items.items():
+        s = split_statistics(split_items)
+        print(
+            f"{split:<6} {s['games']:>5} {s['items']:>6} {s['empty_board_items']:>5} "
+            f"{s['raw_mean']:>6.2f} ± {s['raw_std']:<4.2f} {s['net_mean']:>6.2f} ± {s['net_std']:<4.2f}"
+        )
+    if args.export:
+        write_jsonl([i for split_items in items.values() for i in split_items], args.export)
+        print(f"wrote {sum(map(len, items.values()))} items to {args.export}")
+
+
+if __name__ == "__main__":
+    main()
