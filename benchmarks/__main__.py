@@ -20,6 +20,7 @@ import jax
 import jaxlib
 
 from benchmarks.env_sps import measure_env, rollout_steps
+from benchmarks.metrics_time import bap_scoring_time
 from benchmarks.worlds import WORLDS
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
@@ -92,6 +93,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results/<device>)")
     parser.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
+    parser.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time BAP dev scoring on it")
     args = parser.parse_args(argv)
     unknown = [w for w in args.worlds if w not in WORLDS]
     if unknown:
@@ -114,9 +116,19 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 f"compile {result['compile_s']:.2f} s",
                 flush=True,
             )
+    scoring = None
+    if not args.quick and any(w.startswith("BlocksWorld") for w in args.worlds):
+        scoring = bap_scoring_time(args.mdc)
+        print(
+            f"BAP v2 metrics, {scoring['items']} {scoring['source']} items: {scoring['median_s']:.2f} s "
+            f"(first call with compilation {scoring['first_call_s']:.2f} s)",
+            flush=True,
+        )
     out = args.out if args.out or args.quick else RESULTS / device_slug(info)
     if out is not None:
         write_results(rows, info, out)
+        if scoring:
+            (out / "bap_scoring.json").write_text(json.dumps({"device": info, **scoring}, indent=2))
         print(f"wrote {out}/env_sps.{{json,csv,md,png}}")
     return rows
 

@@ -1,1 +1,50 @@
-"""Blocks world: the Minecraft Collaborative Building Task grid for Builder Action Prediction (in progress)."""
+"""Blocks world: the Minecraft Collaborative Building Task grid (11 x 9 x 11, 6 colours) for Builder
+Action Prediction (BAP v2) and for building target structures.
+
+``make("BlocksWorld-BAP-v1")`` / ``make("BlocksWorld-Build-v1")`` give ``(env, params)`` over
+synthetic items; pass ``items=`` (e.g. from ``blocksworld.data.load_items``) for the corpus.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from blocksworld.item import BapItem
+from blocksworld.env import BlocksWorld, EnvParams, EnvState, Observation
+from blocksworld.grid import STOP
+from blocksworld.tokenizer import Vocabulary, dialogue_window
+
+REGISTERED_IDS = {"BlocksWorld-BAP-v1": "bap", "BlocksWorld-Build-v1": "build"}
+
+__all__ = ["REGISTERED_IDS", "STOP", "BapItem", "BlocksWorld", "EnvParams", "EnvState", "Observation", "Vocabulary", "make"]
+
+
+def make(
+    env_id: str,
+    items: Sequence[BapItem] | None = None,
+    vocabulary: Vocabulary | None = None,
+    *,
+    max_steps_in_episode: int = 64,
+    **env_kwargs,
+) -> tuple[BlocksWorld, EnvParams]:
+    """Build a registered blocks-world env and its params.
+
+    items: BAP items (BAP) or target items (Build; the reference end structure is the target).
+        Default: 256 synthetic items / targets, seed 0 (``blocksworld.synthetic``).
+    vocabulary: dialogue token ids (default: built from the items' dialogue windows).
+    env_kwargs: ``max_tokens``, ``observe_action_mask``.
+    """
+    if env_id not in REGISTERED_IDS:
+        close = difflib.get_close_matches(env_id, list(REGISTERED_IDS), n=3, cutoff=0.4)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"unknown blocks-world env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
+    task = REGISTERED_IDS[env_id]
+    if items is None:
+        from blocksworld.synthetic import generate_items, generate_targets
+
+        items = generate_items(256, seed=0) if task == "bap" else generate_targets(256, seed=0)
+    if vocabulary is None:
+        vocabulary = Vocabulary.build(dialogue_window(i.history) for i in items)
+    env = BlocksWorld(vocabulary, task=task, **env_kwargs)
+    return env, env.make_params(items, max_steps_in_episode=max_steps_in_episode)

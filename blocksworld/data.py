@@ -15,8 +15,9 @@ Jayannavar et al. (2020) derives them:
 
 Malformed logs raise ``MdcDataError`` naming the game, the (unfiltered) state index and the field.
 
-Usage: ``python -m blocksworld.data DIR [--export OUT.jsonl]`` prints per split the games, BAP items,
-empty-board items and raw / net action-sequence lengths.
+Usage: ``python -m blocksworld.data DIR [--export OUT.jsonl] [--replay]`` prints per split the games,
+BAP items, empty-board items and raw / net action-sequence lengths (``--replay``: the gold-replay
+check of ``blocksworld.replay``).
 """
 
 from __future__ import annotations
@@ -24,15 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from blocksworld.grid import COLOURS, PICK, PLACE, Action, Block, colour_code, in_region
+from blocksworld.grid import COLOURS, PICK, PLACE, Block, colour_code, in_region
+from blocksworld.item import ARCHITECT, BUILDER, BapItem
 
 SPLIT_NAMES = {"train": "train", "val": "dev", "test": "test"}
-ARCHITECT, BUILDER = "Architect", "Builder"
 _GAME_STRUCTURE = re.compile(r"^B\d+-A\d+-(C\d+(?:_\d+)?)-\d{7,}$")
 _XML_BLOCK = re.compile(r'<DrawBlock\s+type="([^"]+)"\s+x="(-?\d+)"\s+y="(-?\d+)"\s+z="(-?\d+)"\s*/>')
 
@@ -44,54 +44,6 @@ class MdcDataError(ValueError):
         where = f"game {game}" + (f", state {state}" if state is not None else "")
         super().__init__(f"{where}, field '{field}': {problem}")
         self.game, self.state, self.field = game, state, field
-
-
-@dataclass(frozen=True)
-class BapItem:
-    """One BAP item.
-
-    start / end: blocks before the first and after the last action (world coordinates).
-    actions: the Builder's actions in recorded order; ``action_states[j]`` is the index (into the
-        position-filtered states) of the snapshot whose diff produced action j.
-    history: everything before the item, oldest first: ``(ARCHITECT | BUILDER, text)`` for a chat
-        line (speaker prefix removed), ``(PLACE | PICK, colour name)`` for an earlier action.
-    builder_pose: (x, y, z, yaw, pitch) of the last snapshot before the first action.
-    """
-
-    game_id: str
-    structure_id: str
-    split: str
-    sample_id: int
-    start: tuple[Block, ...]
-    end: tuple[Block, ...]
-    actions: tuple[Action, ...]
-    action_states: tuple[int, ...]
-    history: tuple[tuple[str, str], ...]
-    builder_pose: tuple[float, float, float, float, float]
-
-    @property
-    def empty_board(self) -> bool:
-        return not self.start
-
-    def net_actions(self) -> set[Action]:
-        """Placements (end - start) and removals (start - end) as sets of blocks."""
-        start, end = set(self.start), set(self.end)
-        return {(PLACE, *b) for b in end - start} | {(PICK, *b) for b in start - end}
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, record: dict) -> BapItem:
-        return cls(
-            **{k: record[k] for k in ("game_id", "structure_id", "split", "sample_id")},
-            start=tuple(map(tuple, record["start"])),
-            end=tuple(map(tuple, record["end"])),
-            actions=tuple(map(tuple, record["actions"])),
-            action_states=tuple(record["action_states"]),
-            history=tuple(map(tuple, record["history"])),
-            builder_pose=tuple(record["builder_pose"]),
-        )
 
 
 def structure_id(game_id: str) -> str:
@@ -302,6 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m blocksworld.data", description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", help="the corpus's data folder (logs/ with splits.json, gold-configurations/)")
     parser.add_argument("--export", type=Path, help="write every item as JSONL here")
+    parser.add_argument("--replay", action="store_true", help="replay every item's gold actions in the env")
     args = parser.parse_args(argv)
     items = load_items(args.directory)
     print(f"{'split':<6} {'games':>5} {'items':>6} {'EB':>5} {'raw len':>13} {'net len':>13}")
@@ -314,6 +267,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.export:
         write_jsonl([i for split_items in items.values() for i in split_items], args.export)
         print(f"wrote {sum(map(len, items.values()))} items to {args.export}")
+    if args.replay:
+        import blocksworld
+        from blocksworld.replay import replay_report
+
+        for split, split_items in items.items():
+            env, params = blocksworld.make("BlocksWorld-BAP-v1", split_items)
+            print(split, ", ".join(f"{k} {v}" for k, v in replay_report(env, params, split_items).items()))
 
 
 if __name__ == "__main__":

@@ -3,13 +3,21 @@
 import json
 
 from benchmarks.__main__ import main
+from benchmarks.worlds import WORLDS
 
 
 def test_quick_benchmark_writes_results(tmp_path):
     rows = main(["--quick", "--out", str(tmp_path)])
-    assert {r["world"] for r in rows} == {"Hexagons-Paint-v1"}
+    assert {r["world"] for r in rows} == set(WORLDS)
     assert all(r["steps_per_s_median"] > 0 and r["compile_s"] > 0 for r in rows)
     saved = json.loads((tmp_path / "env_sps.json").read_text())
     assert saved["device"]["jax"] and len(saved["results"]) == len(rows)
     for name in ("env_sps.csv", "env_sps.md", "env_sps.png"):
         assert (tmp_path / name).stat().st_size > 0
+
+
+def test_bap_scoring_time_runs_on_synthetic_items():
+    from benchmarks.metrics_time import bap_scoring_time
+
+    result = bap_scoring_time(None, repeats=1)
+    assert result["items"] == 1331 and result["median_s"] > 0

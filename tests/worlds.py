@@ -6,7 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import blocksworld
 import hexagons
+from blocksworld.synthetic import generate_items, generate_targets
 from hexagons.synthetic import generate
 
 
@@ -39,7 +41,19 @@ def _hexagons(**kwargs) -> WorldCase:
     return WorldCase(f"Hexagons-Paint-v1[{suffix}]", make, other_params)
 
 
+def _blocksworld(env_id: str, generator, **kwargs) -> WorldCase:
+    def make():
+        return blocksworld.make(env_id, generator(24, seed=0), max_tokens=16, max_steps_in_episode=40, **kwargs)
+
+    def other_params(env):
+        return env.make_params(generator(24, seed=1), max_steps_in_episode=40)
+
+    return WorldCase(env_id, make, other_params)
+
+
 WORLDS = [
     _hexagons(observe_action_mask=True),
     _hexagons(history="full", oracle_board=True),
+    _blocksworld("BlocksWorld-BAP-v1", generate_items, observe_action_mask=True),
+    _blocksworld("BlocksWorld-Build-v1", generate_targets),
 ]

@@ -1,0 +1,265 @@
+"""``BlocksWorld-BAP-v1`` and ``BlocksWorld-Build-v1``: the Minecraft build grid as a gymnax env.
+
+State: the (11, 9, 11) int8 grid (``blocksworld.grid``), the start grid of the episode, the
+inventory (6,) (20 blocks per colour at the start of a game; placed blocks leave it, removed ones
+return, so blocks + inventory = 120 always), the Builder's pose (x, y, z, yaw, pitch), the episode's
+item index (its dialogue is looked up in the params) and the step counter.
+
+Actions (7624): ``((xi * 9 + yi) * 11 + zi) * 7 + k``; ``k < 6`` places colour ``k + 1``, feasible
+into an empty cell that is on the floor (y = 1) or face-adjacent to a block, with that colour in
+the inventory; ``k = 6`` removes the block in the cell, feasible where a block is. ``7623`` is STOP.
+Infeasible actions are no-ops (masked by ``action_mask``); a step still passes.
+
+Both tasks score net actions from the start grid against a reference end grid, with counts
+updated in O(1) per action (``|pred|``, ``|pred & reference|``; ``|reference|`` is in the params):
+
+* BAP: reset loads an item (start structure, dialogue, pose); reward at STOP, or when the time limit
+  cuts the episode, is the item's strict net-action F1 (``blocksworld.metrics``).
+* Build: start from the item's start (empty for targets), the reference is the target structure,
+  which the observation shows; dense reward = change of the structure-match F1 each step; the
+  episode terminates on an exact match or STOP.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+from gymnax.environments import environment, spaces
+from jax import Array
+
+from blocksworld.item import BapItem
+from blocksworld.grid import (
+    ACTIONS_PER_CELL,
+    BLOCKS_PER_COLOUR,
+    NUM_CELL_ACTIONS,
+    NUM_COLOURS,
+    REMOVE,
+    SHAPE,
+    STOP,
+    to_grid,
+)
+from blocksworld.metrics import prf
+from blocksworld.tokenizer import Vocabulary, dialogue_window
+
+TASKS = ("bap", "build")
+_FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+
+
+@struct.dataclass
+class EnvState(environment.EnvState):
+    grid: Array
+    start: Array
+    inventory: Array
+    pose: Array
+    item: Array
+    matched: Array
+    num_predicted: Array
+
+
+@struct.dataclass
+class EnvParams:
+    """Items stacked to arrays (``num_items`` valid rows):
+    starts, references: (N, 11, 9, 11) int8; poses: (N, 5) float32; dialogue: (N, L) int32;
+    num_reference: (N,) int32 net actions start -> reference."""
+
+    starts: Array
+    references: Array
+    poses: Array
+    dialogue: Array
+    num_reference: Array
+    num_items: Array
+    max_steps_in_episode: int = 64
+
+
+@struct.dataclass
+class Observation:
+    """grid (11, 9, 11) int8; inventory (6,) int32; builder_pose (5,) float32 (x, y, z, yaw, pitch in
+    degrees); dialogue (L,) int32; item () int32; target (11, 9, 11) int8 for Build;
+    action_mask (7624,) bool when asked for."""
+
+    grid: Array
+    inventory: Array
+    builder_pose: Array
+    dialogue: Array
+    item: Array
+    target: Array | None = None
+    action_mask: Array | None = None
+
+
+def _net_counts(start: Array, value: Array, reference: Array) -> tuple[Array, Array]:
+    """(|pred net actions|, |pred & reference net actions|) contributed by one cell."""
+    place = (value != 0) & (value != start)
+    remove = (start != 0) & (start != value)
+    gold_place = (reference != 0) & (reference != start)
+    gold_remove = (start != 0) & (start != reference)
+    matched = (place & gold_place & (value == reference)).astype(jnp.int32) + (remove & gold_remove).astype(jnp.int32)
+    return place.astype(jnp.int32) + remove.astype(jnp.int32), matched
+
+
+class BlocksWorld(environment.Environment[EnvState, EnvParams]):
+    """The build grid with a BAP or a Build task; see the module docstring."""
+
+    def __init__(self, vocabulary: Vocabulary, task: str = "bap", max_tokens: int = 128, observe_action_mask: bool = False):
+        if task not in TASKS:
+            raise ValueError(f"task={task!r}: use one of {TASKS}")
+        self.vocabulary, self.task, self.max_tokens = vocabulary, task, max_tokens
+        self.observe_action_mask = observe_action_mask
+
+    def make_params(self, items: Sequence[BapItem], **settings) -> EnvParams:
+        """Stack items into params; ``settings`` override ``max_steps_in_episode``."""
+        if not items:
+            raise ValueError("no items")
+        starts = np.stack([to_grid(i.start) for i in items])
+        references = np.stack([to_grid(i.end) for i in items])
+        changed = starts != references
+        num_reference = (changed & (starts != 0)).sum((1, 2, 3)) + (changed & (references != 0)).sum((1, 2, 3))
+        for item, start in zip(items, starts):
+            counts = np.bincount(start.ravel(), minlength=NUM_COLOURS + 1)[1:]
+            if (counts > BLOCKS_PER_COLOUR).any():
+                raise ValueError(f"item {item.game_id}:{item.sample_id} starts with more than 20 blocks of a colour")
+        return EnvParams(
+            starts=jnp.asarray(starts),
+            references=jnp.asarray(references),
+            poses=jnp.asarray(np.array([i.builder_pose for i in items], np.float32)),
+            dialogue=jnp.asarray(np.stack([self.vocabulary.encode(dialogue_window(i.history), self.max_tokens) for i in items])),
+            num_reference=jnp.asarray(num_reference.astype(np.int32)),
+            num_items=jnp.asarray(len(items), jnp.int32),
+            **settings,
+        )
+
+    @functools.cached_property
+    def default_params(self) -> EnvParams:
+        """Params over synthetic items (``blocksworld.synthetic``, seed 0)."""
+        from blocksworld.synthetic import generate_items
+
+        return self.make_params(generate_items(64, seed=0))
+
+    # ----------------------------------------------------------------- dynamics
+    def reset_env(self, key: Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        return self.reset_to_item(jax.random.randint(key, (), 0, params.num_items), params)
+
+    def reset_to_item(self, item: int | Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        """Start the episode of item ``item`` (for evaluation over a whole split)."""
+        item = jnp.asarray(item, jnp.int32)
+        start = params.starts[item]
+        counts = (start[..., None] == jnp.arange(1, NUM_COLOURS + 1, dtype=jnp.int8)).sum((0, 1, 2))
+        state = EnvState(
+            time=jnp.int32(0),
+            grid=start,
+            start=start,
+            inventory=(BLOCKS_PER_COLOUR - counts).astype(jnp.int32),
+            pose=params.poses[item],
+            item=item,
+            matched=jnp.int32(0),
+            num_predicted=jnp.int32(0),
+        )
+        return self.get_obs(state, params), state
+
+    def _score(self, state: EnvState, params: EnvParams) -> Array:
+        return prf(state.matched, state.num_predicted, params.num_reference[state.item])[2]
+
+    def step_env(
+        self, key: Array, state: EnvState, action: int | Array, params: EnvParams
+    ) -> tuple[Observation, EnvState, Array, Array, dict]:
+        action = jnp.asarray(action, jnp.int32)
+        is_stop = action == STOP
+        cell, k = jnp.divmod(jnp.minimum(action, NUM_CELL_ACTIONS - 1), ACTIONS_PER_CELL)
+        xz, zi = jnp.divmod(cell, SHAPE[2])
+        xi, yi = jnp.divmod(xz, SHAPE[1])
+        old = state.grid[xi, yi, zi]
+        is_remove = k == REMOVE
+        colour = jnp.where(is_remove, 0, k + 1).astype(jnp.int8)
+        feasible = ~is_stop & jnp.where(
+            is_remove, old != 0, (old == 0) & self._supported(state.grid, xi, yi, zi) & (state.inventory[k % NUM_COLOURS] > 0)
+        )
+        new = jnp.where(feasible, colour, old)
+
+        start, reference = state.start[xi, yi, zi], params.references[state.item, xi, yi, zi]
+        pred_old, match_old = _net_counts(start, old, reference)
+        pred_new, match_new = _net_counts(start, new, reference)
+        inventory_change = jnp.where(is_remove, 1, -1) * feasible
+        touched = jnp.where(is_remove, old.astype(jnp.int32) - 1, k)
+        score_before = self._score(state, params)
+        state = state.replace(
+            time=state.time + 1,
+            grid=state.grid.at[xi, yi, zi].set(new),
+            inventory=state.inventory.at[jnp.clip(touched, 0, NUM_COLOURS - 1)].add(inventory_change),
+            num_predicted=state.num_predicted + pred_new - pred_old,
+            matched=state.matched + match_new - match_old,
+        )
+        score = self._score(state, params)
+        limit = state.time >= params.max_steps_in_episode
+        if self.task == "bap":
+            terminated = is_stop
+            reward = jnp.where(is_stop | limit, score, 0.0)
+        else:
+            exact = (state.matched == params.num_reference[state.item]) & (state.matched == state.num_predicted)
+            terminated = is_stop | exact
+            reward = score - score_before
+        info = {"feasible": feasible, "f1": score}
+        return self.get_obs(state, params), state, reward, terminated, info
+
+    @staticmethod
+    def _supported(grid: Array, xi: Array, yi: Array, zi: Array) -> Array:
+        """The cell is on the floor or shares a face with a block (O(1): six lookups)."""
+        touching = yi == 0
+        for dx, dy, dz in _FACES:
+            a, b, c = xi + dx, yi + dy, zi + dz
+            inside = (a >= 0) & (a < SHAPE[0]) & (b >= 0) & (b < SHAPE[1]) & (c >= 0) & (c < SHAPE[2])
+            value = grid[jnp.clip(a, 0, SHAPE[0] - 1), jnp.clip(b, 0, SHAPE[1] - 1), jnp.clip(c, 0, SHAPE[2] - 1)]
+            touching |= inside & (value != 0)
+        return touching
+
+    # ----------------------------------------------------------------- views
+    def get_obs(self, state: EnvState, params: EnvParams, key: Array | None = None) -> Observation:
+        return Observation(
+            grid=state.grid,
+            inventory=state.inventory,
+            builder_pose=state.pose,
+            dialogue=params.dialogue[state.item],
+            item=state.item,
+            target=params.references[state.item] if self.task == "build" else None,
+            action_mask=self.action_mask(state, params) if self.observe_action_mask else None,
+        )
+
+    def action_mask(self, state: EnvState, params: EnvParams) -> Array:
+        """(7624,) bool: feasible placements and removals, and STOP."""
+        occupied = state.grid != 0
+        padded = jnp.pad(occupied, 1)
+        touching = jnp.zeros(SHAPE, bool).at[:, 0, :].set(True)
+        for dx, dy, dz in _FACES:
+            touching |= padded[1 + dx : 1 + dx + SHAPE[0], 1 + dy : 1 + dy + SHAPE[1], 1 + dz : 1 + dz + SHAPE[2]]
+        place = (~occupied & touching)[..., None] & (state.inventory > 0)
+        cells = jnp.concatenate([place, occupied[..., None]], axis=-1)
+        return jnp.concatenate([cells.reshape(-1), jnp.ones(1, bool)])
+
+    @property
+    def name(self) -> str:
+        return "BlocksWorld-BAP-v1" if self.task == "bap" else "BlocksWorld-Build-v1"
+
+    @property
+    def num_actions(self) -> int:
+        return NUM_CELL_ACTIONS + 1
+
+    def action_space(self, params: EnvParams | None = None) -> spaces.Discrete:
+        return spaces.Discrete(self.num_actions)
+
+    def observation_space(self, params: EnvParams) -> spaces.Dict:
+        grid = spaces.Box(0, NUM_COLOURS, SHAPE, jnp.int8)
+        leaves = {
+            "grid": grid,
+            "inventory": spaces.Box(0, BLOCKS_PER_COLOUR, (NUM_COLOURS,), jnp.int32),
+            "builder_pose": spaces.Box(-jnp.inf, jnp.inf, (5,), jnp.float32),
+            "dialogue": spaces.Box(0, len(self.vocabulary) - 1, (self.max_tokens,), jnp.int32),
+            "item": spaces.Discrete(params.starts.shape[0]),
+        }
+        if self.task == "build":
+            leaves["target"] = grid
+        if self.observe_action_mask:
+            leaves["action_mask"] = spaces.Box(0, 1, (self.num_actions,), jnp.bool_)
+        return spaces.Dict(leaves)
