@@ -59,12 +59,12 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
     lines = [
         f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}, jaxlib {info['jaxlib']}.",
         "",
-        "| world | num_envs | steps/s (median) | min | max | compile (s) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| world | reset | num_envs | steps/s (median) | min | max | compile (s) |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['world']} | {r['num_envs']} | {r['steps_per_s_median']:,.0f} | {r['steps_per_s_min']:,.0f} "
+            f"| {r['world']} | {r['reset']} | {r['num_envs']} | {r['steps_per_s_median']:,.0f} | {r['steps_per_s_min']:,.0f} "
             f"| {r['steps_per_s_max']:,.0f} | {r['compile_s']:.2f} |"
         )
     (out / "env_sps.md").write_text("\n".join(lines) + "\n")
@@ -88,13 +88,15 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--worlds", nargs="+", default=list(WORLDS), help="world ids (default: all)")
+    parser.add_argument("--worlds", nargs="+", default=None, help="world ids (default: all; --quick: those without world generation)")
     parser.add_argument("--num-envs", nargs="+", type=int, default=None, help=f"default {DEFAULT_NUM_ENVS}")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results/<device>)")
     parser.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
     parser.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time BAP dev scoring on it")
     args = parser.parse_args(argv)
+    if args.worlds is None:
+        args.worlds = [w for w, spec in WORLDS.items() if not (args.quick and spec.reset_ratio)]
     unknown = [w for w in args.worlds if w not in WORLDS]
     if unknown:
         close = difflib.get_close_matches(unknown[0], WORLDS, n=3, cutoff=0.4)
@@ -104,11 +106,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
     info = device_info()
     print(f"device {info['device']}, {info['host_cpus']} host CPUs, jax {info['jax']}", flush=True)
     rows = []
+    on_cpu = info["device"].startswith("cpu")
     for world in args.worlds:
-        env, params = WORLDS[world]()
+        spec = WORLDS[world]
+        env, params = spec.make()
         for n in num_envs:
-            steps = 8 if args.quick else rollout_steps(n)
-            result = {"world": world, **measure_env(env, params, n, steps, repeats)}
+            if on_cpu and spec.max_cpu_envs and n > spec.max_cpu_envs:
+                print(f"{world:<24} num_envs {n:>6}  skipped on CPU (above {spec.max_cpu_envs})", flush=True)
+                continue
+            steps = 8 if args.quick else rollout_steps(n, budget=2**20 if spec.reset_ratio is None else 2**15, high=2048 if spec.reset_ratio is None else 64)
+            result = {"world": world, **measure_env(env, params, n, steps, repeats, reset_ratio=spec.reset_ratio)}
             rows.append(result)
             print(
                 f"{world:<24} num_envs {n:>6}  {result['steps_per_s_median']:>14,.0f} steps/s "
@@ -124,6 +131,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
             f"(first call with compilation {scoring['first_call_s']:.2f} s)",
             flush=True,
         )
+    ratio_rows = {r["num_envs"]: r for r in rows if r["world"] == "Craftax-Classic-Symbolic (bare)"}
+    for r in rows:
+        bare = ratio_rows.get(r["num_envs"])
+        if r["world"].startswith("CrafText") and bare:
+            print(
+                f"CrafText / bare Craftax at {r['num_envs']} envs: steps/s x{r['steps_per_s_median'] / bare['steps_per_s_median']:.2f}, "
+                f"compile x{r['compile_s'] / bare['compile_s']:.2f}",
+                flush=True,
+            )
     out = args.out if args.out or args.quick else RESULTS / device_slug(info)
     if out is not None:
         write_results(rows, info, out)

@@ -1,12 +1,15 @@
-"""Env-only throughput: pre-sampled random actions, ``lax.scan`` over ``vmap(env.step)``.
+"""Env-only throughput: pre-sampled random actions, ``lax.scan`` over the batched step.
 
 Compile time is measured separately (``jit(...).lower(...).compile()``); each repeat runs the
-compiled rollout from fresh states and waits with ``block_until_ready``. The step is gymnax's own
-``env.step`` (auto-reset of every finished world).
+compiled rollout from fresh states and waits with ``block_until_ready``. The final observation
+and state are returned, so XLA cannot drop any of the observation work. The batched step is
+gymnax's own ``env.step`` under ``vmap`` (auto-reset of every finished world) or, with
+``reset_ratio``, ``baselines.wrappers.OptimisticResetVecEnv``.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from typing import Any
@@ -20,22 +23,39 @@ def rollout_steps(num_envs: int, budget: int = 2**20, low: int = 32, high: int =
     return int(min(max(budget // num_envs, low), high))
 
 
-def measure_env(env: Any, params: Any, num_envs: int, num_steps: int, repeats: int = 5, seed: int = 0) -> dict:
+def _batched(env: Any, num_envs: int, reset_ratio: int | None):
+    """(reset(key, params), step(key, state, actions, params)) over ``num_envs`` worlds."""
+    if reset_ratio:
+        from baselines.wrappers import OptimisticResetVecEnv
+
+        vec = OptimisticResetVecEnv(env, num_envs, math.gcd(num_envs, reset_ratio))
+        return vec.reset, vec.step
+
+    def reset(key, params):
+        return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, num_envs), params)
+
+    def step(key, state, actions, params):
+        return jax.vmap(env.step, in_axes=(0, 0, 0, None))(jax.random.split(key, num_envs), state, actions, params)
+
+    return reset, step
+
+
+def measure_env(env: Any, params: Any, num_envs: int, num_steps: int, repeats: int = 5, seed: int = 0, reset_ratio: int | None = None) -> dict:
     """Steps/s of ``num_envs`` worlds over ``num_steps`` steps: median and spread of ``repeats``."""
+    reset, step = _batched(env, num_envs, reset_ratio)
 
     def rollout(key, params):
         key_reset, key_act, key_step = jax.random.split(key, 3)
-        obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key_reset, num_envs), params)
+        obs, state = reset(key_reset, params)
         actions = jax.random.randint(key_act, (num_steps, num_envs), 0, env.num_actions)
-        keys = jax.random.split(key_step, (num_steps, num_envs))
 
         def body(carry, xs):
             _, state, total = carry
             k, a = xs
-            obs, state, reward, *_ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(k, state, a, params)
+            obs, state, reward, *_ = step(k, state, a, params)
             return (obs, state, total + reward.sum()), None
 
-        # The observation is carried and returned so that XLA cannot drop its computation.
+        keys = jax.random.split(key_step, num_steps)
         (obs, state, total), _ = jax.lax.scan(body, (obs, state, jnp.float32(0)), (keys, actions))
         return obs, state, total
 
@@ -54,6 +74,7 @@ def measure_env(env: Any, params: Any, num_envs: int, num_steps: int, repeats: i
         "num_envs": num_envs,
         "num_steps": num_steps,
         "repeats": repeats,
+        "reset": f"optimistic/{reset_ratio}" if reset_ratio else "auto",
         "compile_s": compile_s,
         "steps_per_s_median": statistics.median(rates),
         "steps_per_s_min": min(rates),

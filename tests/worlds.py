@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import blocksworld
+import craftext
 import hexagons
 from blocksworld.synthetic import generate_items, generate_targets
 from hexagons.synthetic import generate
@@ -20,6 +21,7 @@ class WorldCase:
     name: str
     make: Callable[[], tuple[Any, Any]]
     other_params: Callable[[Any], Any]
+    has_infeasible_actions: bool = True
 
 
 def _hexagons(**kwargs) -> WorldCase:
@@ -51,9 +53,27 @@ def _blocksworld(env_id: str, generator, **kwargs) -> WorldCase:
     return WorldCase(env_id, make, other_params)
 
 
+def _craftext() -> WorldCase:
+    from craftext import dataset
+
+    release = dataset.load_release(True, "default")
+
+    def pairs(split):
+        return [(e.goal, e.phrasings[:2]) for e in release.select("medium", split).entries[:6]]
+
+    def make():
+        return craftext.make("CrafText-Classic-Symbolic-v1", pairs("train"), max_tokens=16, max_steps_in_episode=60)
+
+    def other_params(env):
+        return env.make_params(pairs("test_new_objects"), max_steps_in_episode=60)
+
+    return WorldCase("CrafText-Classic-Symbolic-v1", make, other_params, has_infeasible_actions=False)
+
+
 WORLDS = [
     _hexagons(observe_action_mask=True),
     _hexagons(history="full", oracle_board=True),
     _blocksworld("BlocksWorld-BAP-v1", generate_items, observe_action_mask=True),
     _blocksworld("BlocksWorld-Build-v1", generate_targets),
+    _craftext(),
 ]

@@ -1,0 +1,259 @@
+"""JIT-compiled scenario checkers: pure functions of per-step events, a goal encoding and memory.
+
+**Events** (``step_events``) are computed once per step and shared by every checker: whether the
+agent placed a block this step and where (a ``PLACE_*`` action that changed the facing cell), a
+15 x 15 patch of the agent-placed blocks and of all blocks centred on that cell, inventory gains,
+newly unlocked achievements, day or night, and the agent's local view. A ``placed`` map (one flag
+per cell of every floor) remembers which cells hold a block the agent put there; mining the
+block clears it.
+
+**Structures are event-driven.** A structure the agent builds becomes complete on the step it
+places one of its blocks, so every structure check looks only at structures that contain the
+cell just placed, inside the patch centred on it (next to the player, so the window is centred on
+the player and holds the largest goal in every position through that cell). Checks are a few
+hundred array lookups and two cumulative sums, never a scan over the map.
+
+Component semantics (each documented where it is computed):
+
+* line: at least ``size`` blocks in a row through the placed cell, horizontally or vertically
+  ("straight"), along a diagonal ("diagonal") or either;
+* square: a filled ``size`` x ``size`` square of blocks containing the placed cell;
+* cross: a centre block with ``arm`` blocks in each of four directions, "+" (plus), "x" (diagonal)
+  or either, containing the placed cell;
+* relative placement: the object placed exactly ``distance`` cells on ``side`` of a target block
+  (left/right = column -/+, up/down = row -/+ on the map), or the target placed there with the
+  agent's object already at that offset;
+* collecting: inventory increases of the item, counted from the moment the goal was set;
+* achievements: the step at which each required achievement is first unlocked; a forbidden one
+  fails the goal for good;
+* time of day: night is a light level below 0.5;
+* exploring: the block is in the agent's view now and was out of view at an earlier step.
+
+Structures count only blocks the agent placed unless the goal's ``agent_built`` slot is 0 (then
+natural blocks count too, but the structure must still contain a block placed this step).
+**Memory** is ``MEMORY_SIZE`` int32 slots reset with the goal (``MEMORY_INIT``): the step a
+structure / relative placement / collection first completed, counts of placed objects and
+collected items, the first-unlock step of each required achievement, whether the forbidden
+achievement was unlocked, and whether the explore target was ever out of view.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+from jax import Array
+
+from craftext import goals as G
+from craftext.world import PLACEABLE, PLANT, RIPE_PLANT, Frame
+
+RADIUS = 7
+PATCH = 2 * RADIUS + 1
+T_STRUCT, T_PLACE, T_COLLECT, PLACED_COUNT, COLLECTED, T_ACH1, T_ACH2, T_ACH3, FORBIDDEN_SEEN, WAS_OUT_OF_VIEW = range(10)
+MEMORY_SIZE = 10
+MEMORY_INIT = np.array([-1, -1, -1, 0, 0, -1, -1, -1, 0, 0], dtype=np.int32)
+NIGHT_LIGHT = 0.5
+_PLACE_ACTIONS = np.array(sorted(PLACEABLE.values()), dtype=np.int32)
+
+
+@struct.dataclass
+class StepEvents:
+    """time: () step of the episode; placed: () bool, the agent put a block down; block: () its id;
+    agent_patch / world_patch: (15, 15) int32 agent-placed / all block ids around the placed cell
+    (0 outside the map or not agent-placed; ripe plants read as plants); gained: (8,) int32
+    inventory increases; unlocked: (A,) bool newly unlocked achievements; night: () bool;
+    view: (rows, cols) int32 block ids in the agent's view."""
+
+    time: Array
+    placed: Array
+    block: Array
+    agent_patch: Array
+    world_patch: Array
+    gained: Array
+    unlocked: Array
+    night: Array
+    view: Array
+
+
+def _window(floor_map: Array, centre: Array, rows: int, cols: int) -> tuple[Array, Array]:
+    """(rows, cols) block ids centred on ``centre`` and whether each cell is on the map."""
+    r = centre[0] + jnp.arange(rows) - rows // 2
+    c = centre[1] + jnp.arange(cols) - cols // 2
+    valid = ((r >= 0) & (r < floor_map.shape[0]))[:, None] & ((c >= 0) & (c < floor_map.shape[1]))[None, :]
+    rc = jnp.clip(r, 0, floor_map.shape[0] - 1)[:, None], jnp.clip(c, 0, floor_map.shape[1] - 1)[None, :]
+    return floor_map[rc], valid
+
+
+def step_events(prev: Frame, now: Frame, action: Array, placed_map: Array, time: Array, view: tuple[int, int]) -> tuple[StepEvents, Array]:
+    """Events of the step ``prev -> now`` under ``action`` and the updated ``placed_map`` (same
+    shape as the Craftax map: (H, W), or (floors, H, W) for full Craftax)."""
+    floor_placed = placed_map if placed_map.ndim == 2 else placed_map[now.floor]
+    h, w = now.floor_map.shape
+    r, c = now.facing[0], now.facing[1]
+    inside = (r >= 0) & (r < h) & (c >= 0) & (c < w) & (prev.floor == now.floor)
+    rc, cc = jnp.clip(r, 0, h - 1), jnp.clip(c, 0, w - 1)
+    changed = inside & (prev.floor_map[rc, cc] != now.floor_map[rc, cc])
+    placed = changed & jnp.isin(action, _PLACE_ACTIONS)
+    floor_placed = floor_placed.at[rc, cc].set(jnp.where(changed, placed, floor_placed[rc, cc]))
+    placed_map = floor_placed if placed_map.ndim == 2 else placed_map.at[now.floor].set(floor_placed)
+
+    blocks = jnp.where(now.floor_map == RIPE_PLANT, PLANT, now.floor_map).astype(jnp.int32)
+    world, valid = _window(blocks, jnp.stack([rc, cc]), PATCH, PATCH)
+    mine, _ = _window(floor_placed, jnp.stack([rc, cc]), PATCH, PATCH)
+    seen, seen_valid = _window(blocks, now.position, *view)
+    events = StepEvents(
+        time=jnp.asarray(time, jnp.int32),
+        placed=placed,
+        block=blocks[rc, cc],
+        agent_patch=jnp.where(valid & mine, world, 0),
+        world_patch=jnp.where(valid, world, 0),
+        gained=jnp.maximum(now.inventory - prev.inventory, 0),
+        unlocked=now.achievements & ~prev.achievements,
+        night=now.light < NIGHT_LIGHT,
+        view=jnp.where(seen_valid, seen, 0),
+    )
+    return events, placed_map
+
+
+# ---------------------------------------------------------------- structure geometry (static tables)
+def _flat(dr: int, dc: int) -> int:
+    return (RADIUS + dr) * PATCH + (RADIUS + dc)
+
+
+_LINE_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # straight: 0, 1; diagonal: 2, 3
+_MAX_RUN = 6
+_RAYS = np.array(
+    [[[_flat(s * i * dr, s * i * dc) for i in range(1, _MAX_RUN + 1)] for s in (1, -1)] for dr, dc in _LINE_DIRECTIONS]
+)  # (4 directions, 2 senses, 6 cells)
+_MAX_ARM = max(G.CROSS_ARMS)
+_CROSS_DIRECTIONS = (((0, 1), (0, -1), (1, 0), (-1, 0)), ((1, 1), (1, -1), (-1, 1), (-1, -1)))
+
+
+def _cross_tables(directions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Candidate centres (the placed cell, or up to 3 cells back along an arm) and their cells.
+    Returns cells (13 candidates, 13 cells) flat indices, the arm distance of each candidate centre
+    and of each cell (0 = the centre)."""
+    centres = [(0, 0, 0)] + [(-i * dr, -i * dc, i) for dr, dc in directions for i in range(1, _MAX_ARM + 1)]
+    cells, cell_arm = [], []
+    for cr, cc, _ in centres:
+        row, arm = [_flat(cr, cc)], [0]
+        for dr, dc in directions:
+            for i in range(1, _MAX_ARM + 1):
+                row.append(_flat(cr + i * dr, cc + i * dc))
+                arm.append(i)
+        cells.append(row)
+        cell_arm.append(arm)
+    return np.array(cells), np.array([c[2] for c in centres]), np.array(cell_arm)
+
+
+_CROSSES = [_cross_tables(d) for d in _CROSS_DIRECTIONS]
+
+
+def line_complete(mask: Array, size: Array, variant: Array) -> Array:
+    """At least ``size`` consecutive blocks through the patch centre along an allowed direction."""
+    flat = mask.reshape(-1)
+    runs = jnp.cumprod(flat[_RAYS], axis=-1).sum(-1).sum(-1) + 1  # (4,) run length through the centre
+    allowed = jnp.array([1, 1, 0, 0]) * (variant != G.DIAGONAL) + jnp.array([0, 0, 1, 1]) * (variant != G.STRAIGHT)
+    return flat[_flat(0, 0)] & jnp.any((runs >= size) & (allowed > 0))
+
+
+def square_complete(mask: Array, size: Array) -> Array:
+    """A filled ``size`` x ``size`` square of blocks containing the patch centre."""
+    table = jnp.zeros((PATCH + 1, PATCH + 1), jnp.int32).at[1:, 1:].set(jnp.cumsum(jnp.cumsum(mask.astype(jnp.int32), 0), 1))
+    corner = RADIUS - jnp.arange(_MAX_RUN + 1)  # candidate top-left rows / columns, centre included
+    top, left = corner[:, None], corner[None, :]
+    total = table[top + size, left + size] - table[top, left + size] - table[top + size, left] + table[top, left]
+    fits = ((RADIUS - top) < size) & ((RADIUS - left) < size)
+    return jnp.any(fits & (total == size * size))
+
+
+def cross_complete(mask: Array, arm: Array, variant: Array) -> Array:
+    """A centre block with ``arm`` blocks along each of four directions, containing the patch centre."""
+    flat = mask.reshape(-1)
+    found = []
+    for kind, (cells, centre_arm, cell_arm) in enumerate(_CROSSES):
+        needed = cell_arm <= arm
+        complete = jnp.all(flat[cells] | ~needed, axis=1) & (centre_arm <= arm)
+        allowed = (variant == kind) | (variant == 2)
+        found.append(allowed & jnp.any(complete))
+    return found[0] | found[1]
+
+
+_SIDE_STEPS = np.array([[0, -1], [0, 1], [-1, 0], [1, 0]], dtype=np.int32)  # left, right, up, down
+
+
+def relative_placement(events: StepEvents, goal: Array) -> Array:
+    """The object placed ``distance`` cells on ``side`` of a target block, or the target placed with
+    the agent's object already there."""
+    step = jnp.asarray(_SIDE_STEPS)[jnp.clip(goal[G.PLACE_SIDE], 0, 3)] * goal[G.PLACE_DISTANCE]
+    target_at = events.world_patch[RADIUS - step[0], RADIUS - step[1]]
+    object_at = events.agent_patch[RADIUS + step[0], RADIUS + step[1]]
+    as_object = (events.block == goal[G.PLACE_OBJECT]) & (target_at == goal[G.PLACE_TARGET])
+    as_target = (events.block == goal[G.PLACE_TARGET]) & (object_at == goal[G.PLACE_OBJECT])
+    return events.placed & (goal[G.PLACE_DISTANCE] > 0) & (as_object | as_target)
+
+
+def structure_complete(events: StepEvents, goal: Array) -> Array:
+    patch = jnp.where(goal[G.AGENT_BUILT] > 0, events.agent_patch, events.world_patch)
+    mask = patch == goal[G.STRUCT_BLOCK]
+    size, variant, kind = goal[G.STRUCT_SIZE], goal[G.STRUCT_VARIANT], goal[G.STRUCT_KIND]
+    done = jnp.select(
+        [kind == G.LINE, kind == G.SQUARE, kind == G.CROSS],
+        [line_complete(mask, size, variant), square_complete(mask, size), cross_complete(mask, size, variant)],
+        False,
+    )
+    return events.placed & done
+
+
+def update(goal: Array, memory: Array, events: StepEvents) -> tuple[Array, Array]:
+    """One step of the checker of ``goal`` (ENCODING_SIZE,): ``(success, memory)``."""
+    t, sc, m = events.time, goal[G.SCENARIO], memory
+    S = G.Scenario
+
+    def unlocked(index):
+        return (index >= 0) & events.unlocked[jnp.clip(index, 0, events.unlocked.shape[0] - 1)]
+
+    def first(slot, happened):
+        return jnp.where((m[slot] < 0) & happened, t, m[slot])
+
+    gain = jnp.where(goal[G.ITEM] >= 0, events.gained[jnp.clip(goal[G.ITEM], 0, events.gained.shape[0] - 1)], 0)
+    collecting = jnp.where(sc == S.PLACE_THEN_COLLECT, m[PLACED_COUNT] >= goal[G.OBJECT_COUNT], True)
+    collected = m[COLLECTED] + jnp.where(collecting, gain, 0)
+    t_collect = first(T_COLLECT, (goal[G.ITEM_COUNT] > 0) & (collected >= goal[G.ITEM_COUNT]))
+    placing = jnp.where(sc == S.COLLECT_THEN_PLACE, m[T_COLLECT] >= 0, True)
+    placed_object = events.placed & (events.block == goal[G.PLACE_OBJECT])
+    placed_count = m[PLACED_COUNT] + (placed_object & placing)
+    building = jnp.where(sc == S.COLLECT_THEN_LINE, m[T_COLLECT] >= 0, True)
+    t_struct = first(T_STRUCT, structure_complete(events, goal) & building)
+    t_place = first(T_PLACE, relative_placement(events, goal))
+    t_ach = [first(slot, unlocked(goal[a])) for slot, a in ((T_ACH1, G.ACHIEVE_1), (T_ACH2, G.ACHIEVE_2), (T_ACH3, G.ACHIEVE_3))]
+    forbidden = (m[FORBIDDEN_SEEN] > 0) | unlocked(goal[G.FORBIDDEN])
+    visible = jnp.any(events.view == goal[G.EXPLORE_BLOCK])
+
+    required = [(goal[a] < 0) | (ta >= 0) for a, ta in zip((G.ACHIEVE_1, G.ACHIEVE_2, G.ACHIEVE_3), t_ach)]
+    in_order = ((goal[G.ACHIEVE_2] < 0) | (t_ach[0] < t_ach[1])) & ((goal[G.ACHIEVE_3] < 0) | (t_ach[1] < t_ach[2]))
+    achieved = required[0] & required[1] & required[2] & ~forbidden & ((goal[G.ORDERED] == 0) | in_order)
+    craft, item = t_ach[0], t_collect
+    craft_order = (craft >= 0) & (item >= 0) & jnp.where(goal[G.ORDERED] == 0, craft < item, craft > item)
+    success_by_scenario = jnp.stack(
+        [
+            achieved,  # ACHIEVEMENTS
+            t_struct >= 0,  # BUILD_LINE
+            t_struct >= 0,  # BUILD_SQUARE
+            t_struct >= 0,  # BUILD_CROSS
+            t_place >= 0,  # PLACE_RELATIVE
+            placed_count >= goal[G.OBJECT_COUNT],  # COLLECT_THEN_PLACE
+            (placed_count >= goal[G.OBJECT_COUNT]) & (t_collect >= 0),  # PLACE_THEN_COLLECT
+            craft_order,  # CRAFT_ORDER
+            (t_struct >= 0) & (t_place >= 0),  # LINE_AND_PLACE
+            t_struct >= 0,  # COLLECT_THEN_LINE
+            (t_struct >= 0) & (t_collect >= 0),  # COLLECT_AND_SQUARE
+            placed_object & (events.night == (goal[G.NIGHT] > 0)),  # TIME_PLACE
+            visible & (m[WAS_OUT_OF_VIEW] > 0),  # EXPLORE
+        ]
+    )
+    memory = jnp.stack(
+        [t_struct, t_place, t_collect, placed_count, collected, *t_ach, forbidden.astype(jnp.int32), (m[WAS_OUT_OF_VIEW] > 0) | ~visible]
+    ).astype(jnp.int32)
+    return success_by_scenario[sc], memory

@@ -1,0 +1,96 @@
+"""What each Craftax version offers to goals, read from the real ``craftax`` package.
+
+Block ids are Craftax's ``BlockType`` values (Classic uses 0..16, full Craftax 0..36, with the same
+ids for the shared blocks); achievement ids are Craftax's ``Achievement`` values (Classic 0..21,
+full 0..66); items that can be collected get the suite's own ids (``ITEMS``).
+
+``Frame`` views of a Craftax state give what the checkers need, the same way for both versions: the
+map of the player's current floor, the player's position and facing cell, an inventory vector of
+``ITEMS``, the achievement vector and the light level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import jax.numpy as jnp
+from craftax.craftax.constants import Achievement as FullAchievement
+from craftax.craftax.constants import BlockType as FullBlock
+from craftax.craftax_classic.constants import Achievement as ClassicAchievement
+from craftax.craftax_classic.constants import BlockType as ClassicBlock
+from jax import Array
+
+ITEMS = ("wood", "stone", "coal", "iron", "diamond", "sapling", "ruby", "sapphire")
+CLASSIC_ITEMS = ITEMS[:6]
+# Blocks the agent can put down, with the Craftax action that does it (same ids in both versions).
+PLACEABLE = {"stone": 7, "crafting_table": 8, "furnace": 9, "plant": 10}
+PLANT, RIPE_PLANT = ClassicBlock.PLANT.value, ClassicBlock.RIPE_PLANT.value
+# DIRECTIONS[d] of craftax: player_direction 1 left, 2 right, 3 up, 4 down; (row, column) steps.
+FACING = jnp.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]], dtype=jnp.int32)
+
+
+@dataclass(frozen=True)
+class Version:
+    """Names usable in goals for one Craftax version."""
+
+    classic: bool
+    blocks: dict[str, int]
+    achievements: dict[str, int]
+    items: tuple[str, ...]
+    view: tuple[int, int]  # (rows, columns) the agent's local view covers
+
+    @property
+    def name(self) -> str:
+        return "Craftax-Classic" if self.classic else "Craftax"
+
+
+def _names(enum) -> dict[str, int]:
+    return {member.name.lower(): member.value for member in enum if member.name not in ("INVALID", "OUT_OF_BOUNDS")}
+
+
+CLASSIC = Version(True, _names(ClassicBlock), _names(ClassicAchievement), CLASSIC_ITEMS, (7, 9))
+FULL = Version(False, _names(FullBlock), _names(FullAchievement), ITEMS, (9, 11))
+
+
+def version(classic: bool) -> Version:
+    return CLASSIC if classic else FULL
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The parts of a Craftax state the checkers read.
+
+    floor_map: (H, W) block ids of the player's floor; position: (2,) row, column; facing: (2,) the
+    cell in front of the player; inventory: (8,) counts of ``ITEMS``; achievements: (A,) bool;
+    light: () in [0, 1]; floor: () int (0 in Classic)."""
+
+    floor_map: Array
+    position: Array
+    facing: Array
+    inventory: Array
+    achievements: Array
+    light: Array
+    floor: Array
+
+
+def frame(state, classic: bool) -> Frame:
+    """``Frame`` of a Craftax (Classic or full) ``EnvState``."""
+    inv = state.inventory
+    counts = [inv.wood, inv.stone, inv.coal, inv.iron, inv.diamond, inv.sapling]
+    if classic:
+        floor, floor_map = jnp.int32(0), state.map
+        counts += [0, 0]
+    else:
+        floor = jnp.asarray(state.player_level, jnp.int32)
+        floor_map = state.map[floor]
+        counts += [inv.ruby, inv.sapphire]
+    position = jnp.asarray(state.player_position, jnp.int32)
+    return Frame(
+        floor_map=floor_map,
+        position=position,
+        facing=position + FACING[state.player_direction],
+        inventory=jnp.stack([jnp.asarray(c, jnp.int32) for c in counts]),
+        achievements=state.achievements,
+        light=jnp.asarray(state.light_level, jnp.float32),
+        floor=floor,
+    )

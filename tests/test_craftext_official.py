@@ -1,0 +1,50 @@
+"""Importer of the official CrafText data, on a fixture in its format (and the real wheel with the network)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from craftext.goals import Goal
+from craftext.official import import_official, main
+
+FIXTURE = Path(__file__).parent / "fixtures" / "official"
+
+
+def test_fixture_is_read_with_dict_semantics_and_validated():
+    report = import_official(FIXTURE)
+    # 4 medium line records in the literal, one key repeated -> 3; 1 hard; 2 test; 2 localization; 2 achievements
+    assert len(report.records) == 10
+    assert len(report.duplicate_keys) == 1 and "LINE_TABLE_2" in report.duplicate_keys[0]
+    goals = {r.key: g for r, g in report.imported}
+    assert goals["LINE_TABLE_2"] == Goal.line("crafting_table", 2, "diagonal")  # the last record wins
+    assert goals["LINE_STONE_3"] == Goal.line("stone", 3)
+    assert goals["PLACE_TABLE_LEFT_OF_WATER_2"] == Goal.place_relative("crafting_table", "water", "left", 2)
+    assert goals["WOOD_NOT_SAPLING"] == Goal.achievements(["collect_wood"], forbidden="collect_sapling")
+    reasons = {r.key: reason for r, reason in report.dropped}
+    assert "string" in reasons["LINE_BROKEN"]
+    assert "enchantment_table_ice" in reasons["LINE_ICE_ALTAR_4"]
+    assert "darkness" in reasons["PLACE_STONE_ABOVE_DARKNESS"]  # a capital-I record, read all the same
+    assert reasons["NO_TEXT"] == "no instruction text"
+    assert report.leaks == 1  # "Lay three stones in a row." is in train and in test_paraphrased
+    splits = {(r.level, r.split) for r, _ in report.imported}
+    assert ("medium", "test_new_objects") in splits and ("easy", "train") in splits
+
+
+def test_report_command(capsys):
+    main(str(FIXTURE))
+    out = capsys.readouterr().out
+    assert "10 goals" in out and "duplicate keys overwritten: 1" in out and "leaks): 1" in out
+
+
+def test_missing_data_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="dataset/scenarious"):
+        import_official(tmp_path)
+
+
+@pytest.mark.network
+def test_official_wheel_totals(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "craftext==0.2.2", "-d", str(tmp_path)], check=True)
+    report = import_official(next(tmp_path.glob("craftext-0.2.2-*.whl")))
+    assert (len(report.records), report.phrasings) == (433, 2615)
