@@ -50,6 +50,7 @@ CHAINS = (  # natural two-step achievement orders of the Craftax tech tree
     ("make_wood_sword", "defeat_zombie"), ("make_stone_sword", "defeat_skeleton"), ("collect_drink", "wake_up"),
     ("eat_cow", "wake_up"), ("collect_wood", "collect_sapling"),
 )
+ACHIEVEMENT_WORDS = {**L.ACHIEVEMENTS, **L.FULL_ACHIEVEMENTS}
 DEEP = {"coal", "iron", "diamond", "ruby", "sapphire", "make_iron_pickaxe", "make_iron_sword", "make_stone_pickaxe", "make_stone_sword"}
 
 
@@ -60,11 +61,12 @@ def parameter_space(classic: bool = True) -> list[Goal]:
     objects, items = list(PLACEABLE), v.items
     targets = TARGETS if classic else FULL_TARGETS
     goals: list[Goal] = []
-    achievements = list(L.ACHIEVEMENTS)
+    achievements = list(ACHIEVEMENT_WORDS) if not classic else list(L.ACHIEVEMENTS)
+    chains = CHAINS if classic else CHAINS + L.FULL_CHAINS
     goals += [Goal.achievements([a], classic=classic) for a in achievements]
-    goals += [Goal.achievements([a, b], ordered=True, classic=classic) for a, b in CHAINS]
-    goals += [Goal.achievements([a, b], classic=classic) for a, b in CHAINS]
-    goals += [Goal.achievements([a, b, c], ordered=True, classic=classic) for (a, b), (b2, c) in itertools.product(CHAINS, CHAINS) if b == b2]
+    goals += [Goal.achievements([a, b], ordered=True, classic=classic) for a, b in chains]
+    goals += [Goal.achievements([a, b], classic=classic) for a, b in chains]
+    goals += [Goal.achievements([a, b, c], ordered=True, classic=classic) for (a, b), (b2, c) in itertools.product(chains, chains) if b == b2]
     goals += [Goal.achievements([a], forbidden=f, classic=classic) for a, f in itertools.permutations(("collect_wood", "collect_sapling", "collect_drink", "eat_cow", "collect_stone", "place_stone", "defeat_zombie"), 2)]
     goals += [Goal.explore(b, classic=classic) for b in (EXPLORE_BLOCKS if classic else FULL_EXPLORE)]
     for block, size, variant in itertools.product(objects, LINE_SIZES, ("straight", "diagonal", "either")):
@@ -175,10 +177,10 @@ def _core(goal: Goal, w: _Words) -> str:
     """The instruction's content, without politeness or purpose."""
     a, s = goal.arguments, goal.scenario
     if s == Scenario.ACHIEVEMENTS:
-        parts = [w(L.ACHIEVEMENTS[x]) for x in a["required"]]
+        parts = [w(ACHIEVEMENT_WORDS[x]) for x in a["required"]]
         joined = f" {w(L.SEQUENCE['then' if a['ordered'] else 'and'])} ".join(parts)
         if a["forbidden"]:
-            joined += f", {w(L.WITHOUT)} {w(L.ACHIEVEMENTS[a['forbidden']])}"
+            joined += f", {w(L.WITHOUT)} {w(ACHIEVEMENT_WORDS[a['forbidden']])}"
         return joined
     if s == Scenario.EXPLORE:
         return f"{w(L.EXPLORE_VERBS)} some {w(L.BLOCKS[a['block']])}"
@@ -212,6 +214,7 @@ FRAMES: list[Callable[[str, str, str, str, str], str]] = [
     lambda p, adv, c, why, end: f"your task is to {adv}{c}{why}.",
     lambda p, adv, c, why, end: f"here is what i want: {c}{end}.",
     lambda p, adv, c, why, end: f"{p}{adv}{c}{end}, and do it{why}.",
+    lambda p, adv, c, why, end: f"the plan is simple: {c}{why}.",
     lambda p, adv, c, why, end: f"listen up, explorer: {c}{why}, and report back when it is done.",
 ]
 
@@ -220,8 +223,9 @@ def phrase(goal: Goal, rng: np.random.Generator, test: bool = False) -> str:
     """One phrasing; ``test`` uses the held-out frame and the full synonym lists."""
     w = _Words(rng, test)
     frame = FRAMES[-1] if test else FRAMES[int(rng.integers(len(FRAMES) - 1))]
-    text = frame(w(L.POLITE), w(L.ADVERBS), _core(goal, w), w(L.PURPOSES), w(L.CLOSERS))
+    text = w(L.OPENERS) + frame(w(L.POLITE), w(L.ADVERBS), _core(goal, w), w(L.PURPOSES), w(L.CLOSERS)) + w(L.ENCOURAGEMENTS)
     text = text.replace(" i ", " I ").replace("i need", "I need").replace("i would", "I would")
+    text = ". ".join(part[:1].upper() + part[1:] for part in text.split(". "))
     return text[0].upper() + text[1:]
 
 

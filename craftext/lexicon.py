@@ -124,3 +124,102 @@ WITHOUT = ["but do not", "but never", "and make sure you do not", "while taking 
 def held_out(words: list[str]) -> str:
     """The entry of a word list reserved for test phrasings."""
     return words[-1]
+
+
+FULL_ACHIEVEMENTS = {
+    "make_arrow": ["make an arrow", "craft some arrows", "fletch an arrow", "whittle arrows", "assemble a quiver of arrows"],
+    "make_torch": ["make a torch", "craft a torch", "fashion a torch", "light a torch", "bind a torch"],
+    "place_torch": ["place a torch", "mount a torch", "put a torch on the ground", "plant a burning torch", "set up a torch"],
+    "collect_sapphire": ["collect a sapphire", "mine a sapphire", "dig out a sapphire", "find a blue gem", "pry loose a sapphire"],
+    "collect_ruby": ["collect a ruby", "mine a ruby", "dig out a ruby", "find a red gem", "pry loose a ruby"],
+    "make_diamond_pickaxe": ["make a diamond pickaxe", "craft a diamond pickaxe", "forge a diamond pick", "fashion a diamond pickaxe", "smith a diamond pick"],
+    "make_diamond_sword": ["make a diamond sword", "craft a diamond sword", "forge a diamond blade", "fashion a diamond sword", "smith a diamond blade"],
+    "make_iron_armour": ["make iron armour", "craft iron armor", "forge an iron breastplate", "put together iron armour", "hammer out iron mail"],
+    "make_diamond_armour": ["make diamond armour", "craft diamond armor", "forge a diamond breastplate", "put together diamond armour", "fashion diamond plate"],
+    "enter_gnomish_mines": ["enter the gnomish mines", "go down into the gnomish mines", "descend to the mines of the gnomes", "reach the gnome tunnels", "venture into the gnomish caverns"],
+    "enter_dungeon": ["enter the dungeon", "go down into the dungeon", "descend into the dungeon", "reach the dungeon level", "venture into the catacombs"],
+    "enter_sewers": ["enter the sewers", "go down into the sewers", "descend into the sewers", "reach the sewer tunnels", "wade into the drains"],
+    "enter_vault": ["enter the vault", "go down into the vault", "descend into the vault", "reach the vault level", "break into the treasury"],
+    "enter_troll_mines": ["enter the troll mines", "go down into the troll mines", "descend to the mines of the trolls", "reach the troll tunnels", "venture into the troll caverns"],
+    "enter_fire_realm": ["enter the fire realm", "go down into the fire realm", "descend into the land of fire", "reach the fiery depths", "step into the inferno"],
+    "enter_ice_realm": ["enter the ice realm", "go down into the ice realm", "descend into the frozen realm", "reach the icy depths", "step into the glacier halls"],
+    "enter_graveyard": ["enter the graveyard", "go down into the graveyard", "descend into the graveyard", "reach the cemetery level", "walk among the tombs"],
+    "defeat_gnome_warrior": ["defeat a gnome warrior", "kill a gnome warrior", "slay a gnome fighter", "beat a gnome soldier", "vanquish a gnomish warrior"],
+    "defeat_gnome_archer": ["defeat a gnome archer", "kill a gnome archer", "slay a gnome bowman", "beat a gnome marksman", "vanquish a gnomish archer"],
+    "defeat_orc_solider": ["defeat an orc soldier", "kill an orc soldier", "slay an orc warrior", "beat an orc grunt", "vanquish an orcish soldier"],
+    "defeat_orc_mage": ["defeat an orc mage", "kill an orc mage", "slay an orc wizard", "beat an orc sorcerer", "vanquish an orcish shaman"],
+    "defeat_lizard": ["defeat a lizard", "kill a lizard", "slay a giant lizard", "beat a reptile", "vanquish a sewer lizard"],
+    "defeat_kobold": ["defeat a kobold", "kill a kobold", "slay a kobold", "beat a kobold raider", "vanquish a kobold scavenger"],
+    "defeat_knight": ["defeat a knight", "kill a knight", "slay an armoured knight", "beat a vault knight", "vanquish a paladin"],
+    "defeat_archer": ["defeat an archer", "kill an archer", "slay a bowman", "beat a vault archer", "vanquish a crossbowman"],
+    "defeat_troll": ["defeat a troll", "kill a troll", "slay a cave troll", "beat a hulking troll", "vanquish a mountain troll"],
+    "defeat_deep_thing": ["defeat a deep thing", "kill a deep thing", "slay the creature from the deep", "beat a deep dweller", "vanquish an abyssal horror"],
+    "defeat_pigman": ["defeat a pigman", "kill a pigman", "slay a pig warrior", "beat a boar man", "vanquish a swine brute"],
+    "defeat_fire_elemental": ["defeat a fire elemental", "kill a fire elemental", "slay a flame spirit", "beat a blaze elemental", "vanquish an ember wraith"],
+    "defeat_frost_troll": ["defeat a frost troll", "kill a frost troll", "slay an ice troll", "beat a snow troll", "vanquish a glacier troll"],
+    "defeat_ice_elemental": ["defeat an ice elemental", "kill an ice elemental", "slay a frost spirit", "beat a snow elemental", "vanquish a blizzard wraith"],
+    "damage_necromancer": ["damage the necromancer", "wound the necromancer", "strike the necromancer", "hurt the dark sorcerer", "land a blow on the lich"],
+    "defeat_necromancer": ["defeat the necromancer", "kill the necromancer", "slay the necromancer", "destroy the dark sorcerer", "vanquish the lich"],
+    "eat_bat": ["eat a bat", "catch and eat a bat", "have a bat for dinner", "feed on a bat", "devour a cave bat"],
+    "eat_snail": ["eat a snail", "catch and eat a snail", "have a snail for dinner", "feed on a snail", "slurp down a snail"],
+    "find_bow": ["find a bow", "pick up a bow", "discover a bow", "loot a bow", "recover a longbow"],
+    "fire_bow": ["fire the bow", "shoot an arrow", "loose an arrow from the bow", "shoot the bow", "let an arrow fly"],
+    "learn_fireball": ["learn the fireball spell", "study fireball", "learn to cast fireballs", "master the fireball incantation", "memorise the flame spell"],
+    "cast_fireball": ["cast a fireball", "hurl a fireball", "throw a fireball spell", "conjure a fireball", "unleash a ball of flame"],
+    "learn_iceball": ["learn the iceball spell", "study iceball", "learn to cast iceballs", "master the iceball incantation", "memorise the frost spell"],
+    "cast_iceball": ["cast an iceball", "hurl an iceball", "throw an iceball spell", "conjure an iceball", "unleash a ball of frost"],
+    "open_chest": ["open a chest", "unlock a chest", "open a treasure chest", "pry open a chest", "raid a coffer"],
+    "drink_potion": ["drink a potion", "quaff a potion", "sip a potion", "down a potion", "imbibe an elixir"],
+    "enchant_sword": ["enchant your sword", "enchant the sword", "imbue your sword with magic", "put an enchantment on your blade", "bless your blade"],
+    "enchant_armour": ["enchant your armour", "enchant the armor", "imbue your armour with magic", "put an enchantment on your armour", "bless your breastplate"],
+}
+FULL_CHAINS = (
+    ("make_stone_pickaxe", "enter_gnomish_mines"), ("enter_gnomish_mines", "defeat_gnome_warrior"), ("enter_gnomish_mines", "collect_sapphire"),
+    ("enter_dungeon", "open_chest"), ("open_chest", "find_bow"), ("find_bow", "fire_bow"), ("make_arrow", "fire_bow"),
+    ("make_torch", "place_torch"), ("collect_coal", "make_torch"), ("collect_ruby", "enchant_sword"), ("collect_sapphire", "enchant_armour"),
+    ("make_iron_armour", "make_diamond_armour"), ("make_iron_pickaxe", "make_diamond_pickaxe"), ("enter_dungeon", "learn_fireball"),
+    ("learn_fireball", "cast_fireball"), ("learn_iceball", "cast_iceball"), ("enter_sewers", "defeat_lizard"), ("enter_vault", "defeat_knight"),
+    ("enter_troll_mines", "defeat_troll"), ("enter_fire_realm", "defeat_fire_elemental"), ("enter_ice_realm", "defeat_frost_troll"),
+    ("enter_graveyard", "damage_necromancer"), ("damage_necromancer", "defeat_necromancer"), ("enter_gnomish_mines", "eat_bat"),
+)
+OPENERS = [
+    "", "alright, ", "okay, ", "listen, ", "next up: ", "first things first: ", "new job: ", "one more thing: ",
+    "while the sun is still high, ", "before the zombies come out, ", "now that you are rested, ", "since you have some time, ",
+    "while the weather holds, ", "whenever you are ready, ", "as soon as you wake, ", "when the coast is clear, ",
+    "if you are not too tired, ", "before you wander off, ", "since the village is counting on you, ", "while i keep watch, ",
+    "good morning, adventurer: ", "hey builder, ", "greetings, traveller: ", "dear apprentice, ", "friend, ",
+    "comrade, ", "partner, ", "young explorer, ", "brave wanderer, ", "hello there, ",
+]
+ENCOURAGEMENTS = [
+    "", " take your time.", " good luck out there.", " you can do it.", " watch out for skeletons.",
+    " mind the lava.", " stay clear of the zombies.", " keep an eye on your health.", " remember to eat and drink.",
+    " the elders will be grateful.", " i believe in you.", " do not get lost.", " be quick but careful.",
+    " come back in one piece.", " this will be useful later.", " it should not take long.",
+    " everyone is relying on you.", " i will be waiting by the camp.", " the reward will be worth it.",
+    " do not forget your tools.", " keep your sword handy.", " beware of cave monsters.",
+    " it might get dark soon.", " make me proud.", " try not to waste materials.",
+]
+MORE_PURPOSES = [
+    " so the sheep have shelter", " to block the wind", " to honour our ancestors", " so the caravan can rest here",
+    " to frighten away the goblins", " as a gift for the blacksmith", " to decorate the square", " as part of the new farmstead",
+    " to fence in the orchard", " for the midsummer festival", " to outline the future garden", " so the scouts can signal each other",
+    " to commemorate the founding of the town", " as a memorial for fallen heroes", " to keep the river from flooding",
+    " so the miners know where to dig", " to shelter the beehives", " as a foundation for the watchtower",
+    " to test the surveyor's map", " so the children have somewhere to play", " to mark the treasure's hiding place",
+    " for the harvest fair", " to please the wandering merchant", " as a shrine for the spirits of the forest",
+    " before the winter storms arrive", " to guide lost sailors", " so the herd does not stray", " to practise your masonry",
+    " for the apprentice carpenters", " as a sundial for the village", " to welcome the visiting queen", " to protect the well",
+]
+MORE_ADVERBS = [
+    "gently ", "steadily ", "promptly ", "diligently ", "cautiously ", "methodically ", "confidently ", "precisely ",
+    "thoughtfully ", "efficiently ", "eagerly ", "boldly ", "quietly ", "briskly ", "skilfully ", "wisely ",
+]
+
+
+def _extend(words: list[str], extra: list[str]) -> None:
+    """Add words before a list's held-out last entry (which stays last, so stays held out)."""
+    words[-1:-1] = [w for w in extra if w not in words]
+
+
+_extend(PURPOSES, MORE_PURPOSES)
+_extend(ADVERBS, MORE_ADVERBS)

@@ -62,6 +62,7 @@ class ImportReport:
     imported: list[tuple[Record, Goal]] = field(default_factory=list)
     dropped: list[tuple[Record, str]] = field(default_factory=list)
     leaks: int = 0
+    new_object_leaks: int = 0
 
     @property
     def phrasings(self) -> int:
@@ -183,6 +184,8 @@ def import_official(path: str | Path, classic: bool = True) -> ImportReport:
             report.dropped.append((record, f"{type(e).__name__}: {e}"))
     train_texts = {t for r, _ in report.imported if r.split == "train" for t in r.texts}
     report.leaks = sum(t in train_texts for r, _ in report.imported if r.split != "train" for t in r.texts)
+    train_goals = {g for r, g in report.imported if r.split == "train"}
+    report.new_object_leaks = sum(g in train_goals for r, g in report.imported if r.split == "test_new_objects")
     return report
 
 
@@ -196,6 +199,7 @@ def main(path: str, classic: bool = True) -> None:
     for reason, n in reasons.most_common():
         print(f"  {n:>4}  {reason}")
     print(f"test phrasings identical to a training phrasing (leaks): {report.leaks}")
+    print(f"test_new_objects goals that are training goals (leaks): {report.new_object_leaks}")
     per = Counter((r.level, r.split) for r, _ in report.imported)
     for (level, split), n in sorted(per.items()):
         print(f"  {level:<6} {split:<17} {n:>4} goals")

@@ -28,6 +28,7 @@ def test_fixture_is_read_with_dict_semantics_and_validated():
     assert "darkness" in reasons["PLACE_STONE_ABOVE_DARKNESS"]  # a capital-I record, read all the same
     assert reasons["NO_TEXT"] == "no instruction text"
     assert report.leaks == 1  # "Lay three stones in a row." is in train and in test_paraphrased
+    assert report.new_object_leaks == 0
     splits = {(r.level, r.split) for r, _ in report.imported}
     assert ("medium", "test_new_objects") in splits and ("easy", "train") in splits
 
