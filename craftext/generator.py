@@ -134,20 +134,25 @@ def _n(w: _Words, count: int) -> str:
     return w(L.NUMBERS[count])
 
 
+def _adjective(w: _Words, kind: str) -> str:
+    """An optional describing word (half of the time nothing)."""
+    return f"{w(L.ADJECTIVES[kind])} " if w.rng.random() < 0.5 else ""
+
+
 def _thing(w: _Words, block: str, count: int) -> str:
     if count == 1:
-        name = w(L.BLOCKS[block])
+        name = _adjective(w, block) + w(L.BLOCKS[block])
         return ("an " if name[0] in "aeiou" else "a ") + name
-    return f"{_n(w, count)} {w(L.PLURALS[block])}"
+    return f"{_n(w, count)} {_adjective(w, block)}{w(L.PLURALS[block])}"
 
 
 def _line(w: _Words, a: dict) -> str:
-    return f"{w(L.BUILD_VERBS)} a {w(L.LINE_WORDS)} of {_n(w, a['size'])} {w(L.PLURALS[a['block']])}{w(L.ORIENTATIONS[('straight', 'diagonal', 'either').index(a['variant'])])}"
+    return f"{w(L.BUILD_VERBS)} a {_adjective(w, 'structure')}{w(L.LINE_WORDS)} of {_n(w, a['size'])} {w(L.PLURALS[a['block']])}{w(L.ORIENTATIONS[('straight', 'diagonal', 'either').index(a['variant'])])}"
 
 
 def _square(w: _Words, a: dict) -> str:
     k = a["size"]
-    return f"{w(L.BUILD_VERBS)} a {k} by {k} {w(L.SQUARE_WORDS)} of {w(L.PLURALS[a['block']])}"
+    return f"{w(L.BUILD_VERBS)} a {_adjective(w, 'structure')}{k} by {k} {w(L.SQUARE_WORDS)} of {w(L.PLURALS[a['block']])}"
 
 
 def _cross(w: _Words, a: dict) -> str:
@@ -156,13 +161,14 @@ def _cross(w: _Words, a: dict) -> str:
 
 
 def _relative(w: _Words, a: dict) -> str:
-    return f"{w(L.PLACE_VERBS)} {_thing(w, a['obj'], 1)} {w(L.CELLS[a['distance']])} {w(L.SIDES[a['side']])} the {w(L.BLOCKS[a['target']])}"
+    target = _adjective(w, "target") + w(L.BLOCKS[a["target"]])
+    return f"{w(L.PLACE_VERBS)} {_thing(w, a['obj'], 1)} {w(L.CELLS[a['distance']])} {w(L.SIDES[a['side']])} the {target}"
 
 
 def _amount(w: _Words, item: str, count: int) -> str:
     if count == 1:
         return f"{w(L.UNITS[1])} {w(L.ITEMS[item])}"
-    return f"{_n(w, count)} {w(L.UNITS['many'])} {w(L.ITEMS[item])}"
+    return f"{_n(w, count)} {w(L.UNITS['many'])} {_adjective(w, 'item')}{w(L.ITEMS[item])}"
 
 
 def _collect(w: _Words, a: dict) -> str:
@@ -223,7 +229,7 @@ def phrase(goal: Goal, rng: np.random.Generator, test: bool = False) -> str:
     """One phrasing; ``test`` uses the held-out frame and the full synonym lists."""
     w = _Words(rng, test)
     frame = FRAMES[-1] if test else FRAMES[int(rng.integers(len(FRAMES) - 1))]
-    text = w(L.OPENERS) + frame(w(L.POLITE), w(L.ADVERBS), _core(goal, w), w(L.PURPOSES), w(L.CLOSERS)) + w(L.ENCOURAGEMENTS)
+    text = w(L.OPENERS) + w(L.VOCATIVES) + frame(w(L.POLITE), w(L.ADVERBS), _core(goal, w), w(L.PURPOSES), w(L.CLOSERS)) + w(L.ENCOURAGEMENTS)
     text = text.replace(" i ", " I ").replace("i need", "I need").replace("i would", "I would")
     text = ". ".join(part[:1].upper() + part[1:] for part in text.split(". "))
     return text[0].upper() + text[1:]

@@ -223,3 +223,59 @@ def _extend(words: list[str], extra: list[str]) -> None:
 
 _extend(PURPOSES, MORE_PURPOSES)
 _extend(ADVERBS, MORE_ADVERBS)
+
+
+# Descriptive adjectives by the kind of thing they may describe (never change what a goal asks).
+ADJECTIVES = {
+    "stone": ["grey", "weathered", "mossy", "rough", "polished", "chiselled", "cracked", "smooth", "heavy", "solid", "speckled", "dusty", "cold", "jagged", "quarried"],
+    "crafting_table": ["wooden", "sturdy", "rustic", "handmade", "carved", "varnished", "oaken", "trusty", "battered", "spacious", "wobbly", "finely crafted", "brand new", "solid", "well-worn"],
+    "furnace": ["smoky", "sooty", "blazing", "brick", "roaring", "scorching", "clay", "hulking", "glowing", "squat", "blackened", "reliable", "fiery", "heavy", "iron-bound"],
+    "plant": ["tender", "leafy", "budding", "healthy", "delicate", "sprouting", "fragile", "young", "thriving", "verdant", "slender", "vigorous", "dainty", "lush", "flourishing"],
+    "target": ["nearby", "closest", "nearest", "familiar", "visible", "distant", "lonely", "quiet", "old", "ancient", "big", "small", "wide", "narrow", "peaceful"],
+    "item": ["fresh", "dry", "raw", "precious", "valuable", "sturdy", "shiny", "heavy", "rare", "useful", "common", "plentiful", "hard-won", "sorted", "clean"],
+    "structure": ["neat", "tidy", "perfect", "proper", "solid", "sturdy", "handsome", "clean", "orderly", "symmetrical", "careful", "well-made", "flawless", "crisp", "precise"],
+}
+VOCATIVES = [
+    "", "adventurer, ", "builder, ", "friend, ", "traveller, ", "apprentice, ", "comrade, ", "partner, ", "explorer, ",
+    "wanderer, ", "my friend, ", "young one, ", "captain, ", "scout, ", "settler, ", "pioneer, ", "architect, ",
+    "mason, ", "ranger, ", "pathfinder, ", "homesteader, ", "craftsman, ", "surveyor, ", "hero, ",
+]
+MORE_POLITE = [
+    "would you mind if you ", "if it is not too much trouble, ", "when you get a chance, ", "i am asking you to ", "your job is to ",
+    "i would appreciate it if you would ", "do me a favour and ", "make sure to ", "remember to ", "see if you can ",
+    "it would help a lot if you could ", "i am counting on you to ",
+]
+MORE_OPENERS = [
+    "as we discussed, ", "to begin with, ", "for the next part, ", "on to the next chore: ", "here comes a new request: ",
+    "the council has decided: ", "the blacksmith sent word: ", "the farmers are asking: ", "a message from the mayor: ",
+    "while the river is calm, ", "before the rain starts, ", "now that the path is clear, ", "while the cows graze, ",
+    "after a good breakfast, ", "once you have caught your breath, ", "with the tools you carry, ", "at your own pace, ",
+    "before the merchants arrive, ", "while the fog lifts, ", "while the birds are singing, ", "since the harvest is in, ",
+]
+MORE_ENCOURAGEMENTS = [
+    " no rush.", " report back afterwards.", " let me know when you are finished.", " i will check on you later.", " enjoy the work.",
+    " this is an important step.", " the whole camp will thank you.", " watch your footing near the water.", " keep some food on you.",
+    " stay away from the cliffs.", " the night is dangerous, so hurry.", " i trust your judgement.", " you have done harder things.",
+    " follow the plan exactly.", " double-check your work.", " a steady hand helps.", " we will celebrate afterwards.",
+    " take a torch if it gets dark.", " mind the arrows of the skeletons.", " rest if you get tired.", " i have faith in you.",
+    " the old maps say it is possible.", " patience pays off.", " careful work lasts longer.",
+]
+EVEN_MORE_PURPOSES = [
+    " so the goats cannot escape", " to test the new tools", " as a warning to raiders", " for the autumn market", " to impress the traders",
+    " so the pilgrims can find us", " as practice for the great wall", " to give the bees some shade", " to honour the founders",
+    " so we remember where the spring is", " to mark the halfway point", " for the wedding feast", " as a resting place for hikers",
+    " to divide the fields", " so the rabbits stay out of the garden", " for the travelling circus", " as a lookout point",
+    " to shelter the firewood", " so the shepherd knows his way", " to prepare for the siege", " as a surprise for the elders",
+    " to finish the blueprint", " so nobody trips in the dark", " for the inspection tomorrow", " to keep the dust down",
+]
+MORE_PLACE_VERBS = ["deposit", "station", "situate", "drop", "lodge", "fix", "mount", "set out"]
+MORE_BUILD_VERBS = ["raise", "fashion", "put together", "lay out", "shape", "compose", "piece together", "produce"]
+MORE_COLLECT_VERBS = ["gather up", "round up", "stock up on", "amass", "accumulate", "scrounge", "secure", "fetch"]
+
+_extend(POLITE, MORE_POLITE)
+_extend(OPENERS, MORE_OPENERS)
+_extend(ENCOURAGEMENTS, MORE_ENCOURAGEMENTS)
+_extend(PURPOSES, EVEN_MORE_PURPOSES)
+_extend(PLACE_VERBS, MORE_PLACE_VERBS)
+_extend(BUILD_VERBS, MORE_BUILD_VERBS)
+_extend(COLLECT_VERBS, MORE_COLLECT_VERBS)
