@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             if on_cpu and spec.max_cpu_envs and n > spec.max_cpu_envs:
                 print(f"{world:<24} num_envs {n:>6}  skipped on CPU (above {spec.max_cpu_envs})", flush=True)
                 continue
-            steps = 8 if args.quick else rollout_steps(n, budget=2**20 if spec.reset_ratio is None else 2**15, high=2048 if spec.reset_ratio is None else 64)
+            steps = 8 if args.quick else rollout_steps(n, budget=spec.step_budget, high=spec.max_steps)
             result = {"world": world, **measure_env(env, params, n, steps, repeats, reset_ratio=spec.reset_ratio)}
             rows.append(result)
             print(

@@ -18,11 +18,14 @@ from gymnax.environments import environment, spaces
 @dataclass(frozen=True)
 class BenchWorld:
     """make() -> (env, params); reset_ratio: optimistic resets (None: gymnax auto-reset);
-    max_cpu_envs: the largest num_envs measured on a CPU (memory and time)."""
+    max_cpu_envs: the largest num_envs measured on a CPU (memory and time); step_budget /
+    max_steps: env-steps per repeat and the longest scan (``rollout_steps``)."""
 
     make: Callable[[], tuple[Any, Any]]
     reset_ratio: int | None = None
     max_cpu_envs: int | None = None
+    step_budget: int = 2**20
+    max_steps: int = 2048
 
 
 class BareCraftax(environment.Environment):
@@ -87,6 +90,6 @@ WORLDS: dict[str, BenchWorld] = {
     "Hexagons-Paint-v1": BenchWorld(_hexagons),
     "BlocksWorld-BAP-v1": BenchWorld(_blocksworld("BlocksWorld-BAP-v1")),
     "BlocksWorld-Build-v1": BenchWorld(_blocksworld("BlocksWorld-Build-v1")),
-    "Craftax-Classic-Symbolic (bare)": BenchWorld(_bare_craftax, reset_ratio=16, max_cpu_envs=1024),
-    "CrafText-Classic-Symbolic-v1": BenchWorld(_craftext, reset_ratio=16, max_cpu_envs=1024),
+    "Craftax-Classic-Symbolic (bare)": BenchWorld(_bare_craftax, reset_ratio=16, max_cpu_envs=1024, step_budget=2**15, max_steps=64),
+    "CrafText-Classic-Symbolic-v1": BenchWorld(_craftext, reset_ratio=16, max_cpu_envs=1024, step_budget=2**15, max_steps=64),
 }

@@ -36,6 +36,7 @@ from blocksworld.item import BapItem
 from blocksworld.grid import (
     ACTIONS_PER_CELL,
     BLOCKS_PER_COLOUR,
+    FACES,
     NUM_CELL_ACTIONS,
     NUM_COLOURS,
     REMOVE,
@@ -47,7 +48,6 @@ from blocksworld.metrics import prf
 from blocksworld.tokenizer import Vocabulary, dialogue_window
 
 TASKS = ("bap", "build")
-_FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 
 @struct.dataclass
@@ -208,7 +208,7 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
     def _supported(grid: Array, xi: Array, yi: Array, zi: Array) -> Array:
         """The cell is on the floor or shares a face with a block (O(1): six lookups)."""
         touching = yi == 0
-        for dx, dy, dz in _FACES:
+        for dx, dy, dz in FACES:
             a, b, c = xi + dx, yi + dy, zi + dz
             inside = (a >= 0) & (a < SHAPE[0]) & (b >= 0) & (b < SHAPE[1]) & (c >= 0) & (c < SHAPE[2])
             value = grid[jnp.clip(a, 0, SHAPE[0] - 1), jnp.clip(b, 0, SHAPE[1] - 1), jnp.clip(c, 0, SHAPE[2] - 1)]
@@ -232,7 +232,7 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         occupied = state.grid != 0
         padded = jnp.pad(occupied, 1)
         touching = jnp.zeros(SHAPE, bool).at[:, 0, :].set(True)
-        for dx, dy, dz in _FACES:
+        for dx, dy, dz in FACES:
             touching |= padded[1 + dx : 1 + dx + SHAPE[0], 1 + dy : 1 + dy + SHAPE[1], 1 + dz : 1 + dz + SHAPE[2]]
         place = (~occupied & touching)[..., None] & (state.inventory > 0)
         cells = jnp.concatenate([place, occupied[..., None]], axis=-1)

@@ -27,6 +27,8 @@ REMOVE = NUM_COLOURS  # the per-cell action index of a removal
 NUM_CELL_ACTIONS = NUM_CELLS * ACTIONS_PER_CELL
 STOP = NUM_CELL_ACTIONS
 PLACE, PICK = "putdown", "pickup"
+FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+"""Grid steps to the six face-adjacent cells."""
 
 Block = tuple[int, int, int, int]
 """(x, y, z, colour code) in world coordinates."""
@@ -94,7 +96,7 @@ def is_supported(grid: np.ndarray, xi: int, yi: int, zi: int) -> bool:
     """A placement into (xi, yi, zi) is supported: on the floor or face-adjacent to a block."""
     if yi == 0:
         return True
-    for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+    for dx, dy, dz in FACES:
         a, b, c = xi + dx, yi + dy, zi + dz
         if 0 <= a < SHAPE[0] and 0 <= b < SHAPE[1] and 0 <= c < SHAPE[2] and grid[a, b, c]:
             return True

@@ -31,8 +31,7 @@ def executable_order(item: BapItem) -> tuple[Action, ...]:
     for state in sorted(groups):
         pending = [a for a in groups[state] if a[0] == PICK] + [a for a in groups[state] if a[0] != PICK]
         while pending:
-            trial = [grid.copy() for _ in pending]
-            j = next((j for j, a in enumerate(pending) if apply_action(trial[j], a)), 0)
+            j = next((j for j, a in enumerate(pending) if apply_action(grid.copy(), a)), 0)
             apply_action(grid, pending[j])
             ordered.append(pending.pop(j))
     return tuple(ordered)

@@ -13,9 +13,7 @@ import math
 import numpy as np
 
 from blocksworld.item import ARCHITECT, BapItem
-from blocksworld.grid import BLOCKS_PER_COLOUR, COLOURS, NUM_COLOURS, PLACE, Block, in_region
-
-_FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+from blocksworld.grid import BLOCKS_PER_COLOUR, COLOURS, FACES, NUM_COLOURS, PLACE, Block, in_region
 
 
 def random_structure(rng: np.random.Generator, num_blocks: int) -> list[Block]:
@@ -27,7 +25,7 @@ def random_structure(rng: np.random.Generator, num_blocks: int) -> list[Block]:
     used = np.bincount([blocks[0][3]], minlength=NUM_COLOURS + 1)
     while len(blocks) < num_blocks:
         bx, by, bz, _ = blocks[int(rng.integers(len(blocks)))]
-        dx, dy, dz = _FACES[int(rng.integers(len(_FACES)))]
+        dx, dy, dz = FACES[int(rng.integers(len(FACES)))]
         cell = (bx + dx, by + dy, bz + dz)
         if cell in cells or not in_region(*cell):
             continue

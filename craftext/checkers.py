@@ -39,7 +39,6 @@ achievement was unlocked, and whether the explore target was ever out of view.
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct

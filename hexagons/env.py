@@ -132,7 +132,7 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
                 tokens[i, t], cut = self.vocabulary.encode(text, length)
                 truncated += cut
         if truncated:
-            warnings.warn(f"{truncated} instructions are longer than max_tokens={length} and were truncated")
+            warnings.warn(f"{truncated} instructions are longer than max_tokens={length} and were truncated", stacklevel=2)
         gold_changes = (boards[:, 1:] != boards[:, :-1]).sum(-1).astype(np.int32)
         return EnvParams(
             gold_boards=jnp.asarray(boards),

@@ -10,7 +10,6 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 from craftax.craftax_classic.constants import BlockType
 from craftext.env import CrafText
@@ -199,7 +198,7 @@ def test_collect_then_place_and_place_then_collect():
     s, fired = _collect_two_wood(_two_trees("2 wood then table"))
     assert not fired and act(s, PLACE_TABLE)[1]
     s, _ = act(field("2 wood then table"), PLACE_TABLE)  # placed before collecting: does not count
-    s = put(s, [(P[0] + 1, P[1])], TREE, agent=False).replace()
+    s = put(s, [(P[0] + 1, P[1])], TREE, agent=False)
     s, fired = act(s, DOWN, DO)
     s = put(s, [(P[0] + 1, P[1])], TREE, agent=False)
     s, fired2 = act(s, DO)

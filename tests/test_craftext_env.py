@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import craftext
-from craftext.goals import ENCODING_SIZE, Goal, GoalError, Scenario
+from craftext.goals import ENCODING_SIZE, Goal, GoalError
 from craftext.text import describe, facts
 from tests.test_craftext_checkers import DO, NOOP, PLACE_STONE, STONE, TREE, field, put, right
 
@@ -132,4 +132,3 @@ def test_text_view():
     assert "tree (nearest 2 right)" in text and "5 wood, 5 stone, 3 sapling" in text
     f = facts(s)
     assert ("player", "has", "5 wood") in f and ("tree", "at relative position", "(0, 2)") in f
-    assert Scenario.EXPLORE in Scenario

@@ -99,8 +99,8 @@ def test_batched_equals_unbatched(world):
             states = [s for _, s in singles]
         outs = [world.step1(step_keys[i], states[i], actions[i], world.params) for i in range(n)]
         states = [o[1] for o in outs]
-        for i in range(n):
-            assert _equal(jax.tree.map(lambda x: x[i], out_b), outs[i])
+        for i, single in enumerate(outs):
+            assert _equal(jax.tree.map(lambda x, i=i: x[i], out_b), single)
 
 
 def test_one_trace_per_shape_and_across_datasets(world):
