@@ -139,25 +139,29 @@ def _adjective(w: _Words, kind: str) -> str:
     return f"{w(L.ADJECTIVES[kind])} " if w.rng.random() < 0.5 else ""
 
 
+def _a(phrase: str) -> str:
+    """``phrase`` with its indefinite article."""
+    return ("an " if phrase[0] in "aeiou" else "a ") + phrase
+
+
 def _thing(w: _Words, block: str, count: int) -> str:
     if count == 1:
-        name = _adjective(w, block) + w(L.BLOCKS[block])
-        return ("an " if name[0] in "aeiou" else "a ") + name
+        return _a(_adjective(w, block) + w(L.BLOCKS[block]))
     return f"{_n(w, count)} {_adjective(w, block)}{w(L.PLURALS[block])}"
 
 
 def _line(w: _Words, a: dict) -> str:
-    return f"{w(L.BUILD_VERBS)} a {_adjective(w, 'structure')}{w(L.LINE_WORDS)} of {_n(w, a['size'])} {w(L.PLURALS[a['block']])}{w(L.ORIENTATIONS[('straight', 'diagonal', 'either').index(a['variant'])])}"
+    return f"{w(L.BUILD_VERBS)} {_a(_adjective(w, 'structure') + w(L.LINE_WORDS))} of {_n(w, a['size'])} {w(L.PLURALS[a['block']])}{w(L.ORIENTATIONS[('straight', 'diagonal', 'either').index(a['variant'])])}"
 
 
 def _square(w: _Words, a: dict) -> str:
     k = a["size"]
-    return f"{w(L.BUILD_VERBS)} a {_adjective(w, 'structure')}{k} by {k} {w(L.SQUARE_WORDS)} of {w(L.PLURALS[a['block']])}"
+    return f"{w(L.BUILD_VERBS)} {_a(_adjective(w, 'structure') + str(k))} by {k} {w(L.SQUARE_WORDS)} of {w(L.PLURALS[a['block']])}"
 
 
 def _cross(w: _Words, a: dict) -> str:
     shape = w(L.CROSS_WORDS[("plus", "x", "either").index(a["variant"])])
-    return f"{w(L.BUILD_VERBS)} a {shape} of {w(L.PLURALS[a['block']])} with arms {_n(w, a['arm'])} blocks long"
+    return f"{w(L.BUILD_VERBS)} a {shape} of {w(L.PLURALS[a['block']])} with arms {_n(w, a['arm'])} {'block' if a['arm'] == 1 else 'blocks'} long"
 
 
 def _relative(w: _Words, a: dict) -> str:
@@ -214,14 +218,19 @@ def _core(goal: Goal, w: _Words) -> str:
     return f"{w(L.PLACE_VERBS)} {_thing(w, a['obj'], 1)} {w(L.TIMES[int(a['night'])])}"
 
 
-# Sentence frames: (politeness, adverb, core, purpose, closer) -> text. The last one is held out.
-FRAMES: list[Callable[[str, str, str, str, str], str]] = [
-    lambda p, adv, c, why, end: f"{p}{adv}{c}{why}{end}.",
-    lambda p, adv, c, why, end: f"your task is to {adv}{c}{why}.",
-    lambda p, adv, c, why, end: f"here is what i want: {c}{end}.",
-    lambda p, adv, c, why, end: f"{p}{adv}{c}{end}, and do it{why}.",
-    lambda p, adv, c, why, end: f"the plan is simple: {c}{why}.",
-    lambda p, adv, c, why, end: f"listen up, explorer: {c}{why}, and report back when it is done.",
+# Sentence frames: (words, politeness, adverb, core, purpose, closer) -> text. The last one is held out.
+Frame = Callable[[_Words, str, str, str, str, str], str]
+FRAMES: list[Frame] = [
+    lambda w, p, adv, c, why, end: f"{p}{adv}{c}{why}{end}.",
+    lambda w, p, adv, c, why, end: f"your task is to {adv}{c}{why}.",
+    lambda w, p, adv, c, why, end: f"here is what i want: {c}{end}.",
+    lambda w, p, adv, c, why, end: f"{p}{adv}{c}{end}, and do it{why}.",
+    lambda w, p, adv, c, why, end: f"the plan is simple: {c}{why}.",
+    lambda w, p, adv, c, why, end: f"{w(L.FRAME_WORDS['wish'])} {adv}{c}{why}{end}.",
+    lambda w, p, adv, c, why, end: f"{w(L.FRAME_WORDS['duty'])} {adv}{c}{why}.",
+    lambda w, p, adv, c, why, end: f"{w(L.FRAME_WORDS['list'])}: {c}{end}. do it{why}.",
+    lambda w, p, adv, c, why, end: f"{w(L.FRAME_WORDS['quest'])}: {adv}{c}{why}{end}.",
+    lambda w, p, adv, c, why, end: f"listen up, explorer: {c}{why}, and report back when it is done.",
 ]
 
 
@@ -229,7 +238,7 @@ def phrase(goal: Goal, rng: np.random.Generator, test: bool = False) -> str:
     """One phrasing; ``test`` uses the held-out frame and the full synonym lists."""
     w = _Words(rng, test)
     frame = FRAMES[-1] if test else FRAMES[int(rng.integers(len(FRAMES) - 1))]
-    text = w(L.OPENERS) + w(L.VOCATIVES) + frame(w(L.POLITE), w(L.ADVERBS), _core(goal, w), w(L.PURPOSES), w(L.CLOSERS)) + w(L.ENCOURAGEMENTS)
+    text = w(L.OPENERS) + w(L.VOCATIVES) + frame(w, w(L.POLITE), w(L.ADVERBS), _core(goal, w), w(L.PURPOSES), w(L.CLOSERS)) + w(L.ENCOURAGEMENTS)
     text = text.replace(" i ", " I ").replace("i need", "I need").replace("i would", "I would")
     text = ". ".join(part[:1].upper() + part[1:] for part in text.split(". "))
     return text[0].upper() + text[1:]

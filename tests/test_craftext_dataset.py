@@ -57,6 +57,7 @@ def test_gates_catch_leaks():
 
 def test_vocabulary_covers_every_shipped_phrasing_and_handles_unknown_words():
     vocab = dataset.vocabulary()
+    assert len(vocab.ids) >= 2500  # the target: real lexicons, at least 2,500 distinct words
     for classic in (True, False):
         for release in ("default", "full"):
             assert all(w in vocab.ids for t in dataset.load_release(classic, release).texts() for w in words(t))
