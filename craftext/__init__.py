@@ -51,7 +51,7 @@ def make(
     *,
     level: str = "medium",
     split: str = "train",
-    max_tokens: int = 32,
+    max_tokens: int = 72,
     **settings,
 ) -> tuple[CrafText, EnvParams]:
     """Build a registered CrafText env and its params.

@@ -85,7 +85,7 @@ def _strong(leaf: Array | int | float) -> Array:
 class CrafText(environment.Environment[EnvState, EnvParams]):
     """Craftax with instructions; see the module docstring."""
 
-    def __init__(self, vocabulary: Vocabulary, classic: bool = True, pixels: bool = False, max_tokens: int = 32):
+    def __init__(self, vocabulary: Vocabulary, classic: bool = True, pixels: bool = False, max_tokens: int = 72):
         self.vocabulary, self.classic, self.pixels, self.max_tokens = vocabulary, classic, pixels, max_tokens
         self.version = version(classic)
         self.craftax = make_craftax_env_from_params(classic=classic, symbolic=not pixels, auto_reset=False)
