@@ -1,7 +1,8 @@
-"""``python -m benchmarks``: env-only steps/s of every registered world vs num_envs.
+"""``python -m benchmarks``: env-only steps/s of every registered world vs num_envs, and PPO
+training steps/s of each baseline policy with the share of time spent in the environment.
 
-Writes ``env_sps.json``, ``env_sps.csv``, ``env_sps.md`` and ``env_sps.png`` under ``--out``
-(default ``benchmarks/results/<device>``). ``--quick`` is a seconds-long check that the code
+Writes ``env_sps.json``, ``env_sps.csv``, ``env_sps.md``, ``env_sps.png`` and
+``training_sps.{json,md}`` under ``--out`` (default ``benchmarks/results/<device>``). ``--quick`` is a seconds-long check that the code
 works (tiny sizes, nothing written unless ``--out`` is given).
 """
 
@@ -21,6 +22,7 @@ import jaxlib
 
 from benchmarks.env_sps import measure_env, rollout_steps
 from benchmarks.metrics_time import bap_scoring_time
+from benchmarks.training import markdown, measure_training
 from benchmarks.worlds import WORLDS
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
@@ -86,6 +88,24 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
     plt.close(fig)
 
 
+def _training(args, info: dict, on_cpu: bool) -> list[dict]:
+    """PPO training benchmark: CrafText Classic (Hexagons at toy size with --quick)."""
+    num_envs = args.training_envs if args.training_envs is not None else (8 if args.quick else 64 if on_cpu else 1024)
+    if not num_envs:
+        return []
+    from baselines.tasks import make_task
+
+    if args.quick:
+        task, sizes = make_task("Hexagons-Paint-v1", max_steps_in_episode=50), dict(num_steps=8, updates=1, repeats=1, layer_size=32, policies=("ppo-t",))
+    else:
+        task, sizes = make_task("CrafText-Classic-Symbolic-v1"), dict(num_steps=64, updates=2, repeats=args.repeats)
+    rows = measure_training(task, num_envs, **sizes)
+    for r in rows:
+        print(f"PPO {r['policy']:<7} {r['world']} {r['num_envs']} envs: {r['train_steps_per_s']:,.0f} training steps/s, "
+              f"env-only {r['env_only_steps_per_s']:,.0f} steps/s, env share {r['env_share']:.0%}, compile {r['compile_s']:.1f} s", flush=True)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--worlds", nargs="+", default=None, help="world ids (default: all; --quick: those without world generation)")
@@ -93,6 +113,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results/<device>)")
     parser.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
+    parser.add_argument("--training-envs", type=int, default=None, help="num_envs of the PPO training benchmark (default 64 on CPU, 1024 elsewhere; 0 skips it)")
     parser.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time BAP dev scoring on it")
     args = parser.parse_args(argv)
     if args.worlds is None:
@@ -131,6 +152,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             f"(first call with compilation {scoring['first_call_s']:.2f} s)",
             flush=True,
         )
+    training = _training(args, info, on_cpu)
     ratio_rows = {r["num_envs"]: r for r in rows if r["world"] == "Craftax-Classic-Symbolic (bare)"}
     for r in rows:
         bare = ratio_rows.get(r["num_envs"])
@@ -143,6 +165,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     out = args.out if args.out or args.quick else RESULTS / device_slug(info)
     if out is not None:
         write_results(rows, info, out)
+        if training:
+            (out / "training_sps.json").write_text(json.dumps({"device": info, "results": training}, indent=2))
+            (out / "training_sps.md").write_text(markdown(training, info))
         if scoring:
             (out / "bap_scoring.json").write_text(json.dumps({"device": info, **scoring}, indent=2))
         print(f"wrote {out}/env_sps.{{json,csv,md,png}}")

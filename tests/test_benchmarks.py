@@ -12,8 +12,11 @@ def test_quick_benchmark_writes_results(tmp_path):
     assert all(r["steps_per_s_median"] > 0 and r["compile_s"] > 0 for r in rows)
     saved = json.loads((tmp_path / "env_sps.json").read_text())
     assert saved["device"]["jax"] and len(saved["results"]) == len(rows)
-    for name in ("env_sps.csv", "env_sps.md", "env_sps.png"):
+    for name in ("env_sps.csv", "env_sps.md", "env_sps.png", "training_sps.md"):
         assert (tmp_path / name).stat().st_size > 0
+    training = json.loads((tmp_path / "training_sps.json").read_text())["results"]
+    assert [r["policy"] for r in training] == ["ppo-t"]
+    assert training[0]["train_steps_per_s"] > 0 and 0 < training[0]["env_share"] <= 1
 
 
 def test_bap_scoring_time_runs_on_synthetic_items():

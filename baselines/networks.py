@@ -1,0 +1,130 @@
+"""PPO-T, PPO-T+ and FiLM actor-critics (Flax), one module for every world.
+
+All three share the world encoder's shape, the GRU and the heads, so only the conditioning differs
+(the official FiLM baseline had no GRU, which confounds conditioning with memory):
+
+* **PPO-T**: world features (Dense 256, ReLU) concatenated with the frozen instruction embedding
+  (Dense 256, ReLU), then a GRU of ``layer_size`` and two 2x``layer_size`` ReLU heads.
+* **PPO-T+**: PPO-T plus the embedded plan (Dense 256, ReLU) in the concatenation.
+* **FiLM**: the instruction embedding goes through Dense 64 -> Dense 64 -> LayerNorm (``e``); every
+  block of the world encoder (conv for pixels, dense for vectors) is LayerNorm -> ReLU -> residual
+  FiLM ``(1 + gamma(e)) * h + beta(e)``; ``e`` is also concatenated before the GRU. gamma / beta
+  start at zero (identity modulation), unlike the official code's random start.
+
+World encoder: pixels (H, W, C) -> 3 x [Conv 32 5x5 SAME -> ReLU -> max-pool 3/3] (63 -> 2 on
+Craftax Classic); vectors (D,) -> 2 x Dense 256. Inputs are time-major: every array has leading
+(T, B) axes. The GRU carry is zeroed where ``reset`` is set (the observation starts an episode).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import distrax
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+POLICIES = ("ppo-t", "ppo-t+", "film")
+_ORTHO = nn.initializers.orthogonal
+
+
+class FiLM(nn.Module):
+    """Residual feature-wise affine modulation of (..., C) features by a text code ``e`` (..., E)."""
+
+    @nn.compact
+    def __call__(self, h: Array, e: Array) -> Array:
+        c = h.shape[-1]
+        gamma = nn.Dense(c, kernel_init=nn.initializers.zeros, name="gamma")(e)
+        beta = nn.Dense(c, kernel_init=nn.initializers.zeros, name="beta")(e)
+        extra = (1,) * (h.ndim - e.ndim)
+        shape = e.shape[:-1] + extra + (c,)
+        return (1.0 + gamma.reshape(shape)) * h + beta.reshape(shape)
+
+
+class WorldEncoder(nn.Module):
+    """(N, H, W, C) or (N, D) world features -> (N, 256); FiLM-modulated when ``e`` is given."""
+
+    pixels: bool
+
+    @nn.compact
+    def __call__(self, world: Array, e: Array | None = None) -> Array:
+        x = world
+        if self.pixels:
+            for _ in range(3):
+                x = nn.Conv(32, (5, 5), padding="SAME")(x)
+                x = FiLM()(nn.relu(nn.LayerNorm()(x)), e) if e is not None else nn.relu(x)
+                x = nn.max_pool(x, (3, 3), strides=(3, 3))
+            x = x.reshape(x.shape[0], -1)
+            return nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(x))
+        for _ in range(2):
+            x = nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(x)
+            x = FiLM()(nn.relu(nn.LayerNorm()(x)), e) if e is not None else nn.relu(x)
+        return x
+
+
+class ScannedGRU(nn.Module):
+    """A GRU over the time axis; the carry restarts from zeros where ``reset``."""
+
+    @functools.partial(nn.scan, variable_broadcast="params", in_axes=0, out_axes=0, split_rngs={"params": False})
+    @nn.compact
+    def __call__(self, carry: Array, inputs: tuple[Array, Array]) -> tuple[Array, Array]:
+        x, reset = inputs
+        carry = jnp.where(reset[:, None], jnp.zeros_like(carry), carry)
+        carry, y = nn.GRUCell(features=carry.shape[-1])(carry, x)
+        return carry, y
+
+
+def _head(x: Array, width: int, out: int, scale: float) -> Array:
+    for _ in range(2):
+        x = nn.relu(nn.Dense(width, kernel_init=_ORTHO(2.0))(x))
+    return nn.Dense(out, kernel_init=_ORTHO(scale))(x)
+
+
+class ActorCritic(nn.Module):
+    """hidden (B, layer_size), inputs -> (hidden, pi over (T, B) actions, value (T, B)).
+
+    inputs: world (T, B, *world), instruction (T, B, E), plan (T, B, E') or None, reset (T, B) bool,
+    mask (T, B, A) bool. Infeasible actions (mask False) get probability 0.
+    """
+
+    num_actions: int
+    policy: str = "ppo-t"
+    pixels: bool = False
+    layer_size: int = 512
+
+    @nn.compact
+    def __call__(self, hidden: Array, world: Array, instruction: Array, plan: Array | None, reset: Array, mask: Array):
+        t, b = reset.shape
+        flat = world.reshape((t * b,) + world.shape[2:])
+        if self.policy == "film":
+            e = nn.LayerNorm()(nn.Dense(64)(nn.relu(nn.Dense(64)(instruction.reshape(t * b, -1)))))
+            parts = [WorldEncoder(self.pixels)(flat, e), e]
+        else:
+            parts = [WorldEncoder(self.pixels)(flat), nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(instruction.reshape(t * b, -1)))]
+            if self.policy == "ppo-t+":
+                parts.append(nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(plan.reshape(t * b, -1))))
+        z = jnp.concatenate(parts, -1).reshape(t, b, -1)
+        hidden, y = ScannedGRU()(hidden, (z, reset))
+        logits = _head(y, self.layer_size, self.num_actions, 0.01)
+        logits = jnp.where(mask, logits, -1e9)
+        value = _head(y, self.layer_size, 1, 1.0)[..., 0]
+        return hidden, distrax.Categorical(logits=logits), value
+
+    def initial_hidden(self, batch: int) -> Array:
+        """(batch, layer_size) zeros."""
+        return jnp.zeros((batch, self.layer_size), jnp.float32)
+
+
+def make_network(policy: str, num_actions: int, pixels: bool, layer_size: int = 512) -> ActorCritic:
+    """An ``ActorCritic`` for ``policy`` in ``POLICIES``."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    return ActorCritic(num_actions, policy, pixels, layer_size)
+
+
+def count_parameters(params) -> int:
+    """Number of scalars in a parameter tree."""
+    return int(sum(np.prod(x.shape) for x in jax.tree.leaves(params)))

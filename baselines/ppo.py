@@ -1,0 +1,332 @@
+"""PPO for PPO-T / PPO-T+ / FiLM, in the purejaxrl shape: ``make_train(config, task) -> train(key)``.
+
+``train`` runs the whole training (rollout ``lax.scan``, GAE, epochs x minibatches) under one
+``jax.jit``; ``train_seeds`` trains several seeds in one program. ``PPO.update`` is the same single update, used by the
+command line to train in jitted chunks between orbax checkpoints; the optimizer state (and so the
+learning-rate schedule) carries across chunks, unlike the official code's per-chunk restarts.
+
+Fixes over the official baselines (``notes/craftext_baselines_reference.md`` section 2.5):
+the stored transition keeps the instruction the agent acted on (its observation's text id); one
+continuous annealed schedule; truncation-aware bootstrapping (a truncated step's reward gets
+``gamma * V(final observation)``); seeds and config recorded by the runner.
+
+Sharding: with more than one local device, every array with an environment axis is sharded over a
+1-D ``data`` mesh (``jax.sharding``); parameters are replicated; XLA inserts the collectives. The
+total batch and the update are the same as on one device. Multi-host: call
+``jax.distributed.initialize()`` first (``--distributed`` on the command line).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import struct
+from jax import Array
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from baselines.networks import make_network
+from baselines.tasks import Task
+from baselines.wrappers import AutoResetVecEnv, LogWrapper, OptimisticResetVecEnv
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Defaults: the paper's Table 9 (1024 envs, 100 steps per env, 1e9 steps, lr 2e-4 annealed, ...)."""
+
+    env_id: str = "CrafText-Classic-Symbolic-v1"
+    policy: str = "ppo-t"
+    encoder: str = "hashed"
+    num_envs: int = 1024
+    num_steps: int = 100
+    total_timesteps: int = 1_000_000_000
+    lr: float = 2e-4
+    anneal_lr: bool = True
+    gamma: float = 0.99
+    gae_lambda: float = 0.8
+    clip_eps: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 1.0
+    update_epochs: int = 4
+    num_minibatches: int = 8
+    layer_size: int = 512
+    reset_ratio: int = 16
+    seed: int = 0
+
+    @property
+    def batch_size(self) -> int:
+        return self.num_envs * self.num_steps
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, self.total_timesteps // self.batch_size)
+
+    def validate(self) -> None:
+        """Raise ValueError naming the bad field."""
+        positive = ("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches", "layer_size", "reset_ratio")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"PPOConfig.{name} must be >= 1, got {getattr(self, name)}")
+        if self.num_envs % self.num_minibatches:
+            raise ValueError(f"PPOConfig.num_minibatches={self.num_minibatches} must divide num_envs={self.num_envs} (minibatches split by env)")
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"PPOConfig.{name} must be in [0, 1], got {getattr(self, name)}")
+
+
+CPU_QUICK = dict(num_envs=64, num_steps=64, num_minibatches=4, layer_size=256, reset_ratio=4)
+"""Overrides for a quick CPU run (Craftax is fastest at ~64 envs on a 2-core CPU)."""
+
+
+@struct.dataclass
+class Runner:
+    """Everything a training run carries between updates (a pytree; saved by checkpoints)."""
+
+    params: Any
+    opt_state: Any
+    env_state: Any
+    obs: Any
+    done: Array  # (B,) bool: ``obs`` starts an episode (the GRU resets on it)
+    hidden: Array  # (B, layer_size)
+    key: Array  # raw uint32 key data
+    update: Array  # () int32, updates done
+
+
+@struct.dataclass
+class Transition:
+    obs: Any
+    done: Array  # the observation started an episode
+    action: Array
+    log_prob: Array
+    value: Array
+    reward: Array
+    ended: Array  # the step ended the episode (terminated or truncated)
+    returned: Array
+    episode_return: Array
+    episode_length: Array
+    success: Array
+
+
+def _gae(traj: Transition, last_value: Array, gamma: float, lam: float) -> tuple[Array, Array]:
+    """(T, B) advantages and returns; an ended step does not look past its episode."""
+
+    def back(carry, t):
+        advantage, next_value = carry
+        reward, value, ended = t
+        delta = reward + gamma * next_value * (1.0 - ended) - value
+        advantage = delta + gamma * lam * (1.0 - ended) * advantage
+        return (advantage, value), advantage
+
+    _, advantages = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value),
+                                 (traj.reward, traj.value, traj.ended.astype(jnp.float32)), reverse=True, unroll=16)
+    return advantages, advantages + traj.value
+
+
+class PPO:
+    """One PPO learner on one task; see the module docstring."""
+
+    def __init__(self, config: PPOConfig, task: Task, instruction_table: np.ndarray, plan_table: np.ndarray | None = None,
+                 progress: bool = False):
+        config.validate()
+        if config.policy == "ppo-t+" and plan_table is None:
+            raise ValueError("policy ppo-t+ needs a plan_table (one embedded plan per instruction text)")
+        self.config, self.task, self.progress = config, task, progress
+        self.instructions = jnp.asarray(instruction_table, jnp.float32)
+        self.plans = None if plan_table is None else jnp.asarray(plan_table, jnp.float32)
+        ratio = min(config.reset_ratio, task.reset_ratio)
+        while config.num_envs % ratio:
+            ratio -= 1
+        vec = OptimisticResetVecEnv(task.env, config.num_envs, ratio) if ratio > 1 else AutoResetVecEnv(task.env, config.num_envs)
+        self.env = LogWrapper(vec)
+        self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size)
+        schedule = optax.linear_schedule(config.lr, 0.0, config.num_updates * config.update_epochs * config.num_minibatches) if config.anneal_lr else config.lr
+        self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(schedule, eps=1e-5))
+        devices = jax.devices()
+        self.mesh = Mesh(np.asarray(devices), ("data",)) if len(devices) > 1 and config.num_envs % len(devices) == 0 else None
+        self._last_report = (time.perf_counter(), 0)
+
+    # ------------------------------------------------------------------ helpers
+    def _shard(self, tree: Any, axis: int = 0) -> Any:
+        """Shard the environment axis over the ``data`` mesh (no-op on one device)."""
+        if self.mesh is None:
+            return tree
+        spec = PartitionSpec(*([None] * axis + ["data"]))
+        return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, NamedSharding(self.mesh, spec)) if x.ndim > axis else x, tree)
+
+    def _inputs(self, obs: Any, done: Array) -> tuple:
+        """Time-major network inputs from (T, B) observations."""
+        seen = jax.vmap(jax.vmap(self.task.observe))(obs)
+        plan = None if self.plans is None else self.plans[seen.text]
+        return seen.world, self.instructions[seen.text], plan, done, seen.mask
+
+    def _apply(self, params, hidden: Array, obs: Any, done: Array):
+        return self.network.apply(params, hidden, *self._inputs(obs, done))
+
+    # ------------------------------------------------------------------ API
+    def init(self, key: Array) -> Runner:
+        """Fresh parameters, optimizer and environments."""
+        key_net, key_env, key = jax.random.split(key, 3)
+        obs, env_state = self.env.reset(key_env, self.task.params)
+        done = jnp.ones(self.config.num_envs, bool)
+        hidden = self.network.initial_hidden(self.config.num_envs)
+        one = jax.tree.map(lambda x: x[None, :1], obs)
+        params = self.network.init(key_net, hidden[:1], *self._inputs(one, done[None, :1]))
+        runner = Runner(params, self.optimizer.init(params), env_state, obs, done, hidden, jax.random.key_data(key), jnp.int32(0))
+        return runner.replace(**self._shard(dict(env_state=env_state, obs=obs, done=done, hidden=hidden)))
+
+    def _rollout(self, runner: Runner) -> tuple[Runner, Transition, Array]:
+        c = self.config
+
+        def step(carry, _):
+            runner, key = carry
+            key, key_act, key_env = jax.random.split(key, 3)
+            obs = jax.tree.map(lambda x: x[None], runner.obs)
+            hidden, pi, value = self._apply(runner.params, runner.hidden, obs, runner.done[None])
+            action = pi.sample(seed=key_act)
+            log_prob = pi.log_prob(action)
+            next_obs, env_state, reward, terminated, truncated, info = self.env.step(key_env, runner.env_state, action[0], self.task.params)
+
+            def bootstrap(_):
+                final = jax.tree.map(lambda x: x[None], info["final_observation"])
+                return self._apply(runner.params, hidden, final, jnp.zeros_like(runner.done)[None])[2][0]
+
+            final_value = jax.lax.cond(truncated.any(), bootstrap, lambda _: jnp.zeros_like(reward), None)
+            ended = terminated | truncated
+            transition = Transition(
+                runner.obs, runner.done, action[0], log_prob[0], value[0], reward + c.gamma * final_value * truncated, ended,
+                info["returned_episode"], info["returned_episode_returns"], info["returned_episode_lengths"], self.task.success(info),
+            )
+            new = runner.replace(env_state=env_state, obs=next_obs, done=ended, hidden=hidden)
+            new = new.replace(**self._shard(dict(env_state=new.env_state, obs=new.obs, done=new.done, hidden=new.hidden)))
+            return (new, key), transition
+
+        key = jax.random.wrap_key_data(runner.key)
+        start_hidden = runner.hidden
+        (runner, key), traj = jax.lax.scan(step, (runner, key), None, c.num_steps)
+        return runner.replace(key=jax.random.key_data(key)), self._shard(traj, axis=1), start_hidden
+
+    def _loss(self, params, hidden: Array, traj: Transition, advantages: Array, targets: Array):
+        c = self.config
+        _, pi, value = self._apply(params, hidden, traj.obs, traj.done)
+        log_prob = pi.log_prob(traj.action)
+        value_clipped = traj.value + (value - traj.value).clip(-c.clip_eps, c.clip_eps)
+        value_loss = 0.5 * jnp.maximum((value - targets) ** 2, (value_clipped - targets) ** 2).mean()
+        ratio = jnp.exp(log_prob - traj.log_prob)
+        adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        actor_loss = -jnp.minimum(ratio * adv, ratio.clip(1.0 - c.clip_eps, 1.0 + c.clip_eps) * adv).mean()
+        entropy = pi.entropy().mean()
+        total = actor_loss + c.vf_coef * value_loss - c.ent_coef * entropy
+        return total, {"value_loss": value_loss, "actor_loss": actor_loss, "entropy": entropy}
+
+    def update(self, runner: Runner) -> tuple[Runner, dict]:
+        """One rollout of ``num_steps`` x ``num_envs`` and ``update_epochs`` x ``num_minibatches`` steps."""
+        c = self.config
+        runner, traj, start_hidden = self._rollout(runner)
+        last = jax.tree.map(lambda x: x[None], runner.obs)
+        last_value = self._apply(runner.params, runner.hidden, last, runner.done[None])[2][0]
+        advantages, targets = _gae(traj, last_value, c.gamma, c.gae_lambda)
+        grad_fn = jax.value_and_grad(self._loss, has_aux=True)
+
+        def epoch(carry, key):
+            params, opt_state = carry
+            order = jax.random.permutation(key, c.num_envs).reshape(c.num_minibatches, -1)
+
+            def minibatch(carry, envs):
+                params, opt_state = carry
+
+                def pick(x):
+                    return x[:, envs]
+
+                (_, aux), grads = grad_fn(params, start_hidden[envs], jax.tree.map(pick, traj), pick(advantages), pick(targets))
+                updates, opt_state = self.optimizer.update(grads, opt_state, params)
+                return (optax.apply_updates(params, updates), opt_state), aux
+
+            return jax.lax.scan(minibatch, (params, opt_state), order)
+
+        key = jax.random.wrap_key_data(runner.key)
+        key, key_epochs = jax.random.split(key)
+        (params, opt_state), aux = jax.lax.scan(epoch, (runner.params, runner.opt_state), jax.random.split(key_epochs, c.update_epochs))
+        runner = runner.replace(params=params, opt_state=opt_state, key=jax.random.key_data(key), update=runner.update + 1)
+        episodes = traj.returned.sum()
+        weight = traj.returned / jnp.maximum(episodes, 1)
+        metrics = {
+            "update": runner.update, "env_steps": runner.update * c.batch_size, "episodes": episodes,
+            "return": (traj.episode_return * weight).sum(), "length": (traj.episode_length * weight).sum(),
+            "success_rate": ((traj.success & traj.returned) * 1.0).sum() / jnp.maximum(episodes, 1),
+            **jax.tree.map(jnp.mean, aux),
+        }
+        if self.progress:
+            jax.debug.callback(self._report, metrics)
+        return runner, metrics
+
+    def _report(self, metrics: dict) -> None:
+        m = {k: np.asarray(v).mean() for k, v in metrics.items()}
+        (then, steps_then), now = self._last_report, time.perf_counter()
+        self._last_report = (now, m["env_steps"])
+        sps = (m["env_steps"] - steps_then) / max(now - then, 1e-9)  # the first report includes compilation
+        print(f"update {int(m['update']):>5}/{self.config.num_updates}  steps {int(m['env_steps']):>10,}  "
+              f"SPS {sps:>8,.0f}  episodes {int(m['episodes']):>5}  return {m['return']:7.3f}  "
+              f"success {m['success_rate']:.3f}  entropy {m['entropy']:.3f}", flush=True)
+
+    def updates(self, runner: Runner, count: int) -> tuple[Runner, dict]:
+        """``count`` updates in one ``lax.scan``; metrics stacked (count,)."""
+        return jax.lax.scan(lambda r, _: self.update(r), runner, None, count)
+
+    def train(self, key: Array) -> dict:
+        """The whole run: init, then ``num_updates`` updates. Returns runner and stacked metrics."""
+        runner, metrics = self.updates(self.init(key), self.config.num_updates)
+        return {"runner": runner, "metrics": metrics}
+
+
+def train_seeds(ppo: PPO, keys: Array) -> dict:
+    """``ppo.train`` for each of (S,) keys: initialised one seed at a time (``lax.map``), trained with
+    ``vmap``. Prefer this to ``jax.vmap(ppo.train)`` on CPU: with jaxlib 0.10.2 the batched QR of
+    the orthogonal initialisers intermittently deadlocks XLA:CPU (observed on a 2-core machine)."""
+    runners = jax.lax.map(ppo.init, keys)
+    runner, metrics = jax.vmap(lambda r: ppo.updates(r, ppo.config.num_updates))(runners)
+    return {"runner": runner, "metrics": metrics}
+
+
+def tables(config: PPOConfig, task: Task, cache_dir=None, planner=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Frozen instruction embeddings of ``task.texts`` and, for PPO-T+, embedded plans: from
+    ``planner`` (instruction text -> steps, e.g. ``ChatPlanner``) or else the built-in goal planner."""
+    from baselines.planner import goal_plan, plan_text
+    from baselines.text_encoders import DEFAULT_CACHE, embed, make_encoder
+
+    cache = DEFAULT_CACHE if cache_dir is None else cache_dir
+    encoder = make_encoder(config.encoder)
+    instructions = embed(encoder, task.texts, cache)
+    if config.policy != "ppo-t+":
+        return instructions, None
+    if planner is not None:
+        plans = [plan_text(planner(text)) for text in task.texts]
+    elif task.goal_objects:
+        plans = [plan_text(goal_plan(task.goal_objects[g])) for g in task.text_goal]
+    else:
+        raise ValueError(f"policy ppo-t+ needs a planner: {task.name} has no goal structures for the built-in one (CrafText only)")
+    return instructions, embed(encoder, plans, cache)
+
+
+def make_train(config: PPOConfig, task: Task | None = None, progress: bool = False):
+    """purejaxrl-style: ``train = make_train(config); jax.jit(train)(key)`` (several seeds: ``train_seeds``)."""
+    from baselines.tasks import make_task
+
+    task = task or make_task(config.env_id)
+    ppo = PPO(config, task, *tables(config, task), progress=progress)
+    return ppo.train
+
+
+def config_from_dict(values: dict) -> PPOConfig:
+    """A ``PPOConfig`` from a (saved) dict; unknown keys raise ValueError naming them."""
+    fields = {f.name for f in dataclasses.fields(PPOConfig)}
+    unknown = sorted(set(values) - fields)
+    if unknown:
+        raise ValueError(f"unknown PPOConfig field(s): {', '.join(unknown)}")
+    return PPOConfig(**values)

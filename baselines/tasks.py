@@ -1,0 +1,146 @@
+"""One observation interface for every world of the suite.
+
+A ``Task`` wraps a registered env and its params and turns each world's own observation into the
+three things a language-conditioned policy needs (``Observed``): the world features, the id of the
+instruction in the task's instruction table (``texts``), and the action mask. The frozen text
+encoders embed ``texts`` once, outside the jit; inside it the policy looks embeddings up by id.
+
+World features: CrafText Classic/full symbolic vectors or (H, W, 3) pixels as Craftax gives them;
+Hexagons: the board one-hot over colours, (180 * 8,); blocks world: the grid one-hot over colours
+(11 * 9 * 11 * 7,), plus the target grid for Build, the inventory / 20 and the Builder pose.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+from jax import Array
+
+
+@struct.dataclass
+class Observed:
+    """world: float32 features, (D,) or (H, W, C); text: () int32 id into ``Task.texts``;
+    mask: (num_actions,) bool, True where the action is feasible."""
+
+    world: Array
+    text: Array
+    mask: Array
+
+
+@dataclass(frozen=True)
+class Task:
+    """A world ready for the baselines.
+
+    texts: the instruction table (index = ``Observed.text``). text_goal: (len(texts),) int goal id
+    of each text (CrafText; identity elsewhere). goals: one label dict per goal (``key``, and for
+    CrafText ``category`` and ``level``). reset_ratio: optimistic-reset ratio the world wants.
+    """
+
+    name: str
+    env: Any
+    params: Any
+    texts: tuple[str, ...]
+    observe: Callable[[Any], Observed]
+    num_actions: int
+    text_goal: np.ndarray
+    goals: tuple[dict, ...]
+    success: Callable[[dict], Array]
+    reset_ratio: int = 1
+    goal_objects: tuple[Any, ...] = field(default=(), repr=False)
+
+    @property
+    def pixels(self) -> bool:
+        """Whether the world features are an image (H, W, C)."""
+        obs, _ = self.env.reset(jax.random.key(0), self.params)
+        return self.observe(obs).world.ndim == 3
+
+
+def _all_feasible(num_actions: int) -> Array:
+    return jnp.ones(num_actions, bool)
+
+
+def craftext_task(env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence | None = None, level: str = "medium",
+                  split: str = "train", **settings) -> Task:
+    """CrafText on ``pairs`` of (Goal, phrasings) (default: the shipped ``level`` / ``split``)."""
+    import craftext
+    from craftext import dataset
+    from craftext.generator import level as goal_level
+
+    if pairs is None:
+        pairs = dataset.load(level, split, classic=craftext.REGISTERED_IDS[env_id][0]).pairs()
+    env, params = craftext.make(env_id, list(pairs), **settings)
+    texts = tuple(t for _, phrasings in pairs for t in phrasings)
+    text_goal = np.asarray([g for g, (_, phrasings) in enumerate(pairs) for _ in phrasings], np.int32)
+    goals = tuple({"key": goal.key(), "category": goal.category, "level": goal_level(goal)} for goal, _ in pairs)
+    n = env.num_actions
+
+    def observe(obs) -> Observed:
+        return Observed(obs.world.astype(jnp.float32), obs.instruction_index, _all_feasible(n))
+
+    return Task(env_id, env, params, texts, observe, n, text_goal, goals, lambda info: info["success"], reset_ratio=16, goal_objects=tuple(g for g, _ in pairs))
+
+
+def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None = None, **kwargs) -> Task:
+    """Hexagons: one text per (procedure, instruction step)."""
+    import hexagons
+    from hexagons.geometry import NUM_COLOURS
+
+    env, params = hexagons.make(env_id, procedures, observe_action_mask=True, **kwargs)
+    tokens = np.asarray(params.tokens)
+    steps = tokens.shape[1]
+    texts = tuple(env.vocabulary.decode(row) for row in tokens.reshape(-1, tokens.shape[-1]))
+    n = env.num_actions
+
+    def observe(obs) -> Observed:
+        world = jax.nn.one_hot(obs.board, NUM_COLOURS).reshape(-1)
+        return Observed(world, obs.procedure * steps + obs.instruction_index, obs.action_mask)
+
+    ids = np.arange(len(texts), dtype=np.int32)
+    return Task(env_id, env, params, texts, observe, n, ids, tuple({"key": f"text {i}"} for i in ids), lambda info: info["exact_match"] > 0)
+
+
+def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None = None, **kwargs) -> Task:
+    """Blocks world (BAP or Build): one text (the dialogue window) per item."""
+    import blocksworld
+    from blocksworld.grid import NUM_COLOURS
+
+    env, params = blocksworld.make(env_id, items, observe_action_mask=True, **kwargs)
+    texts = tuple(env.vocabulary.decode(row) for row in np.asarray(params.dialogue))
+    n = env.num_actions
+
+    def observe(obs) -> Observed:
+        parts = [jax.nn.one_hot(obs.grid, NUM_COLOURS + 1).reshape(-1)]
+        if obs.target is not None:
+            parts.append(jax.nn.one_hot(obs.target, NUM_COLOURS + 1).reshape(-1))
+        parts += [obs.inventory.astype(jnp.float32) / 20.0, obs.builder_pose.astype(jnp.float32) / jnp.asarray([11, 9, 11, 360, 360])]
+        return Observed(jnp.concatenate(parts), obs.item, obs.action_mask)
+
+    ids = np.arange(len(texts), dtype=np.int32)
+    return Task(env_id, env, params, texts, observe, n, ids, tuple({"key": f"item {i}"} for i in ids), lambda info: info["f1"] >= 1.0)
+
+
+BUILDERS: dict[str, Callable[..., Task]] = {
+    "CrafText-Classic-Symbolic-v1": craftext_task,
+    "CrafText-Classic-Pixels-v1": craftext_task,
+    "CrafText-Symbolic-v1": craftext_task,
+    "CrafText-Pixels-v1": craftext_task,
+    "Hexagons-Paint-v1": hexagons_task,
+    "BlocksWorld-BAP-v1": blocksworld_task,
+    "BlocksWorld-Build-v1": blocksworld_task,
+}
+
+
+def make_task(env_id: str, *args, **kwargs) -> Task:
+    """The ``Task`` of any registered world id (extra arguments go to the world's ``make``)."""
+    if env_id not in BUILDERS:
+        close = difflib.get_close_matches(env_id, list(BUILDERS), n=3, cutoff=0.4)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"unknown env id {env_id!r}.{hint} Known: {', '.join(BUILDERS)}")
+    return BUILDERS[env_id](env_id, *args, **kwargs)
