@@ -221,10 +221,6 @@ def _extend(words: list[str], extra: list[str]) -> None:
     words[-1:-1] = [w for w in extra if w not in words]
 
 
-_extend(PURPOSES, MORE_PURPOSES)
-_extend(ADVERBS, MORE_ADVERBS)
-
-
 # Descriptive adjectives by the kind of thing they may describe (never change what a goal asks).
 ADJECTIVES = {
     "stone": ["grey", "weathered", "mossy", "rough", "polished", "chiselled", "cracked", "smooth", "heavy", "solid", "speckled", "dusty", "cold", "jagged", "quarried"],
@@ -271,14 +267,6 @@ EVEN_MORE_PURPOSES = [
 MORE_PLACE_VERBS = ["deposit", "station", "situate", "drop", "lodge", "fix", "mount", "set out"]
 MORE_BUILD_VERBS = ["raise", "fashion", "put together", "lay out", "shape", "compose", "piece together", "produce"]
 MORE_COLLECT_VERBS = ["gather up", "round up", "stock up on", "amass", "accumulate", "scrounge", "secure", "fetch"]
-
-_extend(POLITE, MORE_POLITE)
-_extend(OPENERS, MORE_OPENERS)
-_extend(ENCOURAGEMENTS, MORE_ENCOURAGEMENTS)
-_extend(PURPOSES, EVEN_MORE_PURPOSES)
-_extend(PLACE_VERBS, MORE_PLACE_VERBS)
-_extend(BUILD_VERBS, MORE_BUILD_VERBS)
-_extend(COLLECT_VERBS, MORE_COLLECT_VERBS)
 
 
 # Scene-setting and motivation phrases in many registers (a villager's request, a guild notice, a
@@ -375,13 +363,6 @@ MORE_ADJECTIVES = {
     "item": ["gathered", "stockpiled", "bundled", "assorted", "spare", "extra", "leftover", "prized", "coveted", "gleaming", "hefty", "light", "compact", "trusty", "honest"],
     "structure": ["elegant", "graceful", "striking", "impressive", "modest", "humble", "straight", "even", "balanced", "aligned", "regular", "sharp", "beautiful", "lovely", "magnificent"],
 }
-for _kind, _extra in MORE_ADJECTIVES.items():
-    _extend(ADJECTIVES[_kind], _extra)
-_extend(PURPOSES, STORY_PURPOSES)
-_extend(OPENERS, STORY_OPENERS)
-_extend(ENCOURAGEMENTS, STORY_ENCOURAGEMENTS)
-_extend(VOCATIVES, STORY_VOCATIVES)
-_extend(ADVERBS, MANNER_ADVERBS)
 
 # A second register: chronicle, trade and household talk, again without naming any game object.
 CHRONICLE_PURPOSES = [
@@ -427,10 +408,6 @@ CHRONICLE_ENCOURAGEMENTS = [
 ]
 CLOSING_PHRASES = [" at your earliest convenience", " right away", " today", " this very moment", " at once", " if you can manage it",
                    " whenever it suits you", " before long", " if possible", " in due course", " on the double", " with all due care"]
-_extend(PURPOSES, CHRONICLE_PURPOSES)
-_extend(OPENERS, CHRONICLE_OPENERS)
-_extend(ENCOURAGEMENTS, CHRONICLE_ENCOURAGEMENTS)
-_extend(CLOSERS, CLOSING_PHRASES)
 
 # A third register: the countryside almanac (seasons, crafts, livestock, cooking, music, the sky).
 ALMANAC_PURPOSES = [
@@ -481,13 +458,6 @@ MORE_BLOCK_WORDS = {
     "coal": ["coal lump", "coal vein"], "iron": ["iron seam", "iron lode"], "diamond": ["diamond vein", "sparkling gem"],
     "plant": ["seedling plant", "little sprout"], "stone": ["boulder block", "masonry block"],
 }
-for _name, _extra in MORE_ACHIEVEMENT_WORDS.items():
-    _extend(ACHIEVEMENTS[_name], _extra)
-for _name, _extra in MORE_BLOCK_WORDS.items():
-    _extend(BLOCKS[_name], _extra)
-_extend(PURPOSES, ALMANAC_PURPOSES)
-_extend(OPENERS, ALMANAC_OPENERS)
-_extend(ENCOURAGEMENTS, ALMANAC_ENCOURAGEMENTS)
 
 # A fourth register: harbour, mountain pass and scholarly life.
 VOYAGE_PURPOSES = [
@@ -524,10 +494,6 @@ MORE_MANNER_ADVERBS = [
     "perfectly ", "persistently ", "quietly ", "rigorously ", "scrupulously ", "sedulously ",
     "shrewdly ", "sprightly ", "sturdily ", "surely ", "thoroughly ", "unerringly ", "unfailingly ", "watchfully ", "wholeheartedly ",
 ]
-_extend(PURPOSES, VOYAGE_PURPOSES)
-_extend(ENCOURAGEMENTS, VOYAGE_ENCOURAGEMENTS)
-_extend(VOCATIVES, WORK_VOCATIVES)
-_extend(ADVERBS, MORE_MANNER_ADVERBS)
 
 # A fifth register: wilderness lore, craftsmanship and household proverbs.
 WILDERNESS_PURPOSES = [
@@ -555,8 +521,6 @@ FRAME_WORDS = {
     "list": ["first on the list", "top priority", "item number one", "the main objective", "the headline task"],
     "quest": ["consider this your quest", "this is your mission", "here is your challenge", "behold your trial", "such is your errand"],
 }
-_extend(PURPOSES, WILDERNESS_PURPOSES)
-_extend(ENCOURAGEMENTS, WILDERNESS_ENCOURAGEMENTS)
 
 MORE_FULL_ACHIEVEMENT_WORDS = {
     "make_arrow": ["feather an arrow shaft", "produce arrows"], "make_torch": ["kindle a torch", "prepare a torch"],
@@ -571,8 +535,6 @@ MORE_FULL_ACHIEVEMENT_WORDS = {
     "drink_potion": ["swig a potion", "gulp down a potion"], "open_chest": ["crack open a chest", "unlatch a chest"],
     "eat_snail": ["gobble up a snail", "chew on a snail"], "eat_bat": ["gobble up a bat", "roast and eat a bat"],
 }
-for _name, _extra in MORE_FULL_ACHIEVEMENT_WORDS.items():
-    _extend(FULL_ACHIEVEMENTS[_name], _extra)
 
 # A sixth register: the town (trades, civic life, markets), for openers, purposes and sign-offs.
 TOWN_PURPOSES = [
@@ -598,9 +560,6 @@ TOWN_ENCOURAGEMENTS = [
     " a statue in your honour is not out of the question.", " the town band will play when you finish.", " overtime is paid double.",
     " the foreman will sign off on it.", " keep the receipt.", " report any delays to the clerk.", " safety first.",
 ]
-_extend(PURPOSES, TOWN_PURPOSES)
-_extend(OPENERS, TOWN_OPENERS)
-_extend(ENCOURAGEMENTS, TOWN_ENCOURAGEMENTS)
 
 # A seventh register: myth and magic, games and pastimes, weather lore.
 MYTH_PURPOSES = [
@@ -627,9 +586,6 @@ MYTH_ENCOURAGEMENTS = [
     " game on.", " may the best builder win.", " ready, set, go.", " no cheating, please.", " the referee is watching.",
     " the clouds look ominous.", " bring an umbrella.", " the thermometer says it is freezing.", " it is sweltering, so pace yourself.",
 ]
-_extend(PURPOSES, MYTH_PURPOSES)
-_extend(OPENERS, MYTH_OPENERS)
-_extend(ENCOURAGEMENTS, MYTH_ENCOURAGEMENTS)
 
 # An eighth register: the garrison, the infirmary and the monastery.
 GARRISON_PURPOSES = [
@@ -649,9 +605,6 @@ GARRISON_ENCOURAGEMENTS = [
 ]
 GARRISON_VOCATIVES = ["private, ", "corporal, ", "sergeant, ", "lieutenant, ", "cadet, ", "recruit, ", "brother monk, ", "sister nurse, ",
                       "healer, ", "physician, ", "herald, ", "quartermaster, ", "ensign, ", "marshal, ", "constable, "]
-_extend(PURPOSES, GARRISON_PURPOSES)
-_extend(ENCOURAGEMENTS, GARRISON_ENCOURAGEMENTS)
-_extend(VOCATIVES, GARRISON_VOCATIVES)
 
 # A ninth register: travel, commerce routes and the river valley.
 VALLEY_PURPOSES = [
@@ -667,8 +620,6 @@ VALLEY_ENCOURAGEMENTS = [
     " the toll is already paid.", " the kingfishers are out, so keep your eyes open.", " the barges are moored safely.",
     " the valley is peaceful this season.", " the ferry leaves at sunset.", " the milestones will guide you.",
 ]
-_extend(PURPOSES, VALLEY_PURPOSES)
-_extend(ENCOURAGEMENTS, VALLEY_ENCOURAGEMENTS)
 
 # A tenth register: the workshop (tools of every trade, as the speaker's aside).
 WORKSHOP_OPENERS = [
@@ -683,5 +634,30 @@ WORKSHOP_PURPOSES = [
     " to prop up the scaffolding", " for the plasterers", " as a marker for the bricklayers", " so the roofers can stack shingles",
     " to align the rafters", " for the stained glass workshop", " as a bench for the upholsterers", " to keep the sawdust contained",
 ]
-_extend(OPENERS, WORKSHOP_OPENERS)
-_extend(PURPOSES, WORKSHOP_PURPOSES)
+
+# ----------------------------------------------------------------------------- assembly
+# Each slot is its base list followed by these extensions, in this order (the shipped data depends on
+# it; ``_extend`` keeps the held-out last entry last and drops repeats).
+_LIST_EXTENSIONS = (
+    (PURPOSES, [MORE_PURPOSES, EVEN_MORE_PURPOSES, STORY_PURPOSES, CHRONICLE_PURPOSES, ALMANAC_PURPOSES, VOYAGE_PURPOSES,
+        WILDERNESS_PURPOSES, TOWN_PURPOSES, MYTH_PURPOSES, GARRISON_PURPOSES, VALLEY_PURPOSES, WORKSHOP_PURPOSES]),
+    (OPENERS, [MORE_OPENERS, STORY_OPENERS, CHRONICLE_OPENERS, ALMANAC_OPENERS, TOWN_OPENERS, MYTH_OPENERS, WORKSHOP_OPENERS]),
+    (ENCOURAGEMENTS, [MORE_ENCOURAGEMENTS, STORY_ENCOURAGEMENTS, CHRONICLE_ENCOURAGEMENTS, ALMANAC_ENCOURAGEMENTS,
+        VOYAGE_ENCOURAGEMENTS, WILDERNESS_ENCOURAGEMENTS, TOWN_ENCOURAGEMENTS, MYTH_ENCOURAGEMENTS, GARRISON_ENCOURAGEMENTS,
+        VALLEY_ENCOURAGEMENTS]),
+    (VOCATIVES, [STORY_VOCATIVES, WORK_VOCATIVES, GARRISON_VOCATIVES]),
+    (ADVERBS, [MORE_ADVERBS, MANNER_ADVERBS, MORE_MANNER_ADVERBS]),
+    (POLITE, [MORE_POLITE]),
+    (CLOSERS, [CLOSING_PHRASES]),
+    (PLACE_VERBS, [MORE_PLACE_VERBS]),
+    (BUILD_VERBS, [MORE_BUILD_VERBS]),
+    (COLLECT_VERBS, [MORE_COLLECT_VERBS]),
+)
+_TABLE_EXTENSIONS = ((ADJECTIVES, MORE_ADJECTIVES), (ACHIEVEMENTS, MORE_ACHIEVEMENT_WORDS), (BLOCKS, MORE_BLOCK_WORDS),
+                     (FULL_ACHIEVEMENTS, MORE_FULL_ACHIEVEMENT_WORDS))
+for _words, _extras in _LIST_EXTENSIONS:
+    for _extra in _extras:
+        _extend(_words, _extra)
+for _table, _more in _TABLE_EXTENSIONS:
+    for _name, _extra in _more.items():
+        _extend(_table[_name], _extra)
