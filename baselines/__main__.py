@@ -39,13 +39,12 @@ def _pairs(args, split: str) -> list:
 
 
 def _task(args, split: str):
-    settings = {"max_steps_in_episode": args.max_episode_steps}
-    if args.env.startswith("CrafText"):
-        pairs = _pairs(args, split)
-        if not pairs:
-            raise SystemExit(f"no {args.level} goals in the {split} split match --goals {args.goals!r}")
-        return make_task(args.env, pairs, **settings)
-    return make_task(args.env, max_steps_in_episode=args.max_episode_steps)
+    if not args.env.startswith("CrafText"):
+        return make_task(args.env, max_steps_in_episode=args.max_episode_steps)
+    pairs = _pairs(args, split)
+    if not pairs:
+        raise SystemExit(f"no {args.level} goals in the {split} split match --goals {args.goals!r}")
+    return make_task(args.env, pairs, max_steps_in_episode=args.max_episode_steps)
 
 
 def _config(args) -> PPOConfig:

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from baselines.networks import ActorCritic
+from baselines.ppo import policy_inputs
 from baselines.tasks import Task
 
 MODES = {"greedy": 0, "sample": 1, "random": 2}
@@ -59,11 +60,10 @@ class Evaluator:
         def step(carry, _):
             obs, state, hidden, first, finished, succeeded, key = carry
             key, key_act, key_random, key_env = jax.random.split(key, 4)
-            seen = jax.vmap(task.observe)(obs)
-            plan = None if plans is None else plans[seen.text][None]
-            hidden, pi, _ = self.network.apply(params, hidden, seen.world[None], instructions[seen.text][None], plan, first[None], seen.mask[None])
+            inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None], obs), first[None])
+            hidden, pi, _ = self.network.apply(params, hidden, *inputs)
             logits = pi.logits[0]
-            uniform = jnp.where(seen.mask, 0.0, -1e9)
+            uniform = jnp.where(inputs[-1][0], 0.0, -1e9)
             action = jnp.select([mode == 0, mode == 1], [logits.argmax(-1), pi.sample(seed=key_act)[0]],
                                 jax.random.categorical(key_random, uniform))
             obs, state, _, terminated, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(jax.random.split(key_env, e), state, action, env_params)

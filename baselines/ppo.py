@@ -129,6 +129,14 @@ def _gae(traj: Transition, last_value: Array, gamma: float, lam: float) -> tuple
     return advantages, advantages + traj.value
 
 
+def policy_inputs(task: Task, instructions: Array, plans: Array | None, obs: Any, reset: Array) -> tuple:
+    """``ActorCritic`` inputs (world, instruction, plan, reset, mask) from (T, B) observations and
+    (T, B) reset flags; ``instructions`` / ``plans``: (num_texts, E) embedding tables."""
+    seen = jax.vmap(jax.vmap(task.observe))(obs)
+    plan = None if plans is None else plans[seen.text]
+    return seen.world, instructions[seen.text], plan, reset, seen.mask
+
+
 class PPO:
     """One PPO learner on one task; see the module docstring."""
 
@@ -161,10 +169,7 @@ class PPO:
         return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, NamedSharding(self.mesh, spec)) if x.ndim > axis else x, tree)
 
     def _inputs(self, obs: Any, done: Array) -> tuple:
-        """Time-major network inputs from (T, B) observations."""
-        seen = jax.vmap(jax.vmap(self.task.observe))(obs)
-        plan = None if self.plans is None else self.plans[seen.text]
-        return seen.world, self.instructions[seen.text], plan, done, seen.mask
+        return policy_inputs(self.task, self.instructions, self.plans, obs, done)
 
     def _apply(self, params, hidden: Array, obs: Any, done: Array):
         return self.network.apply(params, hidden, *self._inputs(obs, done))

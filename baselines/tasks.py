@@ -58,8 +58,8 @@ class Task:
     @property
     def pixels(self) -> bool:
         """Whether the world features are an image (H, W, C)."""
-        obs, _ = self.env.reset(jax.random.key(0), self.params)
-        return self.observe(obs).world.ndim == 3
+        world = jax.eval_shape(lambda: self.observe(self.env.reset(jax.random.key(0), self.params)[0]).world)
+        return len(world.shape) == 3
 
 
 def _all_feasible(num_actions: int) -> Array:
