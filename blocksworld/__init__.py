@@ -2,7 +2,8 @@
 Action Prediction (BAP v2) and for building target structures.
 
 ``make("BlocksWorld-BAP-v1")`` / ``make("BlocksWorld-Build-v1")`` give ``(env, params)`` over
-synthetic items; pass ``items=`` (e.g. from ``blocksworld.data.load_items``) for the corpus.
+simulated items (``blocksworld.synthetic``); pass ``items=`` (e.g. from
+``blocksworld.data.load_items``) for the corpus.
 """
 
 from __future__ import annotations
@@ -25,14 +26,20 @@ def make(
     items: Sequence[BapItem] | None = None,
     vocabulary: Vocabulary | None = None,
     *,
+    simulator: str | None = None,
+    num_items: int = 256,
+    seed: int = 0,
     max_steps_in_episode: int = 64,
     **env_kwargs,
 ) -> tuple[BlocksWorld, EnvParams]:
     """Build a registered blocks-world env and its params.
 
     items: BAP items (BAP) or target items (Build; the reference end structure is the target).
-        Default: 256 synthetic items / targets, seed 0 (``blocksworld.synthetic``).
-    vocabulary: dialogue token ids (default: built from the items' dialogue windows).
+        Default: ``num_items`` synthetic items / targets of ``simulator`` (``random``, ``blocks`` or
+        ``shapes``; default ``random`` for BAP, ``blocks`` for Build) and ``seed``; draw fresh ones
+        of the same shapes with ``blocksworld.synthetic.endless_params``.
+    vocabulary: dialogue token ids (default: built from the items' dialogue windows; for simulated
+        items, every word the simulators can say).
     env_kwargs: ``max_tokens``, ``observe_action_mask``.
     """
     if env_id not in REGISTERED_IDS:
@@ -41,9 +48,14 @@ def make(
         raise ValueError(f"unknown blocks-world env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
     task = REGISTERED_IDS[env_id]
     if items is None:
-        from blocksworld.synthetic import generate_items, generate_targets
+        from blocksworld import synthetic
 
-        items = generate_items(256, seed=0) if task == "bap" else generate_targets(256, seed=0)
+        simulator = simulator or ("random" if task == "bap" else "blocks")
+        vocabulary = vocabulary or synthetic.vocabulary()
+        env = BlocksWorld(vocabulary, task=task, **env_kwargs)
+        return env, synthetic.episode_params(env, simulator, num_items, seed, max_steps_in_episode=max_steps_in_episode)
+    if simulator is not None:
+        raise ValueError("pass either items or simulator, not both")
     if vocabulary is None:
         vocabulary = Vocabulary.build(dialogue_window(i.history) for i in items)
     env = BlocksWorld(vocabulary, task=task, **env_kwargs)

@@ -33,7 +33,7 @@ from blocksworld.grid import COLOURS, PICK, PLACE, Block, colour_code, in_region
 from blocksworld.item import ARCHITECT, BUILDER, BapItem
 
 SPLIT_NAMES = {"train": "train", "val": "dev", "test": "test"}
-_GAME_STRUCTURE = re.compile(r"^B\d+-A\d+-(C\d+(?:_\d+)?)-\d{7,}$")
+_GAME_STRUCTURE = re.compile(r"^B\d+-A\d+-([A-Z]+\d+(?:_\d+)?)-\d{7,}$")
 _XML_BLOCK = re.compile(r'<DrawBlock\s+type="([^"]+)"\s+x="(-?\d+)"\s+y="(-?\d+)"\s+z="(-?\d+)"\s*/>')
 
 
@@ -47,10 +47,11 @@ class MdcDataError(ValueError):
 
 
 def structure_id(game_id: str) -> str:
-    """Target structure of a game directory name, e.g. ``B1-A3-C1-1522435497386`` -> ``C1``."""
+    """Target structure of a game directory name, e.g. ``B1-A3-C1-1522435497386`` -> ``C1`` (the
+    simulators' games use ids such as ``SHP0_17``)."""
     match = _GAME_STRUCTURE.match(game_id)
     if match is None:
-        raise MdcDataError(game_id, None, "<directory name>", "expected B<n>-A<n>-C<k>-<timestamp>")
+        raise MdcDataError(game_id, None, "<directory name>", "expected B<n>-A<n>-<structure id>-<timestamp>")
     return match.group(1)
 
 

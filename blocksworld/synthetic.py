@@ -1,138 +1,233 @@
-"""Synthetic blocks-world episodes, so every task runs without the corpus.
+"""Synthetic BAP v2 data: games of the three dialogue simulators, split by target structure.
 
-``random_structure`` grows a grounded, face-connected structure block by block;
-``generate_items`` cuts its build order into BAP items whose Architect instruction places each new
-block relative to the block it rests against, in the Builder's frame of reference
-(``relation``); ``generate_targets`` gives empty-board Build items. Deterministic given a seed.
+Simulators (``blocksworld.simulators``): ``random`` (random structures, block-by-block dialogues),
+``blocks`` (three-shape structures of all six shapes, blocks-based dialogues), ``shapes``
+(two-shape structures of rows, diagonals and planes, shape-based dialogues). Game ``k`` of seed
+``s`` is drawn from its own generator, so it does not depend on how many games are asked for; each
+game has its own target structure and goes to train / dev / test with probabilities 0.8 / 0.1 /
+0.1 (the corpus splits by structure too).
+
+Items are ``BapItem``s, exactly what ``blocksworld.data`` derives from the corpus: ``write_corpus``
+writes games in the corpus's own layout (``logs/splits.json``, one
+``postprocessed-observations.json`` per game, ``gold-configurations/<id>.xml``), and the corpus
+loader reads them back into the same items.
+
+Usage: ``python -m blocksworld.synthetic [--games N] [--seed S] [--simulators random blocks shapes]
+[--out DIR [--format jsonl|corpus]]`` prints per simulator and split the games, items, empty-board
+items, mean raw / net action-sequence length, vocabulary size, spatial-relation types and items per
+minute.
 """
 
 from __future__ import annotations
 
-import math
+import argparse
+import itertools
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
-import numpy as np
+from blocksworld import lexicon
+from blocksworld.grid import COLOURS, PLACE
+from blocksworld.item import ARCHITECT, BUILDER, BapItem
+from blocksworld.shapes import SHAPE_KINDS, shape_structure
+from blocksworld.simulators import Game, blocks_dialogue, random_dialogue, shape_dialogue
+from blocksworld.tokenizer import Vocabulary, words
 
-from blocksworld.item import ARCHITECT, BapItem
-from blocksworld.grid import BLOCKS_PER_COLOUR, COLOURS, FACES, NUM_COLOURS, PLACE, Block, in_region
-
-
-def random_structure(rng: np.random.Generator, num_blocks: int) -> list[Block]:
-    """Blocks in build order: the first on the floor near the centre, each next one face-adjacent
-    to an earlier one (or on the floor next to it); at most 20 of a colour."""
-    x, z = (int(v) for v in rng.integers(-2, 3, size=2))
-    blocks = [(x, 1, z, int(rng.integers(1, NUM_COLOURS + 1)))]
-    cells = {blocks[0][:3]}
-    used = np.bincount([blocks[0][3]], minlength=NUM_COLOURS + 1)
-    while len(blocks) < num_blocks:
-        bx, by, bz, _ = blocks[int(rng.integers(len(blocks)))]
-        dx, dy, dz = FACES[int(rng.integers(len(FACES)))]
-        cell = (bx + dx, by + dy, bz + dz)
-        if cell in cells or not in_region(*cell):
-            continue
-        colour = int(rng.integers(1, NUM_COLOURS + 1))
-        if used[colour] >= BLOCKS_PER_COLOUR:
-            continue
-        used[colour] += 1
-        cells.add(cell)
-        blocks.append((*cell, colour))
-    return blocks
+SIMULATORS = {"random": "RND", "blocks": "BLK", "shapes": "SHP"}
+"""Simulator name -> the prefix of its structure ids."""
+SPLITS = (("train", 0.8), ("dev", 0.1), ("test", 0.1))
 
 
-def builder_pose(rng: np.random.Generator, blocks: list[Block]) -> tuple[float, float, float, float, float]:
-    """A pose 6-9 cells from the blocks' centre, on the floor, facing it (yaw in degrees,
-    Minecraft convention: facing (-sin yaw, cos yaw) in the (x, z) plane)."""
-    cx, cz = np.mean([b[0] for b in blocks]), np.mean([b[2] for b in blocks])
-    yaw = float(rng.uniform(-180.0, 180.0))
-    distance = float(rng.uniform(6.0, 9.0))
-    fx, fz = -math.sin(math.radians(yaw)), math.cos(math.radians(yaw))
-    return (float(cx - distance * fx), 1.0, float(cz - distance * fz), yaw, float(rng.uniform(15.0, 45.0)))
-
-
-def relation(offset: tuple[int, int, int], yaw: float) -> str:
-    """Where a block at ``offset`` (a unit face step) from a reference block is, seen by a Builder
-    with this yaw: "on top of", "below", "to the left of", "to the right of", "in front of",
-    "behind"."""
-    dx, dy, dz = offset
-    if dy:
-        return "on top of" if dy > 0 else "below"
-    fx, fz = -math.sin(math.radians(yaw)), math.cos(math.radians(yaw))
-    rx, rz = -math.cos(math.radians(yaw)), -math.sin(math.radians(yaw))
-    ahead, right = dx * fx + dz * fz, dx * rx + dz * rz
-    if abs(ahead) >= abs(right):
-        return "behind" if ahead > 0 else "in front of"
-    return "to the right of" if right > 0 else "to the left of"
-
-
-def _instruction(blocks: list[Block], placed: list[Block], yaw: float) -> str:
-    parts = []
-    for block in placed:
-        name = COLOURS[block[3] - 1]
-        article = "an" if name[0] in "aeiou" else "a"
-        earlier = [b for b in blocks if b != block]
-        support = next(
-            (b for b in reversed(earlier) if sum(abs(p - q) for p, q in zip(b[:3], block[:3])) == 1), None
-        )
-        if support is None:
-            parts.append(f"put {article} {name} block on the ground")
+def simulate_game(simulator: str, index: int, seed: int = 0) -> Game:
+    """Game ``index`` of ``simulator`` for ``seed`` (deterministic)."""
+    if simulator not in SIMULATORS:
+        raise ValueError(f"unknown simulator {simulator!r}; use one of {', '.join(SIMULATORS)}")
+    rng = random.Random(f"{simulator}:{seed}:{index}")
+    draw = rng.random()
+    split = next(name for name, cumulative in zip((s for s, _ in SPLITS), itertools.accumulate(f for _, f in SPLITS)) if draw < cumulative)
+    structure_id = f"{SIMULATORS[simulator]}{seed}_{index}"
+    game_id = f"B0-A0-{structure_id}-{index:013d}"
+    while True:
+        game = Game(game_id, structure_id, split, rng)
+        if simulator == "random":
+            done = random_dialogue(game)
+        elif simulator == "blocks":
+            done = blocks_dialogue(game, shape_structure(rng, 3, SHAPE_KINDS))
         else:
-            offset = tuple(p - q for p, q in zip(block[:3], support[:3]))
-            parts.append(f"put {article} {name} block {relation(offset, yaw)} the {COLOURS[support[3] - 1]} one")
-        blocks = blocks + [block]
-    return ", then ".join(parts)
+            done = shape_dialogue(game, shape_structure(rng, 2, ("row", "diagonal", "plane")))
+        if done:
+            return game
 
 
-def generate_items(num_items: int, seed: int = 0, max_blocks: int = 12) -> list[BapItem]:
-    """BAP items from random structures, each placing 1-3 blocks after one instruction."""
-    rng = np.random.default_rng(seed)
+def simulate(simulator: str, num_games: int, seed: int = 0) -> list[Game]:
+    return [simulate_game(simulator, k, seed) for k in range(num_games)]
+
+
+def generate_items(num_items: int, seed: int = 0, simulator: str = "random") -> list[BapItem]:
+    """The first ``num_items`` BAP items of the simulator's games 0, 1, ..."""
     items: list[BapItem] = []
-    game = 0
-    while len(items) < num_items:
-        structure = random_structure(rng, int(rng.integers(3, max_blocks + 1)))
-        built: list[Block] = []
-        history: list[tuple[str, str]] = []
-        while len(built) < len(structure) and len(items) < num_items:
-            run = structure[len(built) : len(built) + int(rng.integers(1, 4))]
-            pose = builder_pose(rng, built or run)
-            text = _instruction(built, run, pose[3])
-            history.append((ARCHITECT, text))
-            items.append(
-                BapItem(
-                    game_id=f"SYN-{seed}-{game}",
-                    structure_id=f"S{game}",
-                    split="synthetic",
-                    sample_id=len(built),
-                    start=tuple(sorted(built)),
-                    end=tuple(sorted(built + run)),
-                    actions=tuple((PLACE, *b) for b in run),
-                    action_states=tuple(range(len(built), len(built) + len(run))),
-                    history=tuple(history),
-                    builder_pose=pose,
-                )
-            )
-            history += [(PLACE, COLOURS[b[3] - 1]) for b in run]
-            built += run
-        game += 1
-    return items
+    for k in itertools.count():
+        if len(items) >= num_items:
+            return items[:num_items]
+        items += simulate_game(simulator, k, seed).items
 
 
-def generate_targets(num_targets: int, seed: int = 0, max_blocks: int = 20) -> list[BapItem]:
-    """Build items: an empty start and a random target structure."""
-    rng = np.random.default_rng(seed)
-    targets = []
-    for t in range(num_targets):
-        structure = random_structure(rng, int(rng.integers(3, max_blocks + 1)))
-        targets.append(
-            BapItem(
-                game_id=f"TARGET-{seed}-{t}",
-                structure_id=f"T{t}",
-                split="synthetic",
-                sample_id=0,
-                start=(),
-                end=tuple(sorted(structure)),
-                actions=(),
-                action_states=(),
-                history=(),
-                builder_pose=builder_pose(rng, structure),
+def as_target(game: Game) -> BapItem:
+    """A Build item of a game: empty start, the game's final structure, the Builder's whole action
+    sequence (temporary supports included) as the gold actions, its first pose."""
+    items = game.items
+    return BapItem(
+        game_id=game.game_id,
+        structure_id=game.structure_id,
+        split=game.split,
+        sample_id=0,
+        start=(),
+        end=items[-1].end,
+        actions=tuple(a for i in items for a in i.actions),
+        action_states=tuple(s for i in items for s in i.action_states),
+        history=(),
+        builder_pose=items[0].builder_pose,
+    )
+
+
+def generate_targets(num_targets: int, seed: int = 0, simulator: str = "blocks") -> list[BapItem]:
+    """Build items (``as_target``) of the simulator's games 0..num_targets-1."""
+    return [as_target(simulate_game(simulator, k, seed)) for k in range(num_targets)]
+
+
+def vocabulary() -> Vocabulary:
+    """Dialogue tokens covering every line the simulators can produce (no unknown words), so
+    params drawn from fresh games keep the token table of the first ones."""
+    tokens = sorted(lexicon.words()) + [str(n) for n in range(21)] + list(",.!?-'")
+    return Vocabulary(tokens)
+
+
+def episode_params(env, simulator: str, num_items: int, seed: int, **settings):
+    """Params of ``num_items`` fresh synthetic episodes for a BlocksWorld env (BAP items or, for
+    Build, target structures): same shapes for every seed, so one compiled step runs them all."""
+    if env.task == "build":
+        items = generate_targets(num_items, seed, simulator)
+    else:
+        items = generate_items(num_items, seed, simulator)
+    return env.make_params(items, **settings)
+
+
+def endless_params(env, simulator: str, num_items: int, seed: int = 0, **settings) -> Iterator:
+    """``episode_params`` for seeds ``seed``, ``seed + 1``, ...: swap them in between jitted
+    training chunks for an endless supply of tasks without recompiling."""
+    for k in itertools.count(seed):
+        yield episode_params(env, simulator, num_items, k, **settings)
+
+
+def statistics(games: Sequence[Game]) -> dict[str, float]:
+    """Games, items, empty-board items, mean raw / net action-sequence length, vocabulary size and
+    spatial-relation counts of some games."""
+    items = [i for g in games for i in g.items]
+    vocab = {w for g in games for speaker, text in g.history if speaker in (ARCHITECT, BUILDER) for w in words(text)}
+    relations = sum((g.relations for g in games), Counter())
+    return {
+        "games": len(games),
+        "items": len(items),
+        "empty_board_items": sum(i.empty_board for i in items),
+        "raw_mean": sum(len(i.actions) for i in items) / max(len(items), 1),
+        "net_mean": sum(len(set(i.start) ^ set(i.end)) for i in items) / max(len(items), 1),
+        "vocabulary": len(vocab),
+        **{f"relations_{k}": relations[k] for k in ("none", "1D", "2D", "3D", "builder-anchored")},
+    }
+
+
+def _snapshot(pose, chat: list[str], blocks: dict) -> dict:
+    x, y, z, yaw, pitch = pose
+    return {
+        "BuilderPosition": {"X": x, "Y": y, "Z": z, "Yaw": yaw, "Pitch": pitch},
+        "ChatHistory": list(chat),
+        "BlocksInGrid": [
+            {"AbsoluteCoordinates": {"X": cx, "Y": cy, "Z": cz}, "Type": f"cwc_minecraft_{COLOURS[colour - 1]}_rn"}
+            for (cx, cy, cz), colour in sorted(blocks.items())
+        ],
+    }
+
+
+def game_log(game: Game) -> dict:
+    """The game as a corpus ``postprocessed-observations.json``: two empty snapshots, then one per
+    chat line and one per action."""
+    first_pose = game.events[0][2]
+    chat: list[str] = []
+    blocks: dict = {}
+    states = [_snapshot(first_pose, chat, blocks), _snapshot(first_pose, chat, blocks)]
+    for event in game.events:
+        if event[0] == "chat":
+            chat.append(event[1])
+        else:
+            kind, x, y, z, colour = event[1]
+            if kind == PLACE:
+                blocks[(x, y, z)] = colour
+            else:
+                del blocks[(x, y, z)]
+        states.append(_snapshot(event[2], chat, blocks))
+    return {"WorldStates": states}
+
+
+def write_corpus(games: Sequence[Game], directory: str | Path) -> None:
+    """Write games in the corpus layout under ``directory`` (readable by ``blocksworld.data``)."""
+    directory = Path(directory)
+    splits: dict[str, list[str]] = {"train": [], "val": [], "test": []}
+    names = {"train": "train", "dev": "val", "test": "test"}
+    for game in games:
+        splits[names[game.split]].append(game.structure_id)
+        log_dir = directory / "logs" / "data-synthetic" / "logs" / game.game_id
+        log_dir.mkdir(parents=True, exist_ok=True)
+        (log_dir / "postprocessed-observations.json").write_text(json.dumps(game_log(game)))
+        gold = directory / "gold-configurations" / f"{game.structure_id}.xml"
+        gold.parent.mkdir(parents=True, exist_ok=True)
+        gold.write_text(
+            "".join(
+                f'<DrawBlock type="cwc_minecraft_{COLOURS[c - 1]}_rn" x="{x + 100}" y="{y}" z="{z + 100}"/>\n'
+                for x, y, z, c in game.items[-1].end
             )
         )
-    return targets
+    (directory / "logs" / "splits.json").write_text(json.dumps(splits))
+
+
+def main(argv: list[str] | None = None) -> None:
+    from blocksworld.data import write_jsonl
+
+    parser = argparse.ArgumentParser(prog="python -m blocksworld.synthetic", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="games per simulator (default 200)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--simulators", nargs="+", default=list(SIMULATORS), choices=list(SIMULATORS))
+    parser.add_argument("--out", type=Path, help="write the games here, one folder per simulator")
+    parser.add_argument("--format", choices=("jsonl", "corpus"), default="jsonl", help="items-<split>.jsonl or the corpus's log layout")
+    args = parser.parse_args(argv)
+    header = f"{'simulator':<9} {'split':<5} {'games':>6} {'items':>7} {'EB':>5} {'raw len':>7} {'net len':>7} {'vocab':>5}  relations (none/1D/2D/3D/anchored)"
+    print(header)
+    for simulator in args.simulators:
+        began = time.perf_counter()
+        games = simulate(simulator, args.games, args.seed)
+        seconds = time.perf_counter() - began
+        for split in ("train", "dev", "test", "all"):
+            chosen = [g for g in games if split in ("all", g.split)]
+            s = statistics(chosen)
+            relations = "/".join(str(s[f"relations_{k}"]) for k in ("none", "1D", "2D", "3D", "builder-anchored"))
+            print(
+                f"{simulator:<9} {split:<5} {s['games']:>6} {s['items']:>7} {s['empty_board_items']:>5} "
+                f"{s['raw_mean']:>7.2f} {s['net_mean']:>7.2f} {s['vocabulary']:>5}  {relations}"
+            )
+        items = sum(len(g.items) for g in games)
+        print(f"{simulator}: {items} items in {seconds:.1f} s = {items / seconds * 60:,.0f} items/min")
+        if args.out:
+            out = args.out / simulator
+            out.mkdir(parents=True, exist_ok=True)
+            if args.format == "corpus":
+                write_corpus(games, out)
+            else:
+                for split in ("train", "dev", "test"):
+                    write_jsonl([i for g in games if g.split == split for i in g.items], out / f"items-{split}.jsonl")
+            print(f"wrote {simulator} games to {out}")
+
+
+if __name__ == "__main__":
+    main()

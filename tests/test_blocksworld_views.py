@@ -2,7 +2,7 @@ import numpy as np
 
 from blocksworld.grid import colour_code, to_grid
 from blocksworld.render import builder_view, save_png, to_image, to_layers
-from blocksworld.synthetic import relation
+from blocksworld.spatial import to_builder, to_world
 from blocksworld.text import describe, egocentric, facts
 
 RED, BLUE = colour_code("red"), colour_code("blue")
@@ -29,11 +29,14 @@ def test_describe_and_facts():
     assert describe(np.zeros((11, 9, 11), np.int8), FACING_PLUS_Z) == "The build region is empty."
 
 
-def test_relation_words_match_the_frame():
-    assert relation((-1, 0, 0), 0.0) == "to the right of"
-    assert relation((0, 0, 1), 0.0) == "behind"
-    assert relation((0, 0, -1), 0.0) == "in front of"
-    assert relation((0, 1, 0), 37.0) == "on top of"
+def test_builder_frame_matches_the_egocentric_view():
+    for yaw in (0.0, 37.0, 90.0, -100.0, 181.0, 265.0):
+        pose = (0.0, 0.0, 0.0, float(90 * round(yaw / 90)), 0.0)
+        for offset in ((1, 0, 0), (0, 0, 1), (-2, 3, 1)):
+            right, up, ahead = to_builder(offset, yaw)
+            assert (right, up, ahead) == tuple(round(v) for v in egocentric(offset, pose))
+            assert to_world(right, up, ahead, yaw) == offset
+    assert to_builder((-1, 0, 0), 0.0) == (1, 0, 0)  # facing +z, -x is on the right
 
 
 def test_layers_and_image(tmp_path):
