@@ -1,8 +1,10 @@
 """``python -m benchmarks``: env-only steps/s of every registered world vs num_envs, and PPO
 training steps/s of each baseline policy with the share of time spent in the environment.
 
-Writes ``env_sps.json``, ``env_sps.csv``, ``env_sps.md``, ``env_sps.png`` and
-``training_sps.{json,md}`` under ``--out`` (default ``benchmarks/results/<device>``). ``--quick`` is a seconds-long check that the code
+Writes ``env_sps.json``, ``env_sps.csv``, ``env_sps.md``, ``env_sps.png``,
+``training_sps.{json,md}`` and, with a blocks world, the host-side ``bap_scoring.json`` and
+``synthetic_items.json`` (simulated BAP items per minute) under ``--out`` (default
+``benchmarks/results/<device>``). ``--host-only`` runs just the host-side blocks-world timings. ``--quick`` is a seconds-long check that the code
 works (tiny sizes, nothing written unless ``--out`` is given).
 """
 
@@ -21,7 +23,7 @@ import jax
 import jaxlib
 
 from benchmarks.env_sps import measure_env, rollout_steps
-from benchmarks.metrics_time import bap_scoring_time
+from benchmarks.metrics_time import bap_scoring_time, synthetic_generation_rate
 from benchmarks.training import markdown, measure_training
 from benchmarks.worlds import WORLDS
 
@@ -106,6 +108,25 @@ def _training(args, info: dict, on_cpu: bool) -> list[dict]:
     return rows
 
 
+def _host_timings(args, info: dict) -> list[dict]:
+    """BAP v2 scoring time and simulated items per minute, printed and saved."""
+    scoring = bap_scoring_time(args.mdc)
+    print(
+        f"BAP v2 metrics, {scoring['items']} {scoring['source']} items: {scoring['median_s']:.2f} s "
+        f"(first call with compilation {scoring['first_call_s']:.2f} s)",
+        flush=True,
+    )
+    rates = synthetic_generation_rate(repeats=args.repeats)
+    for r in rates:
+        print(f"synthetic {r['simulator']:<7} {r['items_per_min_median']:>12,.0f} BAP items/min ({r['games']} games, {r['items']} items)", flush=True)
+    out = args.out or RESULTS / device_slug(info)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bap_scoring.json").write_text(json.dumps({"device": info, **scoring}, indent=2))
+    (out / "synthetic_items.json").write_text(json.dumps({"device": info, "results": rates}, indent=2))
+    print(f"wrote {out}/bap_scoring.json, synthetic_items.json")
+    return rates
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--worlds", nargs="+", default=None, help="world ids (default: all; --quick: those without world generation)")
@@ -115,7 +136,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
     parser.add_argument("--training-envs", type=int, default=None, help="num_envs of the PPO training benchmark (default 64 on CPU, 1024 elsewhere; 0 skips it)")
     parser.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time BAP dev scoring on it")
+    parser.add_argument("--host-only", action="store_true", help="only the host-side blocks-world timings (BAP scoring, synthetic items)")
     args = parser.parse_args(argv)
+    if args.host_only:
+        return _host_timings(args, device_info())
     if args.worlds is None:
         args.worlds = [w for w, spec in WORLDS.items() if not (args.quick and spec.reset_ratio)]
     unknown = [w for w in args.worlds if w not in WORLDS]
@@ -144,14 +168,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 f"compile {result['compile_s']:.2f} s",
                 flush=True,
             )
-    scoring = None
-    if not args.quick and any(w.startswith("BlocksWorld") for w in args.worlds):
-        scoring = bap_scoring_time(args.mdc)
-        print(
-            f"BAP v2 metrics, {scoring['items']} {scoring['source']} items: {scoring['median_s']:.2f} s "
-            f"(first call with compilation {scoring['first_call_s']:.2f} s)",
-            flush=True,
-        )
+    host = not args.quick and any(w.startswith("BlocksWorld") for w in args.worlds)
     training = _training(args, info, on_cpu)
     ratio_rows = {r["num_envs"]: r for r in rows if r["world"] == "Craftax-Classic-Symbolic (bare)"}
     for r in rows:
@@ -168,9 +185,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
         if training:
             (out / "training_sps.json").write_text(json.dumps({"device": info, "results": training}, indent=2))
             (out / "training_sps.md").write_text(markdown(training, info))
-        if scoring:
-            (out / "bap_scoring.json").write_text(json.dumps({"device": info, **scoring}, indent=2))
         print(f"wrote {out}/env_sps.{{json,csv,md,png}}")
+    if host:
+        _host_timings(args, info)
     return rows
 
 

@@ -1,6 +1,7 @@
-"""Time to score a whole BAP split with the BAP v2 metrics (fairer F1 and the rest).
+"""Host-side blocks-world timings: scoring a whole BAP split with the BAP v2 metrics (fairer F1 and
+the rest), and generating synthetic BAP items with each dialogue simulator.
 
-With the corpus (``--mdc DIR``) the dev split is scored against itself replayed in recorded order;
+For scoring, with the corpus (``--mdc DIR``) the dev split is scored against itself replayed in recorded order;
 without it, 1331 synthetic items (the dev split's size) with random predictions.
 """
 
@@ -47,3 +48,20 @@ def bap_scoring_time(mdc_dir: str | None = None, repeats: int = 3) -> dict:
         score()
         times.append(time.perf_counter() - t0)
     return {"items": len(items), "source": source, "first_call_s": first, "median_s": float(np.median(times))}
+
+
+def synthetic_generation_rate(games: int = 1000, repeats: int = 3) -> list[dict]:
+    """BAP items per minute of each simulator (``blocksworld.synthetic``), generating ``games``
+    games per repeat (different seeds), median over ``repeats``."""
+    from blocksworld.synthetic import SIMULATORS, simulate
+
+    rows = []
+    for simulator in SIMULATORS:
+        rates, items = [], 0
+        for seed in range(repeats):
+            t0 = time.perf_counter()
+            items = sum(len(g.items) for g in simulate(simulator, games, seed))
+            rates.append(items / (time.perf_counter() - t0) * 60)
+        rows.append({"simulator": simulator, "games": games, "items": items, "items_per_min_median": float(np.median(rates)),
+                     "items_per_min_min": float(min(rates)), "repeats": repeats})
+    return rows

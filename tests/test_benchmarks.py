@@ -26,6 +26,14 @@ def test_bap_scoring_time_runs_on_synthetic_items():
     assert result["items"] == 1331 and result["median_s"] > 0
 
 
+def test_synthetic_generation_rate_covers_every_simulator():
+    from benchmarks.metrics_time import synthetic_generation_rate
+
+    rows = synthetic_generation_rate(games=5, repeats=1)
+    assert [r["simulator"] for r in rows] == ["random", "blocks", "shapes"]
+    assert all(r["items"] >= 5 and r["items_per_min_median"] > 0 for r in rows)
+
+
 def test_optimistic_reset_measurement_path():
     from benchmarks.env_sps import measure_env
     from benchmarks.worlds import BareCraftax  # noqa: F401  (importable without running Craftax)

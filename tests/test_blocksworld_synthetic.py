@@ -74,7 +74,7 @@ def test_every_sampled_shape_fits_its_definition(kind):
         assert _is_shape(kind, shape.cells), shape
         assert min(c[1] for c in shape.cells) == 1
         orientations.add(tuple(_plane_axes(shape.cells)))
-    assert len(orientations) == (3 if kind == "row" else 3)  # every axis / plane is drawn
+    assert len(orientations) == 3  # every axis (rows) or plane (the others) is drawn
 
 
 def test_composite_structures_are_grounded_connected_and_inside():
@@ -317,8 +317,8 @@ def _check_shape_item(item, previous):
     text = " | ".join(lines)
     kind = SHAPE_WORDS[re.search(r"\b(" + "|".join(SHAPE_WORDS) + r")\b", text).group(1)]
     colour = COLOUR.search(text).group(1)
-    area = re.search(NUM + r"(?: blocks)? ?(?:x|by) ?" + NUM, text)
-    length = re.search(NUM + r" blocks? (?:long|tall|high)|of " + NUM + " blocks|" + NUM + " long", text)
+    area = re.search(NUM + r"(?: blocks| cubes)? ?(?:x|by) ?" + NUM, text)
+    length = re.search(NUM + r" (?:block|cube)s? (?:long|tall|high)|of " + NUM + " (?:block|cube)s|" + NUM + " long", text)
     directions = []
     for line in lines:
         going = re.search(r"going (.*?)(?=,? ?(?:starting|beginning)\b|$)", line)
