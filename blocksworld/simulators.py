@@ -41,6 +41,9 @@ P_OMIT = 0.1
 """Probability that the instruction leaves out each omissible element (one at most per instruction)."""
 P_ELLIPSIS = 0.1
 """Probability of leaving out "the last block" when it is the reference of a placement."""
+P_FRONTED = 0.25
+"""Probability of the other word order: the location before the verb ("to the left of the red one,
+put a blue block"), a shape's directions before its size."""
 MAX_BLOCKS = 40
 """The random structure stops growing (it only loses blocks) at this size."""
 
@@ -239,7 +242,11 @@ class Game:
             obj = f"{_number(rng, len(cells))} {floating}{shown}{rng.choice(lx.PLURAL_NOUNS)}"
         verb = rng.choice(lx.PLACE_VERBS)
         where = "" if omit == "location" else f" {location}"
-        lines = [(ARCHITECT, f"{rng.choice(lx.OPENERS)}{verb} {obj}{where}{rng.choice(lx.ENDINGS)}")]
+        if where and rng.random() < P_FRONTED:
+            text = f"{rng.choice(lx.OPENERS)}{location}, {verb} {obj}"
+        else:
+            text = f"{rng.choice(lx.OPENERS)}{verb} {obj}{where}"
+        lines = [(ARCHITECT, text + rng.choice(lx.ENDINGS))]
         if omit == "colour":
             answers = lx.COLOUR_ANSWERS if len(cells) > 1 else lx.COLOUR_ANSWERS[:3]
             lines += [(BUILDER, rng.choice(lx.COLOUR_QUESTIONS)), (ARCHITECT, rng.choice(answers).format(colour=name))]
@@ -428,14 +435,18 @@ def shape_instruction(game: Game, shape: Shape, start: Cell, where: str | None) 
     shown = "" if omit == "colour" else f"{colour} "
     words = f"{shown}{name}"
     text = f"{rng.choice(lx.OPENERS)}{rng.choice(lx.BUILD_VERBS)} {_article(words)} {words}"
-    text += "" if omit == "size" else f" {size}"
-    text += "" if omit == "direction" or (tower and rng.random() < 0.5) else f" {going}"
+    parts = ["" if omit == "size" else f" {size}", "" if omit == "direction" or (tower and rng.random() < 0.5) else f" {going}"]
+    if parts[1] and parts[0] and rng.random() < P_FRONTED:  # "a red wall going up and to your left, 3x2"
+        parts = [parts[1], "," + parts[0]]
+    text += "".join(parts)
     start_clause = "" if where is None else rng.choice(lx.SHAPE_START).format(where=where)
     text += "" if omit == "start" else start_clause
     lines = [(ARCHITECT, text + rng.choice(lx.ENDINGS))]
     if omit == "colour":
         lines += [(BUILDER, rng.choice(lx.COLOUR_QUESTIONS)), (ARCHITECT, rng.choice(lx.COLOUR_ANSWERS[:3]).format(colour=colour))]
     elif omit == "size":
+        if size.startswith("of "):  # alone, "of four blocks" is no answer: "four blocks long"
+            size = (lx.HEIGHT if tower else lx.LENGTH)[0].format(n=size.split()[1])
         lines += [(BUILDER, rng.choice(lx.SIZE_QUESTIONS)), (ARCHITECT, size)]
     elif omit == "direction":
         lines += [(BUILDER, rng.choice(lx.DIRECTION_QUESTIONS)), (ARCHITECT, going)]

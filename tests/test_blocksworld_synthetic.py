@@ -296,8 +296,10 @@ def _check_block_item(item, previous):
         return
     located = [line for line in lines if RELATION.search(line)]
     assert len(located) == 1, lines
-    vector, reference = _relation(located[0])
-    heads = [line if line != located[0] else line[: RELATION.search(line).start()] for line in lines]
+    begin = RELATION.search(located[0]).start()  # the location runs to the next comma or the end
+    end = located[0].find(",", begin) % (len(located[0]) + 1)
+    vector, reference = _relation(located[0][begin:end])
+    heads = [line if line != located[0] else line[:begin] + line[end:] for line in lines]
     count = next((m for m in map(OBJECT.search, heads) if m), None)
     n = 1 if count is None or count.group(1) in ("a", "an") else _number(count.group(1))
     colours = [m.group(1) for head in heads for m in COLOUR.finditer(head)]
