@@ -227,8 +227,9 @@ def net_length(item: BapItem) -> int:
 
 
 def split_statistics(items: list[BapItem]) -> dict[str, float]:
-    raw = np.array([len(i.actions) for i in items])
-    net = np.array([net_length(i) for i in items])
+    """Games, items, empty-board items, raw / net action-sequence length mean and std (0 without items)."""
+    raw = np.array([len(i.actions) for i in items] or [0])
+    net = np.array([net_length(i) for i in items] or [0])
     return {
         "games": len({i.game_id for i in items}),
         "items": len(items),

@@ -20,7 +20,7 @@ overlap, each shape has its own colour, and everything is inside the build regio
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
 from blocksworld.grid import BLOCKS_PER_COLOUR, NUM_COLOURS, X_RANGE, Y_RANGE, Z_RANGE, Block, in_region
@@ -115,7 +115,7 @@ def translated(shape: Shape, offset: Cell) -> Shape:
     return Shape(shape.kind, shape.colour, tuple((x + offset[0], y + offset[1], z + offset[2]) for x, y, z in shape.cells))
 
 
-def touches(cells: Sequence[Cell], others: set[Cell]) -> bool:
+def touches(cells: Iterable[Cell], others: Container[Cell]) -> bool:
     """Some cell shares a face or an edge with a cell of ``others``."""
     return any((x + dx, y + dy, z + dz) in others for x, y, z in cells for dx, dy, dz in NEIGHBOURS)
 

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from blocksworld import lexicon as lx
 from blocksworld.grid import BLOCKS_PER_COLOUR, COLOURS, FACES, NUM_COLOURS, PICK, PLACE, Action, in_region
 from blocksworld.item import ARCHITECT, BUILDER, BapItem
-from blocksworld.shapes import NEIGHBOURS, Cell, Shape, connected
+from blocksworld.shapes import NEIGHBOURS, Cell, Shape, connected, touches
 from blocksworld.spatial import Pose, sample_pose, to_builder
 
 P_DONE = 0.2
@@ -88,8 +88,9 @@ class Game:
         self.state = 2  # the corpus-log index of the next snapshot (0 and 1 hold the empty start)
 
     # ----------------------------------------------------------------- board
-    def supported(self, cell: Cell) -> bool:
-        return cell[1] == 1 or any(_add(cell, f) in self.blocks for f in FACES)
+    def supported(self, cell: Cell, placed: set[Cell] | frozenset[Cell] = frozenset()) -> bool:
+        """A block at ``cell`` rests on the floor or shares a face with a block (or with ``placed``)."""
+        return cell[1] == 1 or any(_add(cell, f) in self.blocks or _add(cell, f) in placed for f in FACES)
 
     def face_pose(self, focus: Sequence[Cell]) -> Pose:
         self.pose = sample_pose(self.rng, focus, set(self.blocks))
@@ -162,9 +163,9 @@ class Game:
     # ----------------------------------------------------------------- language
     def needs_support(self, cells: Sequence[Cell]) -> bool:
         """Some of ``cells``, placed in order, floats when its turn comes."""
-        placed = set()
+        placed: set[Cell] = set()
         for cell in cells:
-            if not (cell[1] == 1 or any(_add(cell, f) in self.blocks or _add(cell, f) in placed for f in FACES)):
+            if not self.supported(cell, placed):
                 return True
             placed.add(cell)
         return False
@@ -321,10 +322,6 @@ def random_dialogue(game: Game, min_actions: int = 6, max_actions: int = 20) -> 
 
 
 # --------------------------------------------------------------------------- shape structures
-def _touches(cell: Cell, cells: dict | set) -> bool:
-    return any(_add(cell, n) in cells for n in NEIGHBOURS)
-
-
 def blocks_dialogue(game: Game, shapes: Sequence[Shape], max_run: int = 5) -> bool:
     """Build ``shapes`` block by block (runs of up to ``max_run``); False if some block could not
     be described (the caller draws another structure)."""
@@ -334,7 +331,7 @@ def blocks_dialogue(game: Game, shapes: Sequence[Shape], max_run: int = 5) -> bo
     current = rng.choice([i for i, s in enumerate(shapes) if s.bottom == 1])
     while any(remaining):
         if not remaining[current]:
-            current = rng.choice([i for i, r in enumerate(remaining) if r and any(_touches(c, game.blocks) for c in r)])
+            current = rng.choice([i for i, r in enumerate(remaining) if r and touches(r, game.blocks)])
         if not game.blocks:
             target = rng.choice(sorted(c for c in remaining[current] if c[1] == 1))
             _first_block(game, target, colour_of[target])
@@ -346,7 +343,7 @@ def blocks_dialogue(game: Game, shapes: Sequence[Shape], max_run: int = 5) -> bo
             near = 2 if last is None else (0 if _distance(cell, last) == 1 else 1 if _sub(cell, last) in _NEIGHBOURS else 2)
             return near, game.needs_support([cell]), cell[1], rng.random()
 
-        candidates = sorted((c for c in remaining[current] if _touches(c, game.blocks)), key=priority)
+        candidates = sorted((c for c in remaining[current] if touches([c], game.blocks)), key=priority)
         for target in candidates:
             game.face_pose([target])
             reference = game.reference(target)

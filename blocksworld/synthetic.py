@@ -30,6 +30,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from blocksworld import lexicon
+from blocksworld.data import split_statistics, write_jsonl
+from blocksworld.env import BlocksWorld, EnvParams
 from blocksworld.grid import COLOURS, PLACE
 from blocksworld.item import ARCHITECT, BUILDER, BapItem
 from blocksworld.shapes import SHAPE_KINDS, shape_structure
@@ -46,8 +48,7 @@ def simulate_game(simulator: str, index: int, seed: int = 0) -> Game:
     if simulator not in SIMULATORS:
         raise ValueError(f"unknown simulator {simulator!r}; use one of {', '.join(SIMULATORS)}")
     rng = random.Random(f"{simulator}:{seed}:{index}")
-    draw = rng.random()
-    split = next(name for name, cumulative in zip((s for s, _ in SPLITS), itertools.accumulate(f for _, f in SPLITS)) if draw < cumulative)
+    split = rng.choices([name for name, _ in SPLITS], [fraction for _, fraction in SPLITS])[0]
     structure_id = f"{SIMULATORS[simulator]}{seed}_{index}"
     game_id = f"B0-A0-{structure_id}-{index:013d}"
     while True:
@@ -105,7 +106,7 @@ def vocabulary() -> Vocabulary:
     return Vocabulary(tokens)
 
 
-def episode_params(env, simulator: str, num_items: int, seed: int, **settings):
+def episode_params(env: BlocksWorld, simulator: str, num_items: int, seed: int, **settings) -> EnvParams:
     """Params of ``num_items`` fresh synthetic episodes for a BlocksWorld env (BAP items or, for
     Build, target structures): same shapes for every seed, so one compiled step runs them all."""
     if env.task == "build":
@@ -115,7 +116,7 @@ def episode_params(env, simulator: str, num_items: int, seed: int, **settings):
     return env.make_params(items, **settings)
 
 
-def endless_params(env, simulator: str, num_items: int, seed: int = 0, **settings) -> Iterator:
+def endless_params(env: BlocksWorld, simulator: str, num_items: int, seed: int = 0, **settings) -> Iterator[EnvParams]:
     """``episode_params`` for seeds ``seed``, ``seed + 1``, ...: swap them in between jitted
     training chunks for an endless supply of tasks without recompiling."""
     for k in itertools.count(seed):
@@ -123,17 +124,12 @@ def endless_params(env, simulator: str, num_items: int, seed: int = 0, **setting
 
 
 def statistics(games: Sequence[Game]) -> dict[str, float]:
-    """Games, items, empty-board items, mean raw / net action-sequence length, vocabulary size and
-    spatial-relation counts of some games."""
-    items = [i for g in games for i in g.items]
+    """``blocksworld.data.split_statistics`` of the games' items, their vocabulary size and their
+    spatial-relation counts."""
     vocab = {w for g in games for speaker, text in g.history if speaker in (ARCHITECT, BUILDER) for w in words(text)}
     relations = sum((g.relations for g in games), Counter())
     return {
-        "games": len(games),
-        "items": len(items),
-        "empty_board_items": sum(i.empty_board for i in items),
-        "raw_mean": sum(len(i.actions) for i in items) / max(len(items), 1),
-        "net_mean": sum(len(set(i.start) ^ set(i.end)) for i in items) / max(len(items), 1),
+        **split_statistics([i for g in games for i in g.items]),
         "vocabulary": len(vocab),
         **{f"relations_{k}": relations[k] for k in ("none", "1D", "2D", "3D", "builder-anchored")},
     }
@@ -193,8 +189,6 @@ def write_corpus(games: Sequence[Game], directory: str | Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from blocksworld.data import write_jsonl
-
     parser = argparse.ArgumentParser(prog="python -m blocksworld.synthetic", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200, help="games per simulator (default 200)")
     parser.add_argument("--seed", type=int, default=0)
