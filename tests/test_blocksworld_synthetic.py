@@ -123,6 +123,7 @@ def test_games_have_the_papers_form(simulator):
         assert len(cells) == 1 or all(any(_neighbours(a, b) for b in cells if b != a) for a in cells)
     splits = {g.split for g in games}
     assert splits <= {"train", "dev", "test"} and "train" in splits
+    assert len({g.structure_id for g in games}) == len(games)  # one target structure per game: splits never share one
     if simulator == "random":
         kinds = [a[0] for g in games for i in g.items[4:] for a in _net(i)]
         assert 0.03 < kinds.count(PICK) / len(kinds) < 0.2
