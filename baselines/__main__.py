@@ -4,18 +4,25 @@
     python -m baselines --policy film --env CrafText-Classic-Pixels-v1 --paper   # Table 9 scale (GPU)
     python -m baselines --out runs/baselines/demo --resume                        # continue after a kill
 
-The run folder (``--out``) holds ``config.json``, ``checkpoints/`` (orbax, every
-``--checkpoint-every`` updates, the last 3 kept), ``metrics.jsonl`` (one line per update),
-``evaluation.{json,md}`` and, with ``--tensorboard``, event files. Nothing contacts the network
-unless ``--planner-url`` is given.
+The run folder (``--out``) holds ``config.json`` (every setting of the run), ``checkpoints/``
+(orbax, every ``--checkpoint-every`` updates, the last 3 kept), ``metrics.jsonl`` (one line per
+update), ``evaluation.{json,md}`` and, with ``--tensorboard``, event files. ``--resume`` takes every
+setting from the folder (a flag that contradicts it is an error) and continues from the latest
+readable checkpoint to exactly the saved budget. A folder that already holds a run is never
+reused without ``--resume`` or ``--overwrite``. Nothing contacts the network unless
+``--planner-url`` is given.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
+import math
 import os
+import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -24,72 +31,161 @@ import numpy as np
 
 from baselines import evaluate
 from baselines.ppo import CPU_QUICK, PPO, PPOConfig, config_from_dict, tables
-from baselines.tasks import make_task
+from baselines.tasks import Task, make_task
+
+DEFAULT_OUT = "runs/baselines/default"
+RUN_DEFAULTS = {
+    "env": "CrafText-Classic-Symbolic-v1", "policy": "ppo-t", "encoder": None, "level": "easy", "release": "default", "goals": "",
+    "paper": False, "total_steps": None, "num_envs": None, "num_steps": None, "layer_size": None, "lr": None, "seed": None,
+    "max_episode_steps": 500, "checkpoint_every": 10, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4",
+}
+"""What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
+EVAL_DEFAULTS = {"eval_episodes": 4, "eval_mode": "sample", "eval_splits": "train,test_paraphrased,test_new_objects"}
 
 
-def _pairs(args, split: str) -> list:
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def settings(args: argparse.Namespace) -> argparse.Namespace:
+    """The run's settings: defaults and flags for a new run; the saved ones for ``--resume`` (a flag
+    that contradicts them raises SystemExit naming it). ``out`` becomes the folder to use."""
+    given = {k: v for k, v in vars(args).items() if v is not None}
+    out = Path(args.out or DEFAULT_OUT)
+    if args.resume and args.overwrite:
+        raise SystemExit("error: --resume and --overwrite contradict each other")
+    if args.resume:
+        saved_path = out / "config.json"
+        if not saved_path.is_file():
+            raise SystemExit(f"error: --resume: {saved_path} does not exist, there is no run to continue")
+        saved = json.loads(saved_path.read_text())["command"]
+        run = {k: saved.get(k, v) for k, v in RUN_DEFAULTS.items()}
+        clash = [f"{_flag(k)} {given[k]!r} (the run has {run[k]!r})" for k in RUN_DEFAULTS if k in given and given[k] != run[k]]
+        if clash:
+            raise SystemExit(f"error: --resume continues the run saved in {out} with its own settings; these flags contradict it: "
+                             + "; ".join(clash))
+    else:
+        run = {k: given.get(k, v) for k, v in RUN_DEFAULTS.items()}
+        out = _fresh_folder(out, explicit=args.out is not None, overwrite=bool(args.overwrite))
+    for name in ("checkpoint_every", "max_episode_steps"):
+        if run[name] < 1:
+            raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
+    evaluation = {k: given.get(k, v) for k, v in EVAL_DEFAULTS.items()}
+    if evaluation["eval_episodes"] < 1:
+        raise SystemExit(f"error: --eval-episodes must be >= 1, got {evaluation['eval_episodes']}")
+    return argparse.Namespace(**{**vars(args), **run, **evaluation, "out": out})
+
+
+def _fresh_folder(out: Path, explicit: bool, overwrite: bool) -> Path:
+    """``out`` if it holds no run; with ``overwrite`` it is emptied; the default folder moves on to
+    ``default-2``, ``default-3``, ...; an explicit folder that holds a run is an error."""
+    if not out.exists() or not any(out.iterdir()):
+        return out
+    if overwrite:
+        shutil.rmtree(out)
+        return out
+    if not explicit:
+        free = next(p for i in itertools.count(2) if not (p := out.with_name(f"{out.name}-{i}")).exists())
+        print(f"{out} holds an earlier run; this one goes to {free}", flush=True)
+        return free
+    raise SystemExit(f"error: {out} already holds a run; continue it with --resume or replace it with --overwrite")
+
+
+def _pairs(run, split: str) -> list:
     from craftext import REGISTERED_IDS, dataset
 
-    data = dataset.load(args.level, split, classic=REGISTERED_IDS[args.env][0], release=args.release)
+    data = dataset.load(run.level, split, classic=REGISTERED_IDS[run.env][0], release=run.release)
     pairs = data.pairs()
-    if args.goals:
-        wanted = [w.strip() for w in args.goals.split(",") if w.strip()]
+    if run.goals:
+        wanted = [w.strip() for w in run.goals.split(",") if w.strip()]
         pairs = [(g, p) for g, p in pairs if any(w in g.key() for w in wanted)]
+    if not pairs:
+        raise SystemExit(f"no {run.level} goals in the {split} split match --goals {run.goals!r}")
     return pairs
 
 
-def _task(args, split: str):
-    if not args.env.startswith("CrafText"):
-        return make_task(args.env, max_steps_in_episode=args.max_episode_steps)
-    pairs = _pairs(args, split)
-    if not pairs:
-        raise SystemExit(f"no {args.level} goals in the {split} split match --goals {args.goals!r}")
-    return make_task(args.env, pairs, max_steps_in_episode=args.max_episode_steps)
+def _task(run, split: str, **settings) -> Task:
+    if not run.env.startswith("CrafText"):
+        return make_task(run.env, max_steps_in_episode=run.max_episode_steps, **settings)
+    return make_task(run.env, _pairs(run, split), max_steps_in_episode=run.max_episode_steps, **settings)
 
 
-def _config(args) -> PPOConfig:
-    saved = Path(args.out) / "config.json"
-    if args.resume and saved.exists():
-        return config_from_dict(json.loads(saved.read_text())["ppo"])
-    values = {} if args.paper else dict(CPU_QUICK, total_timesteps=200_000)
-    overrides = {"env_id": args.env, "policy": args.policy, "encoder": args.encoder, "seed": args.seed, "num_envs": args.num_envs,
-                 "num_steps": args.num_steps, "total_timesteps": args.total_steps, "layer_size": args.layer_size, "lr": args.lr}
+def _config(run) -> PPOConfig:
+    if run.resume:
+        return config_from_dict(json.loads((run.out / "config.json").read_text())["ppo"])
+    values = {} if run.paper else dict(CPU_QUICK, total_timesteps=200_000)
+    overrides = {"env_id": run.env, "policy": run.policy, "encoder": run.encoder, "seed": run.seed, "num_envs": run.num_envs,
+                 "num_steps": run.num_steps, "total_timesteps": run.total_steps, "layer_size": run.layer_size, "lr": run.lr,
+                 "planner": run.planner}
     values.update({k: v for k, v in overrides.items() if v is not None})
     return PPOConfig(**values)
 
 
-def _divisor(n: int, at_most: int) -> int:
-    return max(d for d in range(1, min(n, at_most) + 1) if n % d == 0)
+def _restore(out: Path, runner):
+    """The runner of the latest readable checkpoint under ``out/checkpoints``; unreadable later
+    ones are moved to ``out/unreadable-checkpoints`` with a warning."""
+    import orbax.checkpoint as ocp
+
+    directory = (out / "checkpoints").absolute()
+    manager = ocp.CheckpointManager(directory)
+    steps = sorted(manager.all_steps(), reverse=True)
+    if not steps:
+        raise SystemExit(f"error: --resume: no checkpoint in {directory}")
+    for step in steps:
+        try:
+            restored = manager.restore(step, args=ocp.args.StandardRestore(runner))
+        except Exception as error:  # orbax raises many types for a damaged step; the next one may be intact
+            print(f"warning: checkpoint {step} in {directory} cannot be read ({type(error).__name__}: {str(error)[:200]}); "
+                  "trying the one before", file=sys.stderr, flush=True)
+            aside = out / "unreadable-checkpoints"
+            aside.mkdir(exist_ok=True)
+            shutil.move(str(directory / str(step)), str(aside / str(step)))
+            continue
+        manager.close()
+        return restored
+    raise SystemExit(f"error: --resume: no readable checkpoint in {directory}")
 
 
-def train(args) -> None:
-    if args.distributed:
+def _keep_metrics_until(path: Path, update: int) -> None:
+    """Drop rows of ``metrics.jsonl`` past ``update`` (written after the checkpoint resumed from)."""
+    if path.exists():
+        rows = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line)["update"] <= update]
+        path.write_text("".join(row + "\n" for row in rows))
+
+
+def train(args: argparse.Namespace) -> None:
+    run = settings(args)
+    if run.distributed:
         jax.distributed.initialize()
-    out = Path(args.out)
-    config = _config(args)
-    task = _task(args, "train")
-    ppo = PPO(config, task, *tables(config, task, planner=_planner(args)), progress=True)
+    out = run.out
+    config = _config(run)
+    config.validate()
+    task = _task(run, "train")
+    ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=True)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps({"ppo": dataclasses.asdict(config), "command": vars(args)}, indent=1))
+    if not run.resume:
+        command = {k: getattr(run, k) for k in RUN_DEFAULTS}
+        (out / "config.json").write_text(json.dumps({"ppo": dataclasses.asdict(config), "command": command}, indent=1))
     print(f"{task.name}: {len(task.goals)} training goals, {len(task.texts)} phrasings; policy {config.policy}, "
           f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, devices {jax.devices()}", flush=True)
 
     import orbax.checkpoint as ocp
 
-    manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
     runner = ppo.init(jax.random.key(config.seed))
-    if args.resume and manager.latest_step() is not None:
-        runner = manager.restore(manager.latest_step(), args=ocp.args.StandardRestore(runner))
+    if run.resume:
+        runner = _restore(out, runner)
+        _keep_metrics_until(out / "metrics.jsonl", int(runner.update))
         print(f"resumed from {out / 'checkpoints'} at update {int(runner.update)}", flush=True)
-    writer = _tensorboard(out) if args.tensorboard else None
-    every = _divisor(config.num_updates, args.checkpoint_every)
+    manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
+    writer = _tensorboard(out) if run.tensorboard else None
     chunk = jax.jit(ppo.updates, static_argnums=1)
     start = time.perf_counter()
     with (out / "metrics.jsonl").open("a") as log:
-        while int(runner.update) < config.num_updates:
-            runner, metrics = chunk(runner, every)
-            rows = [{k: float(np.asarray(v)[i]) for k, v in metrics.items()} for i in range(every)]
-            for row in rows:
+        while (done := int(runner.update)) < config.num_updates:
+            count = min(run.checkpoint_every, config.num_updates - done)
+            runner, metrics = chunk(runner, count)
+            for i in range(count):
+                row = {k: float(np.asarray(v)[i]) for k, v in metrics.items()}
                 log.write(json.dumps(row) + "\n")
                 if writer:
                     for k, v in row.items():
@@ -98,39 +194,49 @@ def train(args) -> None:
             manager.save(int(runner.update), args=ocp.args.StandardSave(runner))
     manager.wait_until_finished()
     elapsed = time.perf_counter() - start
-    print(f"trained {config.num_updates * config.batch_size:,} steps in {elapsed:.0f} s (compilation included)", flush=True)
-    _evaluate(args, config, ppo, runner.params, out, writer)
+    print(f"trained to update {int(runner.update)}/{config.num_updates} ({config.num_updates * config.batch_size:,} steps) "
+          f"in {elapsed:.0f} s this session (compilation included)", flush=True)
+    _evaluate(run, config, ppo, runner.params, writer)
 
 
-def _evaluate(args, config: PPOConfig, ppo: PPO, params, out: Path, writer) -> None:
-    if not args.env.startswith("CrafText"):
-        print("evaluation by split, category and level is defined for CrafText; see metrics.jsonl for this world")
-        return
-    results: dict[str, dict] = {}
+def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer) -> None:
+    """Three policies (agent, shuffled instruction, random) on every evaluation split."""
+    splits = run.eval_splits.split(",") if run.env.startswith("CrafText") else ["train"]
+    settings = {}
+    if run.env.startswith("CrafText"):
+        every = [_pairs(run, split) for split in splits]
+        settings["capacity"] = (max(len(p) for p in every), max(sum(len(t) for _, t in p) for p in every))
+    evaluator = evaluate.Evaluator(ppo.task, ppo.network)
     key = jax.random.key(10_000 + config.seed)
-    for split in args.eval_splits.split(","):
-        task = _task(args, split)
-        evaluator = evaluate.Evaluator(task, ppo.network, *tables(config, task, planner=_planner(args)))
-        agent = f"{config.policy} ({args.eval_mode})"
-        flags = evaluator.success(params, key, args.eval_episodes, args.max_episode_steps, (args.eval_mode, "random"))
-        results[split] = {agent: evaluate.summarize(task, flags[args.eval_mode]), "random": evaluate.summarize(task, flags["random"])}
-        for name, summary in results[split].items():
-            print(f"{split:<18} {name:<18} success {summary['Total']['success_rate']:.3f} over {len(task.goals)} goals x {args.eval_episodes} episodes",
+    results: dict[str, dict] = {}
+    for split in splits:
+        task = _task(run, split, **settings)
+        rows = settings["capacity"][1] if settings else len(task.texts)
+        embeddings = tables(config, task, planner=_planner(run), reference=ppo.task)
+        results[split] = evaluator.evaluate(params, task, *embeddings, key, run.eval_episodes,
+                                            run.max_episode_steps, greedy=run.eval_mode == "greedy", table_rows=rows)
+        for policy, summary in results[split].items():
+            print(f"{split:<18} {policy:<9} success {summary['success']:.3f} over {summary['goals']} goals x {run.eval_episodes} episodes",
                   flush=True)
             if writer:
-                writer.add_scalar(f"{split}/{name}/success_rate", summary["Total"]["success_rate"], config.num_updates)
-    meta = {"env": args.env, "level": args.level, "release": args.release, "goals": args.goals, "episodes_per_goal": args.eval_episodes,
-            "max_steps": args.max_episode_steps, "device": str(jax.devices()[0]), "jax": jax.__version__}
-    print("\n" + evaluate.save(results, out, meta))
+                writer.add_scalar(f"{split}/{policy}/success_rate", summary["success"], config.num_updates)
+    plans = ""
+    if config.policy == "ppo-t+":
+        plans = f", {'chat' if run.planner_url else config.planner} plans" + (" (gold goal: not a fair result)" if config.planner == "oracle" and not run.planner_url else "")
+    labels = {"agent": f"agent ({config.policy}{plans}, {run.eval_mode})", "shuffled": "shuffled instruction", "random": "random"}
+    meta = {"env": run.env, "policy": config.policy, "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None, "level": run.level, "release": run.release, "goals": run.goals,
+            "episodes_per_goal": run.eval_episodes, "max_steps": run.max_episode_steps, "eval_mode": run.eval_mode,
+            "device": str(jax.devices()[0]), "jax": jax.__version__}
+    print("\n" + evaluate.save(results, run.out, meta, labels))
 
 
-def _planner(args):
+def _planner(run):
     """The chat-endpoint planner when ``--planner-url`` is given, else None (built-in planner)."""
-    if not args.planner_url:
+    if not run.planner_url:
         return None
     from baselines.planner import ChatPlanner
 
-    return ChatPlanner(args.planner_url, args.planner_model, api_key=os.environ.get("OPENAI_API_KEY"))
+    return ChatPlanner(run.planner_url, run.planner_model, api_key=os.environ.get("OPENAI_API_KEY"))
 
 
 def _tensorboard(out: Path):
@@ -141,30 +247,42 @@ def _tensorboard(out: Path):
     return SummaryWriter(str(out / "tensorboard"))
 
 
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
+    """The command line; run settings default to None so that ``--resume`` can tell what was given."""
+    d = {**RUN_DEFAULTS, **EVAL_DEFAULTS}
     p = argparse.ArgumentParser(prog="python -m baselines", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--env", default="CrafText-Classic-Symbolic-v1", help="any world id of the suite")
-    p.add_argument("--policy", default="ppo-t", choices=("ppo-t", "ppo-t+", "film"))
-    p.add_argument("--encoder", default=None, choices=("hashed", "minilm"), help="frozen text encoder (default hashed)")
-    p.add_argument("--level", default="easy", choices=("easy", "medium", "hard"), help="CrafText level")
-    p.add_argument("--release", default="default", choices=("default", "full"), help="CrafText dataset release")
-    p.add_argument("--goals", default="", help="comma-separated substrings of goal keys to keep (e.g. 'required=collect_wood)')")
-    p.add_argument("--paper", action="store_true", help="the paper's Table 9 scale (1024 envs, 1e9 steps) instead of the CPU quick run")
+    p.add_argument("--env", help=f"any world id of the suite (default {d['env']})")
+    p.add_argument("--policy", choices=("ppo-t", "ppo-t+", "film"), help="default ppo-t")
+    p.add_argument("--encoder", choices=("hashed", "minilm"), help="frozen text encoder (default hashed)")
+    p.add_argument("--level", choices=("easy", "medium", "hard"), help="CrafText level (default easy)")
+    p.add_argument("--release", choices=("default", "full"), help="CrafText dataset release (default: default)")
+    p.add_argument("--goals", help="comma-separated substrings of goal keys to keep (e.g. 'required=collect_wood)')")
+    p.add_argument("--paper", action="store_true", default=None, help="the paper's Table 9 scale (1024 envs, 1e9 steps) instead of the CPU quick run")
     p.add_argument("--total-steps", type=int, help="environment steps (CPU quick run: 200,000)")
     p.add_argument("--num-envs", type=int)
     p.add_argument("--num-steps", type=int, help="rollout length per env")
     p.add_argument("--layer-size", type=int)
-    p.add_argument("--lr", type=float)
+    p.add_argument("--lr", type=_positive_float)
     p.add_argument("--seed", type=int)
-    p.add_argument("--max-episode-steps", type=int, default=500, help="episode limit (truncation) in training and evaluation")
-    p.add_argument("--out", default="runs/baselines/default", help="run folder")
-    p.add_argument("--resume", action="store_true", help="continue from the run folder's latest checkpoint and config")
-    p.add_argument("--checkpoint-every", type=int, default=10, help="updates between checkpoints")
-    p.add_argument("--eval-episodes", type=int, default=4, help="episodes per goal and split")
-    p.add_argument("--eval-mode", default="sample", choices=("sample", "greedy"))
-    p.add_argument("--eval-splits", default="train,test_paraphrased,test_new_objects")
-    p.add_argument("--planner-url", default="", help="OpenAI-compatible endpoint for PPO-T+ plans (key: $OPENAI_API_KEY)")
-    p.add_argument("--planner-model", default="gpt-4", help="model name sent to --planner-url")
+    p.add_argument("--max-episode-steps", type=int, help=f"episode limit (truncation) in training and evaluation (default {d['max_episode_steps']})")
+    p.add_argument("--out", help=f"run folder (default {DEFAULT_OUT}, or the next free {DEFAULT_OUT}-N)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint, with its saved settings")
+    p.add_argument("--overwrite", action="store_true", help="replace a run already in --out")
+    p.add_argument("--checkpoint-every", type=int, help=f"updates between checkpoints (default {d['checkpoint_every']})")
+    p.add_argument("--eval-episodes", type=int, help=f"episodes per goal and split (default {d['eval_episodes']})")
+    p.add_argument("--eval-mode", choices=("sample", "greedy"), help="how the agent picks actions in evaluation (default sample)")
+    p.add_argument("--eval-splits", help=f"CrafText splits to evaluate (default {d['eval_splits']})")
+    p.add_argument("--planner", choices=("retrieval", "oracle"),
+                   help="PPO-T+ plans: retrieval (default: the nearest training instruction's plan, from the text alone) or oracle (from the gold goal)")
+    p.add_argument("--planner-url", help="OpenAI-compatible endpoint for PPO-T+ plans instead (key: $OPENAI_API_KEY)")
+    p.add_argument("--planner-model", help="model name sent to --planner-url (default gpt-4)")
     p.add_argument("--tensorboard", action="store_true")
     p.add_argument("--distributed", action="store_true", help="call jax.distributed.initialize() (multi-host)")
     return p

@@ -1,20 +1,27 @@
-"""Evaluation protocol for CrafText agents: success rate per split, category and level.
+"""Evaluation protocol for every world: three policies in the same fixed worlds.
 
-Every goal of a split gets ``episodes`` complete episodes, each in its own world (fixed seeds:
-episode ``i`` uses ``fold_in(key, i)``) and with the goal's phrasings in turn. An episode succeeds
-if the checker fires before death or the ``max_steps`` limit; timeouts count as failures (the
-official evaluation only counted episodes that ended within 2,000 steps). Success rates are
-averaged per goal first, then over goals (not over strings), so goals with more phrasings do not
-weigh more. Policies: ``greedy`` (argmax), ``sample`` or ``random`` (uniform over feasible actions),
-all through one compiled function
-(agent and random episodes share a batch).
+* ``agent``: the trained agent with each episode's own instruction;
+* ``shuffled``: the same agent shown the instruction of *another* goal of the split (a blind
+  control: the world and the checker still follow the episode's own goal);
+* ``random``: uniform over the feasible actions.
+
+``agent - shuffled`` is what the language buys. Every goal of a split gets ``episodes`` complete
+episodes, each in its own world (episode ``j`` uses ``fold_in(key, j)``, the same for every
+policy) and, where a goal has several phrasings, with them in turn. Each world scores an episode
+with its own metrics (``Task.score``: value and count per step, summed over the episode); a goal's
+rate is ``sum(value) / sum(count)`` over its episodes and a split's rate is the mean over goals,
+so goals with more phrasings do not weigh more. An episode that has not ended after ``max_steps``
+steps is scored as ended there (a CrafText timeout is a failure).
+
+The compiled evaluator takes the network parameters, env params and embedding tables as
+arguments, so splits of the same shapes (CrafText: ``make_params(capacity=...)``) share one
+compilation.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 import jax
@@ -22,108 +29,150 @@ import jax.numpy as jnp
 import numpy as np
 
 from baselines.networks import ActorCritic
-from baselines.ppo import policy_inputs
 from baselines.tasks import Task
 
-MODES = {"greedy": 0, "sample": 1, "random": 2}
+POLICIES = ("agent", "shuffled", "random")
 COLUMNS = ("Conditional", "Building", "Localization", "Achievement", "Combo")
 
 
-@dataclass
+def shuffled_texts(text_goal: np.ndarray, seed: int = 0) -> np.ndarray:
+    """(num_texts,) text id -> the text shown in its place by the blind control: the same-rank
+    phrasing (or instruction step) of another goal, by a goal permutation without fixed points.
+    A split with one goal has nothing to swap with and is returned unchanged."""
+    text_goal = np.asarray(text_goal)
+    goals = np.unique(text_goal)
+    if len(goals) < 2:
+        return np.arange(len(text_goal), dtype=np.int32)
+    order = np.random.default_rng(seed).permutation(goals)
+    other = dict(zip(order, np.roll(order, -1)))
+    members = {g: np.flatnonzero(text_goal == g) for g in goals}
+    rank = np.zeros(len(text_goal), np.int64)
+    for g, ids in members.items():
+        rank[ids] = np.arange(len(ids))
+    return np.asarray([members[other[g]][r % len(members[other[g]])] for g, r in zip(text_goal, rank)], np.int32)
+
+
 class Evaluator:
-    """Runs episodes of one task's goals with one network; compiled once per (task, batch)."""
+    """Runs episodes of a world with one network; compiled once per (batch, max_steps, shapes)."""
 
-    task: Task
-    network: ActorCritic
-    instruction_table: np.ndarray
-    plan_table: np.ndarray | None = None
-    batch: int = 256
+    def __init__(self, task: Task, network: ActorCritic, batch: int = 256):
+        self.task, self.network, self.batch = task, network, batch
+        self._run = jax.jit(self._episodes, static_argnums=(9,))
 
-    def __post_init__(self):
-        self._run = jax.jit(self._episodes, static_argnums=(4,))
+    def _episodes(self, params, env_params, instructions, plans, text_map, keys, texts, policies, greedy, max_steps: int):
+        """(E,) episode keys, text ids and policy ids -> metric -> ((E,) value sums, (E,) count sums)."""
+        task, e = self.task, texts.shape[0]
+        obs, state = jax.vmap(task.start, in_axes=(0, 0, None))(keys, texts, env_params)
+        totals = {name: (jnp.zeros(e), jnp.zeros(e)) for name in task.metrics}
+        carry0 = (obs, state, self.network.initial_hidden(e), jnp.ones(e, bool), jnp.zeros(e, bool), totals)
 
-    def _episodes(self, params, keys, texts, mode, max_steps: int):
-        """(E,) keys, text ids and mode ids -> (E,) success flags; episodes run without resets."""
-        env, env_params, task = self.task.env, self.task.params, self.task
-        instructions = jnp.asarray(self.instruction_table)
-        plans = None if self.plan_table is None else jnp.asarray(self.plan_table)
-
-        def start(key, text):
-            _, state = env.reset_env(key, env_params)
-            state = env.set_goal(state, text, env_params)
-            return env.get_obs(state, env_params), state
-
-        obs, state = jax.vmap(start)(keys, texts)
-        e = texts.shape[0]
-        carry0 = (obs, state, self.network.initial_hidden(e), jnp.ones(e, bool), jnp.zeros(e, bool), jnp.zeros(e, bool), keys[0])
-
-        def step(carry, _):
-            obs, state, hidden, first, finished, succeeded, key = carry
-            key, key_act, key_random, key_env = jax.random.split(key, 4)
-            inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None], obs), first[None])
-            hidden, pi, _ = self.network.apply(params, hidden, *inputs)
+        def step(carry, t):
+            obs, state, hidden, first, finished, totals = carry
+            key_act, key_random, key_env = jnp.moveaxis(jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t), 3))(keys), 1, 0)
+            seen = jax.vmap(task.observe)(obs)
+            shown = jnp.where(policies == POLICIES.index("shuffled"), text_map[seen.text], seen.text)
+            plan = None if plans is None else plans[shown][None]
+            hidden, pi, _ = self.network.apply(params, hidden, seen.world[None], instructions[shown][None], plan, first[None], seen.mask[None])
             logits = pi.logits[0]
-            uniform = jnp.where(inputs[-1][0], 0.0, -1e9)
-            action = jnp.select([mode == 0, mode == 1], [logits.argmax(-1), pi.sample(seed=key_act)[0]],
-                                jax.random.categorical(key_random, uniform))
-            obs, state, _, terminated, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(jax.random.split(key_env, e), state, action, env_params)
-            succeeded = succeeded | (task.success(info) & ~finished)
-            finished = finished | terminated
-            return (obs, state, hidden, jnp.zeros(e, bool), finished, succeeded, key), None
+            sampled = jax.vmap(jax.random.categorical)(key_act, logits)
+            uniform = jax.vmap(jax.random.categorical)(key_random, jnp.where(seen.mask, 0.0, -jnp.inf))
+            action = jnp.where(policies == POLICIES.index("random"), uniform, jnp.where(greedy, logits.argmax(-1), sampled))
+            obs, state, _, terminated, info = jax.vmap(task.env.step_env, in_axes=(0, 0, 0, None))(key_env, state, action, env_params)
+            scores = task.score(info, terminated | (t == max_steps - 1))
+            totals = {name: (v + jnp.where(finished, 0.0, scores[name][0]), c + jnp.where(finished, 0.0, scores[name][1]))
+                      for name, (v, c) in totals.items()}
+            return (obs, state, hidden, jnp.zeros(e, bool), finished | terminated, totals), None
 
-        carry, _ = jax.lax.scan(step, carry0, None, max_steps)
+        carry, _ = jax.lax.scan(step, carry0, jnp.arange(max_steps))
         return carry[5]
 
-    def success(self, params, key, episodes: int, max_steps: int, modes: tuple[str, ...] = ("greedy",)) -> dict[str, np.ndarray]:
-        """mode -> (num_goals, episodes) bool: did episode j of goal g succeed. Every mode plays the
-        same worlds (episode j of goal g has the same seed), all in one batch."""
-        goal_texts = [np.flatnonzero(self.task.text_goal == g) for g in range(len(self.task.goals))]
+    def evaluate(self, params, task: Task, instruction_table: np.ndarray, plan_table: np.ndarray | None, key, episodes: int,
+                 max_steps: int, policies: tuple[str, ...] = POLICIES, greedy: bool = False, shuffle_seed: int = 0,
+                 table_rows: int | None = None) -> dict[str, dict]:
+        """policy -> summary (``summarize``) over ``task``'s goals (a split of the world this
+        evaluator was built for), ``episodes`` episodes per goal, all policies in the same worlds.
+        instruction_table / plan_table: (len(task.texts), E) embeddings; ``table_rows`` pads them
+        (and the text map) so that splits of one capacity share one compilation."""
+        goal_texts = [np.flatnonzero(task.text_goal == g) for g in range(len(task.goals))]
         one = np.asarray([t[j % len(t)] for t in goal_texts for j in range(episodes)], np.int32)
-        texts = np.tile(one, len(modes))
-        mode_ids = np.repeat(np.asarray([MODES[m] for m in modes], np.int32), len(one))
-        seeds = np.tile(np.arange(len(one)), len(modes))
-        keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.asarray(seeds))
+        texts = np.tile(one, len(policies))
+        policy_ids = np.repeat(np.asarray([POLICIES.index(p) for p in policies], np.int32), len(one))
+        keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.tile(jnp.arange(episodes), len(goal_texts) * len(policies)))
+        rows = max(table_rows or 0, len(task.texts))
+        text_map = jnp.asarray(np.concatenate([shuffled_texts(task.text_goal, shuffle_seed), np.arange(len(task.texts), rows, dtype=np.int32)]))
+
+        def pad(table):
+            return None if table is None else jnp.asarray(np.pad(np.asarray(table, np.float32), ((0, rows - len(table)), (0, 0))))
+
+        instructions, plans = pad(instruction_table), pad(plan_table)
         batch = min(self.batch, len(texts))
-        out = []
+        sums: dict[str, list] = defaultdict(list)
         for s in range(0, len(texts), batch):
-            chunk, m, k = texts[s:s + batch], mode_ids[s:s + batch], keys[s:s + batch]
+            chunk, ids, k = texts[s:s + batch], policy_ids[s:s + batch], keys[s:s + batch]
             pad = batch - len(chunk)
-            chunk, m = np.pad(chunk, (0, pad), mode="edge"), np.pad(m, (0, pad), mode="edge")
+            chunk, ids = np.pad(chunk, (0, pad), mode="edge"), np.pad(ids, (0, pad), mode="edge")
             k = jnp.concatenate([k, jnp.repeat(k[-1:], pad, 0)]) if pad else k
-            out.append(np.asarray(self._run(params, k, jnp.asarray(chunk), jnp.asarray(m), max_steps))[:batch - pad])
-        flags = np.concatenate(out).reshape(len(modes), len(goal_texts), episodes)
-        return dict(zip(modes, flags))
+            out = self._run(params, task.params, instructions, plans, text_map, k, jnp.asarray(chunk), jnp.asarray(ids), jnp.bool_(greedy), max_steps)
+            for name, (value, count) in out.items():
+                sums[name].append(np.stack([np.asarray(value), np.asarray(count)])[:, :batch - pad])
+        totals = {name: np.concatenate(parts, 1).reshape(2, len(policies), len(goal_texts), episodes) for name, parts in sums.items()}
+        return {policy: summarize(task, {name: t[:, i] for name, t in totals.items()}) for i, policy in enumerate(policies)}
 
 
-def summarize(task: Task, success: np.ndarray) -> dict:
-    """Per-goal rates -> mean over goals per category, per level and in total, with goal counts."""
-    per_goal = success.mean(1)
+def summarize(task: Task, totals: dict[str, np.ndarray]) -> dict:
+    """metric -> (2, num_goals, episodes) value / count sums -> the split's summary: ``success``
+    (the world's headline metric, ``task.metrics[0]``) and each metric's mean over goals of its
+    per-goal rate, ``episodes``, ``goals``, ``groups`` (CrafText category and level: success and
+    goal count) and ``per_goal`` success."""
+    rates = {name: t[0].sum(1) / np.maximum(t[1].sum(1), 1) for name, t in totals.items()}
+    success = rates[task.metrics[0]]
     groups: dict[str, list[float]] = defaultdict(list)
-    for rate, label in zip(per_goal, task.goals):
-        groups[label.get("category", "all")].append(rate)
-        groups[f"level:{label.get('level', 'all')}"].append(rate)
-        groups["Total"].append(rate)
-    summary = {name: {"success_rate": float(np.mean(v)), "goals": len(v)} for name, v in sorted(groups.items())}
-    summary["per_goal"] = {label["key"]: float(rate) for rate, label in zip(per_goal, task.goals)}
+    for rate, label in zip(success, task.goals):
+        for group in (label.get("category"), label.get("level") and f"level:{label['level']}"):
+            if group:
+                groups[group].append(float(rate))
+    num_goals, episodes = next(iter(totals.values())).shape[1:]
+    summary = {"success": float(success.mean()), "episodes": int(num_goals * episodes), "goals": int(num_goals)}
+    summary.update({name: float(r.mean()) for name, r in rates.items() if name != "success"})
+    summary["groups"] = {name: {"success": float(np.mean(v)), "goals": len(v)} for name, v in sorted(groups.items())}
+    summary["per_goal"] = {label["key"]: float(rate) for rate, label in zip(success, task.goals)}
     return summary
 
 
-def table(results: dict[str, dict[str, dict]]) -> str:
-    """Markdown in the paper's Table 2 layout: rows split x policy, columns categories and Total."""
-    levels = sorted({k for by_policy in results.values() for s in by_policy.values() for k in s if k.startswith("level:")})
-    header = ["split", "policy", *COLUMNS, "Total", *(lv.removeprefix("level:") for lv in levels)]
+def gap(by_policy: dict[str, dict]) -> float | None:
+    """agent - shuffled success: what the instruction buys (None without both policies)."""
+    if "agent" not in by_policy or "shuffled" not in by_policy:
+        return None
+    return by_policy["agent"]["success"] - by_policy["shuffled"]["success"]
+
+
+def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = None) -> str:
+    """Markdown: rows split x policy (then the gap agent - shuffled), columns success, the world's
+    other metrics and, for CrafText, the paper's Table 2 categories and the levels."""
+    labels = labels or {}
+    summaries = [s for by_policy in splits.values() for s in by_policy.values()]
+    extra = [k for k in summaries[0] if k not in ("success", "episodes", "goals", "groups", "per_goal")] if summaries else []
+    groups = sorted({g for s in summaries for g in s["groups"]}, key=lambda g: (g.startswith("level:"), COLUMNS.index(g) if g in COLUMNS else 0, g))
+    header = ["split", "policy", "success", *extra, *(g.removeprefix("level:") for g in groups), "goals x episodes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
-    for split, by_policy in results.items():
+    for split, by_policy in splits.items():
         for policy, s in by_policy.items():
-            cells = [f"{s[c]['success_rate']:.2f} ({s[c]['goals']})" if c in s else "–" for c in (*COLUMNS, "Total", *levels)]
-            lines.append("| " + " | ".join([split, policy, *cells]) + " |")
-    return "\n".join(lines) + "\n\nCells: success rate over goals (number of goals)."
+            cells = [f"{s['success']:.3f}", *(f"{s[k]:.3f}" for k in extra),
+                     *(f"{s['groups'][g]['success']:.2f} ({s['groups'][g]['goals']})" if g in s["groups"] else "–" for g in groups),
+                     f"{s['goals']} x {s['episodes'] // max(s['goals'], 1)}"]
+            lines.append("| " + " | ".join([split, labels.get(policy, policy), *cells]) + " |")
+        difference = gap(by_policy)
+        if difference is not None:
+            lines.append("| " + " | ".join([split, "**gap agent - shuffled**", f"**{difference:+.3f}**", *[""] * (len(header) - 3)]) + " |")
+    return "\n".join(lines) + "\n\nsuccess: mean over goals of the per-goal rate; group cells: success (number of goals)."
 
 
-def save(results: dict, out: Path, meta: dict) -> str:
-    """Write ``evaluation.json`` and ``evaluation.md`` under ``out``; returns the Markdown table."""
+def save(splits: dict[str, dict[str, dict]], out: Path, meta: dict, labels: dict[str, str] | None = None) -> str:
+    """Write ``evaluation.json`` (``{"meta", "splits", "gap"}``) and ``evaluation.md`` under ``out``;
+    returns the Markdown table."""
     out.mkdir(parents=True, exist_ok=True)
-    markdown = table(results)
-    (out / "evaluation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
-    (out / "evaluation.md").write_text(f"{meta}\n\n{markdown}\n")
+    markdown = table(splits, labels)
+    gaps = {split: gap(by_policy) for split, by_policy in splits.items()}
+    (out / "evaluation.json").write_text(json.dumps({"meta": meta, "splits": splits, "gap": gaps}, indent=1))
+    (out / "evaluation.md").write_text(f"{json.dumps(meta)}\n\n{markdown}\n")
     return markdown

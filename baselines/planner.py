@@ -1,18 +1,29 @@
 """Step-by-step plans (at most 5 short steps) for PPO-T+.
 
-* ``goal_plan(goal)``: the built-in planner. It derives the plan from the goal's structure and
-  Craftax's prerequisite chains (wood -> table -> wooden pickaxe -> stone -> ...), so every goal of
-  every split gets a correct plan (the official plans JSON covered 16-71% of test strings and used
-  the text "none" for the rest).
+* ``RetrievalPlanner``: the default. It reads only the instruction text: the plan is that of the
+  training instruction nearest to it under the frozen text encoder (cosine similarity). A
+  paraphrase may retrieve another goal's plan; ``test_new_objects`` measures how far it carries.
+* ``goal_plan(goal)``: the **oracle**. It derives the plan from the gold goal's structure and
+  Craftax's prerequisite chains (wood -> table -> wooden pickaxe -> stone -> ...), so it is handed
+  the answer; it gives the retrieval planner its training plans, and is used directly only as the
+  explicitly named ``oracle`` planner (labelled so in every table).
 * ``ChatPlanner``: an optional client for an OpenAI-compatible ``/chat/completions`` endpoint with
-  the paper's prompt (appendix J). Nothing contacts the network unless you build one.
+  the paper's prompt (appendix J). Nothing contacts the network unless you build one. The API key
+  goes only to the configured host: the client never follows redirects (a 30x is an error), and a
+  host other than the loopback one (127.0.0.1, ::1, localhost) must be reached over https.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
+import urllib.error
+import urllib.parse
 import urllib.request
+from collections.abc import Sequence
+
+import numpy as np
 
 from craftext.goals import Goal, Scenario
 
@@ -93,6 +104,34 @@ def goal_plan(goal: Goal) -> list[str]:
     return steps[-MAX_STEPS:]
 
 
+class RetrievalPlanner:
+    """Plans from the instruction text alone: the plan of the nearest training instruction.
+
+    texts: the training instructions; plans: their plans (steps); embed: texts -> (N, E) frozen
+    embeddings (e.g. ``functools.partial(text_encoders.embed, encoder)``)."""
+
+    def __init__(self, texts: Sequence[str], plans: Sequence[list[str]], embed):
+        if len(texts) != len(plans) or not texts:
+            raise ValueError(f"RetrievalPlanner needs one plan per training text, got {len(texts)} texts and {len(plans)} plans")
+        self.embed, self.plans = embed, list(plans)
+        self.keys = self._unit(embed(list(texts)))
+
+    @staticmethod
+    def _unit(table: np.ndarray) -> np.ndarray:
+        table = np.asarray(table, np.float32)
+        return table / np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-12)
+
+    def nearest(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts),) index of the nearest training text of each."""
+        return (self._unit(self.embed(list(texts))) @ self.keys.T).argmax(1)
+
+    def plan_all(self, texts: Sequence[str]) -> list[list[str]]:
+        return [self.plans[i] for i in self.nearest(texts)]
+
+    def __call__(self, instruction: str) -> list[str]:
+        return self.plan_all([instruction])[0]
+
+
 def plan_text(steps: list[str]) -> str:
     """'1. collect wood. 2. place table.'"""
     return " ".join(f"{i}. {step}." for i, step in enumerate(steps, 1))
@@ -125,12 +164,37 @@ class PlannerError(RuntimeError):
     pass
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Refuse every redirect, so the Authorization header never reaches another host."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        raise urllib.error.HTTPError(req.full_url, code, f"redirect to {newurl} refused (credentials stay with the configured host)", headers, fp)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class ChatPlanner:
-    """Plans from an OpenAI-compatible chat endpoint (``base_url`` ends before ``/chat/completions``)."""
+    """Plans from an OpenAI-compatible chat endpoint (``base_url`` ends before ``/chat/completions``).
+
+    ``base_url`` must be https unless its host is the loopback (a local server); redirects are
+    refused. Raises ``ValueError`` at construction for any other URL."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0, temperature: float = 0.0):
+        parts = urllib.parse.urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"planner URL {base_url!r}: expected http(s)://host[:port]/path")
+        if parts.scheme != "https" and not _loopback(parts.hostname):
+            raise ValueError(f"planner URL {base_url!r}: a non-loopback host must use https (the API key would travel in clear)")
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model, self.api_key, self.timeout, self.temperature = model, api_key, timeout, temperature
+        self._opener = urllib.request.build_opener(_NoRedirects)
 
     def __call__(self, instruction: str) -> list[str]:
         body = {"model": self.model, "temperature": self.temperature,
@@ -138,7 +202,7 @@ class ChatPlanner:
         headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})
         request = urllib.request.Request(self.url, json.dumps(body).encode(), headers)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with self._opener.open(request, timeout=self.timeout) as response:
                 reply = json.loads(response.read())
             content = reply["choices"][0]["message"]["content"]
         except (OSError, KeyError, IndexError, ValueError) as e:

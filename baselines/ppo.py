@@ -19,6 +19,7 @@ total batch and the update are the same as on one device. Multi-host: call
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +60,7 @@ class PPOConfig:
     layer_size: int = 512
     reset_ratio: int = 16
     seed: int = 0
+    planner: str = "retrieval"
 
     @property
     def batch_size(self) -> int:
@@ -74,11 +76,17 @@ class PPOConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"PPOConfig.{name} must be >= 1, got {getattr(self, name)}")
+        if self.planner not in PLANNERS:
+            raise ValueError(f"PPOConfig.planner must be one of {', '.join(PLANNERS)}, got {self.planner!r}")
         if self.num_envs % self.num_minibatches:
             raise ValueError(f"PPOConfig.num_minibatches={self.num_minibatches} must divide num_envs={self.num_envs} (minibatches split by env)")
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"PPOConfig.{name} must be in [0, 1], got {getattr(self, name)}")
+        for name in ("lr", "clip_eps", "ent_coef", "vf_coef", "max_grad_norm"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0 or (name == "lr" and value == 0):
+                raise ValueError(f"PPOConfig.{name} must be a finite number {'> 0' if name == 'lr' else '>= 0'}, got {value}")
 
 
 CPU_QUICK = dict(num_envs=64, num_steps=64, num_minibatches=4, layer_size=256, reset_ratio=4)
@@ -299,10 +307,15 @@ def train_seeds(ppo: PPO, keys: Array) -> dict:
     return {"runner": runner, "metrics": metrics}
 
 
-def tables(config: PPOConfig, task: Task, cache_dir=None, planner=None) -> tuple[np.ndarray, np.ndarray | None]:
+PLANNERS = ("retrieval", "oracle")
+
+
+def tables(config: PPOConfig, task: Task, cache_dir=None, planner=None, reference: Task | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Frozen instruction embeddings of ``task.texts`` and, for PPO-T+, embedded plans: from
-    ``planner`` (instruction text -> steps, e.g. ``ChatPlanner``) or else the built-in goal planner."""
-    from baselines.planner import goal_plan, plan_text
+    ``planner`` (instruction text -> steps, e.g. ``ChatPlanner``) if given, else by
+    ``config.planner``: ``retrieval`` (the plan of the nearest training instruction of
+    ``reference``, default ``task``; reads only the text) or ``oracle`` (from the gold goal)."""
+    from baselines.planner import RetrievalPlanner, goal_plan, plan_text
     from baselines.text_encoders import DEFAULT_CACHE, embed, make_encoder
 
     cache = DEFAULT_CACHE if cache_dir is None else cache_dir
@@ -310,13 +323,17 @@ def tables(config: PPOConfig, task: Task, cache_dir=None, planner=None) -> tuple
     instructions = embed(encoder, task.texts, cache)
     if config.policy != "ppo-t+":
         return instructions, None
+    reference = reference or task
+    if planner is None and not (task.goal_objects and reference.goal_objects):
+        raise ValueError(f"policy ppo-t+ needs a planner: {task.name} has no goal structures for the built-in ones (CrafText only)")
     if planner is not None:
-        plans = [plan_text(planner(text)) for text in task.texts]
-    elif task.goal_objects:
-        plans = [plan_text(goal_plan(task.goal_objects[g])) for g in task.text_goal]
+        steps = [planner(text) for text in task.texts]
+    elif config.planner == "oracle":
+        steps = [goal_plan(task.goal_objects[g]) for g in task.text_goal]
     else:
-        raise ValueError(f"policy ppo-t+ needs a planner: {task.name} has no goal structures for the built-in one (CrafText only)")
-    return instructions, embed(encoder, plans, cache)
+        gold = [goal_plan(reference.goal_objects[g]) for g in reference.text_goal]
+        steps = RetrievalPlanner(reference.texts, gold, lambda texts: embed(encoder, texts, cache)).plan_all(task.texts)
+    return instructions, embed(encoder, [plan_text(s) for s in steps], cache)
 
 
 def make_train(config: PPOConfig, task: Task | None = None, progress: bool = False):

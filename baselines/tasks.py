@@ -39,8 +39,11 @@ class Task:
     """A world ready for the baselines.
 
     texts: the instruction table (index = ``Observed.text``). text_goal: (len(texts),) int goal id
-    of each text (CrafText; identity elsewhere). goals: one label dict per goal (``key``, and for
-    CrafText ``category`` and ``level``). reset_ratio: optimistic-reset ratio the world wants.
+    of each text (CrafText: its goal; Hexagons: its procedure; blocks world: its item). goals: one
+    label dict per goal (``key``, and for CrafText ``category`` and ``level``). start(key, text,
+    params) -> (obs, state): an episode of the goal of text id ``text``, shown that text (jittable).
+    score(info, ended) -> metric -> (value, count) of one step for the evaluator, summed over an
+    episode; ``metrics`` names them, the headline first. reset_ratio: optimistic-reset ratio.
     """
 
     name: str
@@ -52,6 +55,9 @@ class Task:
     text_goal: np.ndarray
     goals: tuple[dict, ...]
     success: Callable[[dict], Array]
+    start: Callable[[Array, Array, Any], tuple[Any, Any]]
+    score: Callable[[dict, Array], dict[str, tuple[Array, Array]]]
+    metrics: tuple[str, ...]
     reset_ratio: int = 1
     goal_objects: tuple[Any, ...] = field(default=(), repr=False)
 
@@ -84,7 +90,15 @@ def craftext_task(env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence 
     def observe(obs) -> Observed:
         return Observed(obs.world.astype(jnp.float32), obs.instruction_index, _all_feasible(n))
 
-    return Task(env_id, env, params, texts, observe, n, text_goal, goals, lambda info: info["success"], reset_ratio=16, goal_objects=tuple(g for g, _ in pairs))
+    def start(key, text, params):
+        state = env.set_goal(env.reset_env(key, params)[1], text, params)
+        return env.get_obs(state, params), state
+
+    def score(info, ended):
+        return {"success": (info["success"].astype(jnp.float32), ended.astype(jnp.float32))}
+
+    return Task(env_id, env, params, texts, observe, n, text_goal, goals, lambda info: info["success"], start, score, ("success",),
+                reset_ratio=16, goal_objects=tuple(g for g, _ in pairs))
 
 
 def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None = None, **kwargs) -> Task:
@@ -102,8 +116,17 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
         world = jax.nn.one_hot(obs.board, NUM_COLOURS).reshape(-1)
         return Observed(world, obs.procedure * steps + obs.instruction_index, obs.action_mask)
 
-    ids = np.arange(len(texts), dtype=np.int32)
-    return Task(env_id, env, params, texts, observe, n, ids, tuple({"key": f"text {i}"} for i in ids), lambda info: info["exact_match"] > 0)
+    def start(key, text, params):
+        return env.reset_to_procedure(text // steps, params)
+
+    def score(info, ended):
+        finished = info["instruction_finished"].astype(jnp.float32)
+        return {"exact_match": (info["exact_match"], finished), "action_f1": (info["action_f1"], finished)}
+
+    procedures = np.arange(len(texts), dtype=np.int32) // steps
+    goals = tuple({"key": f"procedure {p}"} for p in range(len(texts) // steps))
+    return Task(env_id, env, params, texts, observe, n, procedures, goals, lambda info: info["exact_match"] > 0, start, score,
+                ("exact_match", "action_f1"))
 
 
 def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None = None, **kwargs) -> Task:
@@ -122,8 +145,16 @@ def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None 
         parts += [obs.inventory.astype(jnp.float32) / 20.0, obs.builder_pose.astype(jnp.float32) / jnp.asarray([11, 9, 11, 360, 360])]
         return Observed(jnp.concatenate(parts), obs.item, obs.action_mask)
 
+    def start(key, text, params):
+        return env.reset_to_item(text, params)
+
+    def score(info, ended):
+        weight = ended.astype(jnp.float32)
+        return {"exact_match": ((info["f1"] >= 1.0).astype(jnp.float32), weight), "f1": (info["f1"], weight)}
+
     ids = np.arange(len(texts), dtype=np.int32)
-    return Task(env_id, env, params, texts, observe, n, ids, tuple({"key": f"item {i}"} for i in ids), lambda info: info["f1"] >= 1.0)
+    return Task(env_id, env, params, texts, observe, n, ids, tuple({"key": f"item {i}"} for i in ids), lambda info: info["f1"] >= 1.0,
+                start, score, ("exact_match", "f1"))
 
 
 BUILDERS: dict[str, Callable[..., Task]] = {
@@ -139,8 +170,8 @@ BUILDERS: dict[str, Callable[..., Task]] = {
 
 def make_task(env_id: str, *args, **kwargs) -> Task:
     """The ``Task`` of any registered world id (extra arguments go to the world's ``make``)."""
-    if env_id not in BUILDERS:
-        close = difflib.get_close_matches(env_id, list(BUILDERS), n=3, cutoff=0.4)
+    if not isinstance(env_id, str) or env_id not in BUILDERS:
+        close = difflib.get_close_matches(env_id, list(BUILDERS), n=3, cutoff=0.4) if isinstance(env_id, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown env id {env_id!r}.{hint} Known: {', '.join(BUILDERS)}")
     return BUILDERS[env_id](env_id, *args, **kwargs)

@@ -22,7 +22,7 @@ from pathlib import Path
 import jax
 import jaxlib
 
-from benchmarks.env_sps import measure_env, rollout_steps
+from benchmarks.env_sps import compare_step_only, measure_env, rollout_steps
 from benchmarks.metrics_time import bap_scoring_time, synthetic_generation_rate
 from benchmarks.training import markdown, measure_training
 from benchmarks.worlds import WORLDS
@@ -127,6 +127,23 @@ def _host_timings(args, info: dict) -> list[dict]:
     return rates
 
 
+STEP_ONLY = ("Craftax-Classic-Symbolic (bare)", "CrafText-Classic-Symbolic-v1")
+
+
+def _step_only(args, info: dict, num_envs: int = 256, num_steps: int = 16) -> dict | None:
+    """CrafText's cost without resets: ``vmap(step_env)`` from reset states, bare Craftax and
+    CrafText timed in interleaved rounds (``compare_step_only``); the median per-round ratio."""
+    if args.quick or not args.step_only_rounds or not all(w in args.worlds for w in STEP_ONLY):
+        return None
+    envs = {name: WORLDS[name].make() for name in STEP_ONLY}
+    result = compare_step_only(envs, num_envs, num_steps, rounds=args.step_only_rounds)
+    craftext = result[STEP_ONLY[1]]
+    print(f"step only (no resets), {num_envs} envs x {num_steps} steps, {args.step_only_rounds} interleaved rounds: "
+          f"CrafText / bare Craftax x{craftext['ratio_median']:.3f} (per-round range {craftext['ratio_min']:.2f} .. {craftext['ratio_max']:.2f})",
+          flush=True)
+    return {"device": info, "num_envs": num_envs, "num_steps": num_steps, "rounds": args.step_only_rounds, "results": result}
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--worlds", nargs="+", default=None, help="world ids (default: all; --quick: those without world generation)")
@@ -137,6 +154,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--training-envs", type=int, default=None, help="num_envs of the PPO training benchmark (default 64 on CPU, 1024 elsewhere; 0 skips it)")
     parser.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time BAP dev scoring on it")
     parser.add_argument("--host-only", action="store_true", help="only the host-side blocks-world timings (BAP scoring, synthetic items)")
+    parser.add_argument("--step-only-rounds", type=int, default=40,
+                        help="interleaved rounds of the step-only CrafText / bare Craftax comparison (256 envs, 16 steps; 0 skips it)")
     args = parser.parse_args(argv)
     if args.host_only:
         return _host_timings(args, device_info())
@@ -179,9 +198,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 f"compile x{r['compile_s'] / bare['compile_s']:.2f}",
                 flush=True,
             )
+    step_only = _step_only(args, info)
     out = args.out if args.out or args.quick else RESULTS / device_slug(info)
     if out is not None:
         write_results(rows, info, out)
+        if step_only:
+            (out / "step_only.json").write_text(json.dumps(step_only, indent=2))
         if training:
             (out / "training_sps.json").write_text(json.dumps({"device": info, "results": training}, indent=2))
             (out / "training_sps.md").write_text(markdown(training, info))

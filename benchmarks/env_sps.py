@@ -5,6 +5,9 @@ compiled rollout from fresh states and waits with ``block_until_ready``. The fin
 and state are returned, so XLA cannot drop any of the observation work. The batched step is
 gymnax's own ``env.step`` under ``vmap`` (auto-reset of every finished world) or, with
 ``reset_ratio``, ``baselines.wrappers.OptimisticResetVecEnv``.
+
+``measure_step_only`` times ``vmap(env.step_env)`` alone from states reset outside the timing (no
+resets at all): the cost of the step itself, where world generation cannot hide it.
 """
 
 from __future__ import annotations
@@ -59,22 +62,94 @@ def measure_env(env: Any, params: Any, num_envs: int, num_steps: int, repeats: i
         (obs, state, total), _ = jax.lax.scan(body, (obs, state, jnp.float32(0)), (keys, actions))
         return obs, state, total
 
+    return {"reset": f"optimistic/{reset_ratio}" if reset_ratio else "auto", **_time(rollout, params, num_envs, num_steps, repeats, seed)}
+
+
+def step_only_rollout(env: Any, num_envs: int, num_steps: int):
+    """``rollout(key, params, states)``: ``num_steps`` steps of ``vmap(env.step_env)`` with random
+    actions from ``states`` (reset beforehand), no resets; returns the final obs, state and the
+    summed reward (so no work can be dropped)."""
+    step = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))
+
+    def rollout(key, params, states):
+        key_act, key_step = jax.random.split(key)
+        actions = jax.random.randint(key_act, (num_steps, num_envs), 0, env.num_actions)
+
+        def body(carry, xs):
+            _, state, total = carry
+            k, a = xs
+            obs, state, reward, *_ = step(jax.random.split(k, num_envs), state, a, params)
+            return (obs, state, total + reward.sum()), None
+
+        obs = jax.vmap(env.get_obs, in_axes=(0, None))(states, params)
+        (obs, state, total), _ = jax.lax.scan(body, (obs, states, jnp.float32(0)), (jax.random.split(key_step, num_steps), actions))
+        return obs, state, total
+
+    return rollout
+
+
+def reset_states(env: Any, params: Any, num_envs: int, seed: int = 0) -> Any:
+    """``num_envs`` freshly reset states (``vmap(env.reset_env)``)."""
+    keys = jax.random.split(jax.random.key(seed), num_envs)
+    return jax.block_until_ready(jax.jit(jax.vmap(env.reset_env, in_axes=(0, None)))(keys, params)[1])
+
+
+def measure_step_only(env: Any, params: Any, num_envs: int, num_steps: int, repeats: int = 5, seed: int = 0) -> dict:
+    """Steps/s of ``vmap(env.step_env)`` over ``num_steps`` steps from ``num_envs`` worlds reset
+    before the timing (no resets during it; a finished world keeps being stepped)."""
+    states = reset_states(env, params, num_envs, seed)
+    rollout = step_only_rollout(env, num_envs, num_steps)
+    return {"reset": "none (step_env)", **_time(rollout, params, num_envs, num_steps, repeats, seed, states)}
+
+
+def compare_step_only(envs: dict[str, tuple[Any, Any]], num_envs: int, num_steps: int, rounds: int = 10, seed: int = 0) -> dict:
+    """Step-only steps/s of several ``name -> (env, params)`` measured in one run, interleaved:
+    every round times each env once (same key, same reset seed), so slow phases of the machine
+    hit all of them alike. Returns per name the median and spread, and the per-round ratio of each
+    env to the first one (median, min, max)."""
+    compiled, args = {}, {}
+    for name, (env, params) in envs.items():
+        states = reset_states(env, params, num_envs, seed)
+        start = time.perf_counter()
+        compiled[name] = jax.jit(step_only_rollout(env, num_envs, num_steps)).lower(jax.random.key(seed), params, states).compile()
+        args[name] = (params, states, time.perf_counter() - start)
+        jax.block_until_ready(compiled[name](jax.random.key(seed), params, states))
+    rates: dict[str, list[float]] = {name: [] for name in envs}
+    for r in range(rounds):
+        for name in envs:
+            params, states, _ = args[name]
+            start = time.perf_counter()
+            jax.block_until_ready(compiled[name](jax.random.key(seed + 1 + r), params, states))
+            rates[name].append(num_envs * num_steps / (time.perf_counter() - start))
+    first = next(iter(envs))
+    out = {}
+    for name, values in rates.items():
+        ratios = [v / b for v, b in zip(values, rates[first])]
+        out[name] = {
+            "num_envs": num_envs, "num_steps": num_steps, "rounds": rounds, "compile_s": args[name][2],
+            "steps_per_s_median": statistics.median(values), "steps_per_s_min": min(values), "steps_per_s_max": max(values),
+            "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
+        }
+    return out
+
+
+def _time(rollout, params: Any, num_envs: int, num_steps: int, repeats: int, seed: int, *extra: Any) -> dict:
+    """Compile ``rollout(key, params, *extra)`` once, warm it up, then time ``repeats`` calls."""
     key = jax.random.key(seed)
     start = time.perf_counter()
-    compiled = jax.jit(rollout).lower(key, params).compile()
+    compiled = jax.jit(rollout).lower(key, params, *extra).compile()
     compile_s = time.perf_counter() - start
-    jax.block_until_ready(compiled(key, params))  # warm-up: allocations, caches
+    jax.block_until_ready(compiled(key, params, *extra))  # warm-up: allocations, caches
     times = []
     for r in range(repeats):
         start = time.perf_counter()
-        jax.block_until_ready(compiled(jax.random.key(seed + 1 + r), params))
+        jax.block_until_ready(compiled(jax.random.key(seed + 1 + r), params, *extra))
         times.append(time.perf_counter() - start)
     rates = [num_envs * num_steps / t for t in times]
     return {
         "num_envs": num_envs,
         "num_steps": num_steps,
         "repeats": repeats,
-        "reset": f"optimistic/{reset_ratio}" if reset_ratio else "auto",
         "compile_s": compile_s,
         "steps_per_s_median": statistics.median(rates),
         "steps_per_s_min": min(rates),

@@ -47,6 +47,9 @@ class BareCraftax(environment.Environment):
         obs, state, reward, done, _ = self.craftax.step_env(key, state, action, params)
         return obs, state, reward, done, {}
 
+    def get_obs(self, state, params=None, key=None):
+        return self.craftax.get_obs(state)
+
     def is_truncated(self, state, params):
         return jnp.bool_(False)  # Craftax's own done includes its time limit
 

@@ -42,8 +42,8 @@ def make(
         items, every word the simulators can say).
     env_kwargs: ``max_tokens``, ``observe_action_mask``.
     """
-    if env_id not in REGISTERED_IDS:
-        close = difflib.get_close_matches(env_id, list(REGISTERED_IDS), n=3, cutoff=0.4)
+    if not isinstance(env_id, str) or env_id not in REGISTERED_IDS:
+        close = difflib.get_close_matches(env_id, list(REGISTERED_IDS), n=3, cutoff=0.4) if isinstance(env_id, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown blocks-world env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
     task = REGISTERED_IDS[env_id]

@@ -13,7 +13,10 @@ Jayannavar et al. (2020) derives them:
 3. an item is a maximal run of consecutive actions; any chat line ends a run;
 4. an item is dropped if any board it touches has a block outside the build region.
 
-Malformed logs raise ``MdcDataError`` naming the game, the (unfiltered) state index and the field.
+Malformed logs raise ``MdcDataError`` naming the game (and file), the (unfiltered) state index and
+the field: a game folder of a split without its log file (unless ``skip_missing``, which warns with
+the count), a missing, corrupt or mistyped ``splits.json``, non-UTF-8 or invalid JSON, non-finite
+or fractional coordinates.
 
 Usage: ``python -m blocksworld.data DIR [--export OUT.jsonl] [--replay]`` prints per split the games,
 BAP items, empty-board items and raw / net action-sequence lengths (``--replay``: the gold-replay
@@ -24,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +61,7 @@ def structure_id(game_id: str) -> str:
 
 
 def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _parse_state(game: str, index: int, state: object) -> tuple[tuple[float, ...] | None, list[str], set[Block]]:
@@ -74,7 +79,7 @@ def _parse_state(game: str, index: int, state: object) -> tuple[tuple[float, ...
     pose = None
     if position is not None:
         if not isinstance(position, dict) or any(not _number(position.get(k)) for k in ("X", "Y", "Z", "Yaw", "Pitch")):
-            raise fail("BuilderPosition", "expected {X, Y, Z, Yaw, Pitch} numbers or null")
+            raise fail("BuilderPosition", "expected {X, Y, Z, Yaw, Pitch} finite numbers or null")
         pose = tuple(float(position[k]) for k in ("X", "Y", "Z", "Yaw", "Pitch"))
     chat = state["ChatHistory"]
     if not isinstance(chat, list) or any(not isinstance(line, str) for line in chat):
@@ -86,7 +91,7 @@ def _parse_state(game: str, index: int, state: object) -> tuple[tuple[float, ...
     for j, block in enumerate(grid):
         coords = block.get("AbsoluteCoordinates") if isinstance(block, dict) else None
         if not isinstance(coords, dict) or any(not _number(coords.get(k)) for k in "XYZ"):
-            raise fail(f"BlocksInGrid[{j}].AbsoluteCoordinates", "expected {X, Y, Z} numbers")
+            raise fail(f"BlocksInGrid[{j}].AbsoluteCoordinates", "expected {X, Y, Z} finite numbers")
         if any(float(coords[k]) != int(coords[k]) for k in "XYZ"):
             raise fail(f"BlocksInGrid[{j}].AbsoluteCoordinates", "coordinates must be whole numbers")
         try:
@@ -176,7 +181,7 @@ def load_gold_configuration(path: str | Path) -> list[Block]:
     by +100 in the file)."""
     path = Path(path)
     blocks = []
-    for line_no, line in enumerate(path.read_text().splitlines(), start=1):
+    for line_no, line in enumerate(_read_text(path, path.stem).splitlines(), start=1):
         if not line.strip():
             continue
         match = _XML_BLOCK.search(line)
@@ -187,38 +192,75 @@ def load_gold_configuration(path: str | Path) -> list[Block]:
     return blocks
 
 
+def _read_text(path: Path, game: str) -> str:
+    """The UTF-8 text of a corpus file; ``MdcDataError`` naming it if it is missing or not UTF-8."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise MdcDataError(game, None, "<file>", f"{path} is missing") from None
+    except UnicodeDecodeError as e:
+        raise MdcDataError(game, None, "<file>", f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def _read_json(path: Path, game: str) -> object:
+    """The JSON content of a corpus file; ``MdcDataError`` naming it if it cannot be read."""
+    text = _read_text(path, game)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise MdcDataError(game, None, "<json>", f"{path}: {e}") from None
+    except RecursionError:
+        raise MdcDataError(game, None, "<json>", f"{path}: nested too deeply") from None
+
+
+LOG_FILE = "postprocessed-observations.json"
+
+
 def find_games(directory: str | Path) -> dict[str, Path]:
-    """Game id -> its postprocessed-observations.json, for every game under ``DIR/logs``."""
-    paths = sorted(Path(directory, "logs").glob("*/logs/*/postprocessed-observations.json"))
-    return {p.parent.name: p for p in paths}
+    """Game id -> the path of its log file (which may be missing), for every game folder under
+    ``DIR/logs/*/logs/``."""
+    folders = sorted(p for p in Path(directory, "logs").glob("*/logs/*") if p.is_dir())
+    return {p.name: p / LOG_FILE for p in folders}
 
 
 def load_splits(directory: str | Path) -> dict[str, set[str]]:
     """Our split name (train / dev / test) -> target-structure ids, from ``DIR/logs/splits.json``."""
     path = Path(directory, "logs", "splits.json")
-    splits = json.loads(path.read_text())
-    missing = [k for k in SPLIT_NAMES if k not in splits]
-    if missing:
-        raise MdcDataError(str(path), None, missing[0], "split missing from splits.json")
+    splits = _read_json(path, str(path))
+    if not isinstance(splits, dict):
+        raise MdcDataError(str(path), None, "<file>", f"expected an object with {', '.join(SPLIT_NAMES)}")
+    for key in SPLIT_NAMES:
+        if key not in splits:
+            raise MdcDataError(str(path), None, key, "split missing from splits.json")
+        if not isinstance(splits[key], list) or not all(isinstance(x, str) for x in splits[key]):
+            raise MdcDataError(str(path), None, key, f"expected a list of structure ids, got {type(splits[key]).__name__}")
     return {ours: set(splits[theirs]) for theirs, ours in SPLIT_NAMES.items()}
 
 
-def load_items(directory: str | Path, splits: tuple[str, ...] = ("train", "dev", "test")) -> dict[str, list[BapItem]]:
-    """BAP items per split of the corpus ``data`` folder (games in sorted directory order)."""
+def load_items(
+    directory: str | Path, splits: tuple[str, ...] = ("train", "dev", "test"), skip_missing: bool = False
+) -> dict[str, list[BapItem]]:
+    """BAP items per split of the corpus ``data`` folder (games in sorted directory order).
+
+    A game folder of a wanted split without its log file raises ``MdcDataError``, or with
+    ``skip_missing`` is skipped with a warning giving the count. Games whose structure is in no
+    split (the corpus's warm-up games) are not read."""
     structures = load_splits(directory)
     games = find_games(directory)
     if not games:
-        raise FileNotFoundError(f"no game logs under {Path(directory, 'logs')}/*/logs/*/")
+        raise MdcDataError(str(Path(directory, "logs")), None, "<folder>", "no game folders under logs/*/logs/")
     out: dict[str, list[BapItem]] = {s: [] for s in splits}
+    missing = []
     for game_id, path in games.items():
         split = next((s for s in splits if structure_id(game_id) in structures[s]), None)
         if split is None:
             continue
-        try:
-            log = json.loads(path.read_text())
-        except json.JSONDecodeError as e:
-            raise MdcDataError(game_id, None, "<json>", f"{path}: {e}") from None
-        out[split].extend(game_items(game_id, log, split))
+        if skip_missing and not path.is_file():
+            missing.append(game_id)
+            continue
+        out[split].extend(game_items(game_id, _read_json(path, game_id), split))
+    if missing:
+        warnings.warn(f"skipped {len(missing)} game folder(s) without {LOG_FILE}: {', '.join(missing[:5])}", stacklevel=2)
     return out
 
 
@@ -257,8 +299,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("directory", help="the corpus's data folder (logs/ with splits.json, gold-configurations/)")
     parser.add_argument("--export", type=Path, help="write every item as JSONL here")
     parser.add_argument("--replay", action="store_true", help="replay every item's gold actions in the env")
+    parser.add_argument("--skip-missing", action="store_true", help="skip game folders without a log file (reports the count)")
     args = parser.parse_args(argv)
-    items = load_items(args.directory)
+    try:
+        items = load_items(args.directory, skip_missing=args.skip_missing)
+    except MdcDataError as e:
+        raise SystemExit(f"error: {e}") from None
     print(f"{'split':<6} {'games':>5} {'items':>6} {'EB':>5} {'raw len':>13} {'net len':>13}")
     for split, split_items in items.items():
         s = split_statistics(split_items)

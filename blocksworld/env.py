@@ -8,7 +8,10 @@ item index (its dialogue is looked up in the params) and the step counter.
 Actions (7624): ``((xi * 9 + yi) * 11 + zi) * 7 + k``; ``k < 6`` places colour ``k + 1``, feasible
 into an empty cell that is on the floor (y = 1) or face-adjacent to a block, with that colour in
 the inventory; ``k = 6`` removes the block in the cell, feasible where a block is. ``7623`` is STOP.
-Infeasible actions are no-ops (masked by ``action_mask``); a step still passes.
+Infeasible actions, and actions outside ``[0, 7624)``, are no-ops (masked by ``action_mask``, which
+covers the valid range); a step still passes. ``step_env`` on a finished episode (after STOP, or an
+exact match in Build) is absorbing: nothing changes, reward 0, terminated (gymnax's ``step``
+resets it instead).
 
 Both tasks score net actions from the start grid against a reference end grid, with counts
 updated in O(1) per action (``|pred|``, ``|pred & reference|``; ``|reference|`` is in the params):
@@ -22,7 +25,6 @@ updated in O(1) per action (``|pred|``, ``|pred & reference|``; ``|reference|`` 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import jax
@@ -52,6 +54,9 @@ TASKS = ("bap", "build")
 
 @struct.dataclass
 class EnvState(environment.EnvState):
+    """grid / start: (11, 9, 11) int8; inventory (6,) int32; pose (5,) float32; item () int32;
+    matched / num_predicted: () int32 net-action counts; done: () bool, the episode ended."""
+
     grid: Array
     start: Array
     inventory: Array
@@ -59,6 +64,7 @@ class EnvState(environment.EnvState):
     item: Array
     matched: Array
     num_predicted: Array
+    done: Array
 
 
 @struct.dataclass
@@ -107,6 +113,8 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
     def __init__(self, vocabulary: Vocabulary, task: str = "bap", max_tokens: int = 128, observe_action_mask: bool = False):
         if task not in TASKS:
             raise ValueError(f"task={task!r}: use one of {TASKS}")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
         self.vocabulary, self.task, self.max_tokens = vocabulary, task, max_tokens
         self.observe_action_mask = observe_action_mask
 
@@ -114,6 +122,11 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         """Stack items into params; ``settings`` override ``max_steps_in_episode``."""
         if not items:
             raise ValueError("no items")
+        for name, value in settings.items():
+            if name != "max_steps_in_episode":
+                raise ValueError(f"unknown setting {name!r}; use max_steps_in_episode")
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
         starts = np.stack([to_grid(i.start) for i in items])
         references = np.stack([to_grid(i.end) for i in items])
         changed = starts != references
@@ -132,12 +145,22 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
             **settings,
         )
 
-    @functools.cached_property
+    @property
     def default_params(self) -> EnvParams:
-        """Params over synthetic items (``blocksworld.synthetic``, seed 0)."""
-        from blocksworld.synthetic import generate_items
+        """The env holds no items of its own: ``blocksworld.make`` builds params (corpus or
+        simulated items), or ``env.make_params(items)``."""
+        raise ValueError("BlocksWorld has no default items: use blocksworld.make(env_id, ...) or env.make_params(items)")
 
-        return self.make_params(generate_items(64, seed=0))
+    def check_params(self, params: EnvParams) -> None:
+        """Raise ``ValueError`` naming the field if ``params`` do not fit this env's shapes (runs
+        while tracing, so a mismatch fails before anything is compiled)."""
+        n = params.starts.shape[0]
+        expected = {"starts": (n, *SHAPE), "references": (n, *SHAPE), "poses": (n, 5), "dialogue": (n, self.max_tokens),
+                    "num_reference": (n,), "num_items": ()}
+        for name, shape in expected.items():
+            if getattr(params, name).shape != shape:
+                raise ValueError(f"EnvParams.{name} has shape {getattr(params, name).shape}; this env needs {shape} "
+                                 f"(max_tokens={self.max_tokens})")
 
     # ----------------------------------------------------------------- dynamics
     def reset_env(self, key: Array, params: EnvParams) -> tuple[Observation, EnvState]:
@@ -145,6 +168,7 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
 
     def reset_to_item(self, item: int | Array, params: EnvParams) -> tuple[Observation, EnvState]:
         """Start the episode of item ``item`` (for evaluation over a whole split)."""
+        self.check_params(params)
         item = jnp.asarray(item, jnp.int32)
         start = params.starts[item]
         counts = (start[..., None] == jnp.arange(1, NUM_COLOURS + 1, dtype=jnp.int8)).sum((0, 1, 2))
@@ -157,6 +181,7 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
             item=item,
             matched=jnp.int32(0),
             num_predicted=jnp.int32(0),
+            done=jnp.bool_(False),
         )
         return self.get_obs(state, params), state
 
@@ -166,15 +191,18 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
     def step_env(
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams
     ) -> tuple[Observation, EnvState, Array, Array, dict]:
+        self.check_params(params)
+        previous = state
         action = jnp.asarray(action, jnp.int32)
+        in_range = (action >= 0) & (action < NUM_CELL_ACTIONS)
         is_stop = action == STOP
-        cell, k = jnp.divmod(jnp.minimum(action, NUM_CELL_ACTIONS - 1), ACTIONS_PER_CELL)
+        cell, k = jnp.divmod(jnp.clip(action, 0, NUM_CELL_ACTIONS - 1), ACTIONS_PER_CELL)
         xz, zi = jnp.divmod(cell, SHAPE[2])
         xi, yi = jnp.divmod(xz, SHAPE[1])
         old = state.grid[xi, yi, zi]
         is_remove = k == REMOVE
         colour = jnp.where(is_remove, 0, k + 1).astype(jnp.int8)
-        feasible = ~is_stop & jnp.where(
+        feasible = in_range & jnp.where(
             is_remove, old != 0, (old == 0) & self._supported(state.grid, xi, yi, zi) & (state.inventory[k % NUM_COLOURS] > 0)
         )
         new = jnp.where(feasible, colour, old)
@@ -201,8 +229,11 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
             exact = (state.matched == params.num_reference[state.item]) & (state.matched == state.num_predicted)
             terminated = is_stop | exact
             reward = score - score_before
-        info = {"feasible": feasible, "f1": score}
-        return self.get_obs(state, params), state, reward, terminated, info
+        # A finished episode is absorbing: nothing changes, no reward, still terminated.
+        state = jax.tree.map(lambda a, b: jnp.where(previous.done, a, b), previous, state.replace(done=terminated))
+        reward = jnp.where(previous.done, 0.0, reward)
+        info = {"feasible": feasible & ~previous.done, "f1": self._score(state, params)}
+        return self.get_obs(state, params), state, reward, state.done, info
 
     @staticmethod
     def _supported(grid: Array, xi: Array, yi: Array, zi: Array) -> Array:

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from flax import struct
 from jax import Array
 
-from craftext.checkers import MEMORY_INIT, step_events, update
+from craftext.checkers import initial_memory, step_events, update
 from craftext.env import CrafText, EnvParams, EnvState, Observation
 from craftext.goals import Goal, GoalError, Scenario
 from craftext.tokenizer import Vocabulary
@@ -60,8 +60,8 @@ def make(
         Craftax version). vocabulary: token ids (default: the shipped vocabulary, which also covers
         every test split). settings: ``craftax_reward_scale``, ``max_steps_in_episode``.
     """
-    if env_id not in REGISTERED_IDS:
-        close = difflib.get_close_matches(env_id, list(REGISTERED_IDS), n=3, cutoff=0.4)
+    if not isinstance(env_id, str) or env_id not in REGISTERED_IDS:
+        close = difflib.get_close_matches(env_id, list(REGISTERED_IDS), n=3, cutoff=0.4) if isinstance(env_id, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown CrafText env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
     classic, pixels = REGISTERED_IDS[env_id]
@@ -85,9 +85,15 @@ class Progress:
     time: Array
 
 
-def start(world_state, classic: bool = True) -> Progress:
-    """Fresh progress for a goal set on ``world_state`` (a Craftax ``EnvState``)."""
-    return Progress(jnp.asarray(MEMORY_INIT), jnp.zeros(world_state.map.shape, bool), jnp.int32(0))
+def _encoding(goal: Goal | Array) -> Array:
+    return jnp.asarray(goal.encode() if isinstance(goal, Goal) else goal, jnp.int32)
+
+
+def start(goal: Goal | Array, world_state, classic: bool = True) -> Progress:
+    """Fresh progress of ``goal`` set on ``world_state`` (a Craftax ``EnvState``): what is in view
+    now is recorded (an explore goal needs its block to come into view later). Jittable."""
+    memory = initial_memory(_encoding(goal), frame(world_state, classic), version(classic))
+    return Progress(memory, jnp.zeros(world_state.map.shape, bool), jnp.int32(0))
 
 
 def check(goal: Goal | Array, progress: Progress, prev_state, action: int | Array, state, classic: bool = True) -> tuple[Array, Progress]:
@@ -95,10 +101,9 @@ def check(goal: Goal | Array, progress: Progress, prev_state, action: int | Arra
 
     Returns ``(success, progress)``. Pure and jittable; ``goal`` may be a ``Goal`` or its encoding.
     """
-    encoding = jnp.asarray(goal.encode() if isinstance(goal, Goal) else goal)
     time = progress.time + 1
     events, placed = step_events(
-        frame(prev_state, classic), frame(state, classic), jnp.asarray(action, jnp.int32), progress.placed, time, version(classic).view
+        frame(prev_state, classic), frame(state, classic), jnp.asarray(action, jnp.int32), progress.placed, time, version(classic)
     )
-    success, memory = update(encoding, progress.memory, events)
+    success, memory = update(_encoding(goal), progress.memory, events)
     return success, Progress(memory, placed, time)

@@ -1,11 +1,13 @@
 """JIT-compiled scenario checkers: pure functions of per-step events, a goal encoding and memory.
 
 **Events** (``step_events``) are computed once per step and shared by every checker: whether the
-agent placed a block this step and where (a ``PLACE_*`` action that changed the facing cell), a
-15 x 15 patch of the agent-placed blocks and of all blocks centred on that cell, inventory gains,
-newly unlocked achievements, day or night, and the agent's local view. A ``placed`` map (one flag
-per cell of every floor) remembers which cells hold a block the agent put there; mining the
-block clears it.
+agent placed a block this step and where (a ``PLACE_*`` action whose own block now stands in the
+facing cell, which held something else before), a 15 x 15 patch of the agent-placed blocks and of
+all blocks centred on that cell, inventory gains, newly unlocked achievements, day or night, and
+what the agent's observation shows of the map (``view``: dark cells of full Craftax are hidden). A
+``placed`` map (one flag per cell of every floor) remembers which cells hold a block the agent put
+there; only removing that block (mining or collecting it) clears the flag: a plant that ripens or
+is eaten stays the agent's plant.
 
 **Structures are event-driven.** A structure the agent builds becomes complete on the step it
 places one of its blocks, so every structure check looks only at structures that contain the
@@ -27,7 +29,11 @@ Component semantics (each documented where it is computed):
 * achievements: the step at which each required achievement is first unlocked; a forbidden one
   fails the goal for good;
 * time of day: night is a light level below 0.5;
-* exploring: the block is in the agent's view now and was out of view at an earlier step.
+* exploring: the block is in the agent's view now and was out of it at an earlier step or when
+  the goal was set (``initial_memory`` looks at the view then).
+
+Block matching: a goal's ``plant`` is any plant (a sapling or a ripe plant: a plant the agent put
+down stays part of its structure when it ripens); ``ripe_plant`` is only a ripe plant.
 
 Structures count only blocks the agent placed unless the goal's ``agent_built`` slot is 0 (then
 natural blocks count too, but the structure must still contain a block placed this step).
@@ -35,17 +41,22 @@ natural blocks count too, but the structure must still contain a block placed th
 structure / relative placement / collection first completed, counts of placed objects and
 collected items, the first-unlock step of each required achievement, whether the forbidden
 achievement was unlocked, and whether the explore target was ever out of view.
+
+Achievements: Craftax unlocks each achievement once per episode, so a goal set mid-episode
+(``set_goal``) that requires an achievement the agent has already unlocked cannot succeed in that
+episode.
 """
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
 from jax import Array
 
 from craftext import goals as G
-from craftext.world import PLACEABLE, PLANT, RIPE_PLANT, Frame
+from craftext.world import LIGHT_THRESHOLD, PLANT, RIPE_PLANT, Frame, Version
 
 RADIUS = 7
 PATCH = 2 * RADIUS + 1
@@ -53,16 +64,15 @@ T_STRUCT, T_PLACE, T_COLLECT, PLACED_COUNT, COLLECTED, T_ACH1, T_ACH2, T_ACH3, F
 MEMORY_SIZE = 10
 MEMORY_INIT = np.array([-1, -1, -1, 0, 0, -1, -1, -1, 0, 0], dtype=np.int32)
 NIGHT_LIGHT = 0.5
-_PLACE_ACTIONS = np.array(sorted(PLACEABLE.values()), dtype=np.int32)
 
 
 @struct.dataclass
 class StepEvents:
-    """time: () step of the episode; placed: () bool, the agent put a block down; block: () its id;
-    agent_patch / world_patch: (15, 15) int32 agent-placed / all block ids around the placed cell
-    (0 outside the map or not agent-placed; ripe plants read as plants); gained: (8,) int32
-    inventory increases; unlocked: (A,) bool newly unlocked achievements; night: () bool;
-    view: (rows, cols) int32 block ids in the agent's view."""
+    """time: () step of the episode; placed: () bool, the agent put a block down; block: () the
+    block now in the facing cell (the placed block when ``placed``); agent_patch / world_patch:
+    (15, 15) int32 agent-placed / all block ids around the facing cell (0 outside the map or not
+    agent-placed); gained: (8,) int32 inventory increases; unlocked: (A,) bool newly unlocked
+    achievements; night: () bool; view: (rows, cols) int32 block ids the observation shows."""
 
     time: Array
     placed: Array
@@ -75,42 +85,70 @@ class StepEvents:
     view: Array
 
 
-def _window(floor_map: Array, centre: Array, rows: int, cols: int) -> tuple[Array, Array]:
-    """(rows, cols) block ids centred on ``centre`` and whether each cell is on the map."""
+def is_block(cells: Array, block: Array) -> Array:
+    """Whether ``cells`` hold ``block`` (any shape, broadcast); a ripe plant is also a plant."""
+    return (cells == block) | ((block == PLANT) & (cells == RIPE_PLANT))
+
+
+def _window(grid: Array, centre: Array, rows: int, cols: int) -> tuple[Array, Array]:
+    """(rows, cols) cells of ``grid`` (H, W) centred on ``centre`` and whether each is on the map."""
     r = centre[0] + jnp.arange(rows) - rows // 2
     c = centre[1] + jnp.arange(cols) - cols // 2
-    valid = ((r >= 0) & (r < floor_map.shape[0]))[:, None] & ((c >= 0) & (c < floor_map.shape[1]))[None, :]
-    rc = jnp.clip(r, 0, floor_map.shape[0] - 1)[:, None], jnp.clip(c, 0, floor_map.shape[1] - 1)[None, :]
-    return floor_map[rc], valid
+    valid = ((r >= 0) & (r < grid.shape[0]))[:, None] & ((c >= 0) & (c < grid.shape[1]))[None, :]
+    rc = jnp.clip(r, 0, grid.shape[0] - 1)[:, None], jnp.clip(c, 0, grid.shape[1] - 1)[None, :]
+    return grid[rc], valid
 
 
-def step_events(prev: Frame, now: Frame, action: Array, placed_map: Array, time: Array, view: tuple[int, int]) -> tuple[StepEvents, Array]:
+def observed_view(now: Frame, shape: tuple[int, int]) -> Array:
+    """(rows, cols) block ids the agent's observation shows around it (0 off the map or in the dark)."""
+    seen, valid = _window(now.floor_map, now.position, *shape)
+    if now.light_map is not None:
+        light, _ = _window(now.light_map, now.position, *shape)
+        valid &= light > LIGHT_THRESHOLD
+    return jnp.where(valid, seen, 0).astype(jnp.int32)
+
+
+def initial_memory(goal: Array, now: Frame, version: Version) -> Array:
+    """(MEMORY_SIZE,) memory of a goal set on the world ``now``: ``MEMORY_INIT``, with whether the
+    goal's explore block is out of the agent's view at this moment."""
+    visible = jnp.any(is_block(observed_view(now, version.view), goal[G.EXPLORE_BLOCK]))
+    return jnp.asarray(MEMORY_INIT).at[WAS_OUT_OF_VIEW].set((~visible).astype(jnp.int32))
+
+
+def _kind(block: Array) -> Array:
+    """A block id with ripe plants read as plants (ripening or being eaten keeps a plant a plant)."""
+    return jnp.where(block == RIPE_PLANT, PLANT, block)
+
+
+def step_events(prev: Frame, now: Frame, action: Array, placed_map: Array, time: Array, version: Version) -> tuple[StepEvents, Array]:
     """Events of the step ``prev -> now`` under ``action`` and the updated ``placed_map`` (same
     shape as the Craftax map: (H, W), or (floors, H, W) for full Craftax)."""
-    floor_placed = placed_map if placed_map.ndim == 2 else placed_map[now.floor]
     h, w = now.floor_map.shape
     r, c = now.facing[0], now.facing[1]
     inside = (r >= 0) & (r < h) & (c >= 0) & (c < w) & (prev.floor == now.floor)
     rc, cc = jnp.clip(r, 0, h - 1), jnp.clip(c, 0, w - 1)
-    changed = inside & (prev.floor_map[rc, cc] != now.floor_map[rc, cc])
-    placed = changed & jnp.isin(action, _PLACE_ACTIONS)
-    floor_placed = floor_placed.at[rc, cc].set(jnp.where(changed, placed, floor_placed[rc, cc]))
-    placed_map = floor_placed if placed_map.ndim == 2 else placed_map.at[now.floor].set(floor_placed)
+    before, after = prev.floor_map[rc, cc], now.floor_map[rc, cc]
+    table = jnp.asarray(version.placed_block)
+    own_block = jnp.where((action >= 0) & (action < table.shape[0]), table[jnp.clip(action, 0, table.shape[0] - 1)], -1)
+    placed = inside & (before != after) & (after == own_block)
+    removed = inside & (_kind(before) != _kind(after))
+    cell = (rc, cc) if placed_map.ndim == 2 else (now.floor, rc, cc)
+    placed_map = placed_map.at[cell].set(placed | (placed_map[cell] & ~removed))
+    floor_placed = placed_map if placed_map.ndim == 2 else placed_map[now.floor]
 
-    blocks = jnp.where(now.floor_map == RIPE_PLANT, PLANT, now.floor_map).astype(jnp.int32)
-    world, valid = _window(blocks, jnp.stack([rc, cc]), PATCH, PATCH)
-    mine, _ = _window(floor_placed, jnp.stack([rc, cc]), PATCH, PATCH)
-    seen, seen_valid = _window(blocks, now.position, *view)
+    centre = jnp.stack([rc, cc])
+    world, valid = _window(now.floor_map.astype(jnp.int32), centre, PATCH, PATCH)
+    mine, _ = _window(floor_placed, centre, PATCH, PATCH)
     events = StepEvents(
         time=jnp.asarray(time, jnp.int32),
         placed=placed,
-        block=blocks[rc, cc],
+        block=after.astype(jnp.int32),
         agent_patch=jnp.where(valid & mine, world, 0),
         world_patch=jnp.where(valid, world, 0),
         gained=jnp.maximum(now.inventory - prev.inventory, 0),
         unlocked=now.achievements & ~prev.achievements,
         night=now.light < NIGHT_LIGHT,
-        view=jnp.where(seen_valid, seen, 0),
+        view=observed_view(now, version.view),
     )
     return events, placed_map
 
@@ -120,11 +158,26 @@ def _flat(dr: int, dc: int) -> int:
     return (RADIUS + dr) * PATCH + (RADIUS + dc)
 
 
-_LINE_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # straight: 0, 1; diagonal: 2, 3
-_MAX_RUN = 6
-_RAYS = np.array(
-    [[[_flat(s * i * dr, s * i * dc) for i in range(1, _MAX_RUN + 1)] for s in (1, -1)] for dr, dc in _LINE_DIRECTIONS]
-)  # (4 directions, 2 senses, 6 cells)
+_BITS = np.int32(1) << np.arange(PATCH, dtype=np.int32)  # bit j of a row mask = column j
+
+
+def _bits(cells: Array) -> Array:
+    """(..., 15) bool -> (...,) int32 with bit j set where cell j is."""
+    return (cells.astype(jnp.int32) * _BITS).sum(-1)
+
+
+def _run_through_centre(bits: Array, reversed_bits: Array) -> Array:
+    """Length of the run of set bits through bit ``RADIUS`` (0 if it is clear), from a 15-bit mask
+    and the same mask with its bit order reversed. Trailing ones of x: popcount(x & ~(x + 1))."""
+
+    def trailing_ones(x):
+        return jax.lax.population_count(x & ~(x + 1))
+
+    up, down = trailing_ones(bits >> RADIUS), trailing_ones(reversed_bits >> RADIUS)
+    return jnp.where(up > 0, up + down - 1, 0)
+
+
+_MAX_RUN = max(G.LINE_SIZES) - 1  # cells a structure reaches beyond the placed one
 _MAX_ARM = max(G.CROSS_ARMS)
 _CROSS_DIRECTIONS = (((0, 1), (0, -1), (1, 0), (-1, 0)), ((1, 1), (1, -1), (-1, 1), (-1, -1)))
 
@@ -150,21 +203,27 @@ _CROSSES = [_cross_tables(d) for d in _CROSS_DIRECTIONS]
 
 
 def line_complete(mask: Array, size: Array, variant: Array) -> Array:
-    """At least ``size`` consecutive blocks through the patch centre along an allowed direction."""
-    flat = mask.reshape(-1)
-    runs = jnp.cumprod(flat[_RAYS], axis=-1).sum(-1).sum(-1) + 1  # (4,) run length through the centre
+    """At least ``size`` consecutive blocks through the patch centre along an allowed direction
+    (straight: the centre row or column; diagonal: either diagonal through the centre)."""
+    lines = jnp.stack([mask[RADIUS], mask[:, RADIUS], jnp.diagonal(mask), jnp.diagonal(mask[:, ::-1])])  # (4, 15)
+    runs = _run_through_centre(_bits(lines), _bits(lines[:, ::-1]))
     allowed = jnp.array([1, 1, 0, 0]) * (variant != G.DIAGONAL) + jnp.array([0, 0, 1, 1]) * (variant != G.STRAIGHT)
-    return flat[_flat(0, 0)] & jnp.any((runs >= size) & (allowed > 0))
+    return jnp.any((runs >= size) & (allowed > 0))
 
 
 def square_complete(mask: Array, size: Array) -> Array:
-    """A filled ``size`` x ``size`` square of blocks containing the patch centre."""
-    table = jnp.zeros((PATCH + 1, PATCH + 1), jnp.int32).at[1:, 1:].set(jnp.cumsum(jnp.cumsum(mask.astype(jnp.int32), 0), 1))
-    corner = RADIUS - jnp.arange(_MAX_RUN + 1)  # candidate top-left rows / columns, centre included
-    top, left = corner[:, None], corner[None, :]
-    total = table[top + size, left + size] - table[top, left + size] - table[top + size, left] + table[top, left]
-    fits = ((RADIUS - top) < size) & ((RADIUS - left) < size)
-    return jnp.any(fits & (total == size * size))
+    """A filled ``size`` x ``size`` square of blocks containing the patch centre: for each top row
+    that keeps the centre row inside, the AND of ``size`` row masks must hold a run of ``size`` set
+    bits through the centre column."""
+    rows, reversed_rows = _bits(mask), _bits(mask[:, ::-1])  # (15,)
+    tops = RADIUS - _MAX_RUN + np.arange(_MAX_RUN + 1)  # candidate top rows 1..7
+    both = jnp.stack([rows, reversed_rows])
+    spans = [both[:, tops]]  # spans[k][:, i]: AND of rows tops[i] .. tops[i] + k
+    for k in range(1, _MAX_RUN + 1):
+        spans.append(spans[-1] & both[:, tops + k])
+    span = jnp.stack(spans)[jnp.clip(size - 1, 0, _MAX_RUN)]  # (2, 7)
+    keeps_centre = tops + size - 1 >= RADIUS
+    return jnp.any(keeps_centre & (_run_through_centre(span[0], span[1]) >= size))
 
 
 def cross_complete(mask: Array, arm: Array, variant: Array) -> Array:
@@ -188,14 +247,14 @@ def relative_placement(events: StepEvents, goal: Array) -> Array:
     step = jnp.asarray(_SIDE_STEPS)[jnp.clip(goal[G.PLACE_SIDE], 0, 3)] * goal[G.PLACE_DISTANCE]
     target_at = events.world_patch[RADIUS - step[0], RADIUS - step[1]]
     object_at = events.agent_patch[RADIUS + step[0], RADIUS + step[1]]
-    as_object = (events.block == goal[G.PLACE_OBJECT]) & (target_at == goal[G.PLACE_TARGET])
-    as_target = (events.block == goal[G.PLACE_TARGET]) & (object_at == goal[G.PLACE_OBJECT])
+    as_object = (events.block == goal[G.PLACE_OBJECT]) & is_block(target_at, goal[G.PLACE_TARGET])
+    as_target = (events.block == goal[G.PLACE_TARGET]) & is_block(object_at, goal[G.PLACE_OBJECT])
     return events.placed & (goal[G.PLACE_DISTANCE] > 0) & (as_object | as_target)
 
 
 def structure_complete(events: StepEvents, goal: Array) -> Array:
     patch = jnp.where(goal[G.AGENT_BUILT] > 0, events.agent_patch, events.world_patch)
-    mask = patch == goal[G.STRUCT_BLOCK]
+    mask = is_block(patch, goal[G.STRUCT_BLOCK])
     size, variant, kind = goal[G.STRUCT_SIZE], goal[G.STRUCT_VARIANT], goal[G.STRUCT_KIND]
     done = jnp.select(
         [kind == G.LINE, kind == G.SQUARE, kind == G.CROSS],
@@ -228,7 +287,7 @@ def update(goal: Array, memory: Array, events: StepEvents) -> tuple[Array, Array
     t_place = first(T_PLACE, relative_placement(events, goal))
     t_ach = [first(slot, unlocked(goal[a])) for slot, a in ((T_ACH1, G.ACHIEVE_1), (T_ACH2, G.ACHIEVE_2), (T_ACH3, G.ACHIEVE_3))]
     forbidden = (m[FORBIDDEN_SEEN] > 0) | unlocked(goal[G.FORBIDDEN])
-    visible = jnp.any(events.view == goal[G.EXPLORE_BLOCK])
+    visible = jnp.any(is_block(events.view, goal[G.EXPLORE_BLOCK]))
 
     required = [(goal[a] < 0) | (ta >= 0) for a, ta in zip((G.ACHIEVE_1, G.ACHIEVE_2, G.ACHIEVE_3), t_ach)]
     in_order = ((goal[G.ACHIEVE_2] < 0) | (t_ach[0] < t_ach[1])) & ((goal[G.ACHIEVE_3] < 0) | (t_ach[1] < t_ach[2]))

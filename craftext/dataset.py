@@ -60,8 +60,7 @@ class Entry:
     @classmethod
     def from_json(cls, record: dict, where: str) -> Entry:
         try:
-            args = {k: tuple(v) if isinstance(v, list) else v for k, v in record["args"].items()}
-            goal = Goal._make(Scenario[record["scenario"]], bool(record["classic"]), **args)
+            goal = Goal(record["scenario"], record["args"], record["classic"])
             entry = cls(goal, record["level"], record["split"], tuple(record["phrasings"]))
         except (KeyError, TypeError, ValueError) as e:
             raise DatasetError(f"{where}: {type(e).__name__}: {e}") from None

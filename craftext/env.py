@@ -7,10 +7,16 @@ its index in the dataset and its goal's index. Reward: 1 on success plus the Cra
 ``craftax_reward_scale`` (default 1/50). The episode terminates on success or death and is
 truncated at ``max_steps_in_episode``; ``info["success"]`` flags success. A new episode draws a goal
 uniformly, then one of its phrasings uniformly, with a key of its own. ``set_goal`` replaces the
-instruction mid-episode and restarts the checker memory.
+instruction mid-episode and restarts the checker memory (an achievement already unlocked in the
+episode cannot be unlocked again, so a goal that requires it cannot succeed after the switch).
+
+Actions: Craftax's own (17 in Classic, 43 in full Craftax); every one is legal in every state (one
+whose requirements are unmet changes nothing of the player, while the world moves on). An action
+outside ``[0, num_actions)`` is played as NOOP. ``step_env`` on a finished episode (success or
+death) is absorbing: the state stays as it is, reward 0, terminated.
 
 Goals and phrasings travel in ``EnvParams`` (``make_params``), so one compiled step serves every
-split of a dataset with the same capacities.
+split of a dataset with the same capacities (``capacity=`` pads splits to common shapes).
 """
 
 from __future__ import annotations
@@ -26,10 +32,10 @@ from flax import struct
 from gymnax.environments import environment, spaces
 from jax import Array
 
-from craftext.checkers import MEMORY_INIT, step_events, update
-from craftext.goals import Goal
+from craftext.checkers import initial_memory, step_events, update
+from craftext.goals import ENCODING_SIZE, Goal
 from craftext.tokenizer import Vocabulary
-from craftext.world import frame, version
+from craftext.world import NOOP, frame, version
 
 NEVER = 2**30  # Craftax's own time limit, disabled: the suite truncates with max_steps_in_episode
 
@@ -37,7 +43,8 @@ NEVER = 2**30  # Craftax's own time limit, disabled: the suite truncates with ma
 @struct.dataclass
 class EnvState(environment.EnvState):
     """world: the Craftax state; goal: (20,) encoding; memory: (10,) checker memory; placed: bool
-    map of cells holding a block the agent placed (Craftax map shape)."""
+    map of cells holding a block the agent placed (Craftax map shape); done: the episode ended
+    (success or death)."""
 
     world: object
     goal: Array
@@ -45,12 +52,14 @@ class EnvState(environment.EnvState):
     instruction: Array
     memory: Array
     placed: Array
+    done: Array
 
 
 @struct.dataclass
 class EnvParams:
     """goals: (G, 20) int32; phrase_start / phrase_count: (G,) the phrasings of each goal in
-    ``tokens`` (P, L) int32; phrase_goal: (P,) goal of each phrasing; num_goals: valid goals."""
+    ``tokens`` (P, L) int32; phrase_goal: (P,) goal of each phrasing; num_goals: valid goals (rows
+    past it pad the arrays to a capacity)."""
 
     craftax: object
     goals: Array
@@ -86,36 +95,58 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
     """Craftax with instructions; see the module docstring."""
 
     def __init__(self, vocabulary: Vocabulary, classic: bool = True, pixels: bool = False, max_tokens: int = 72):
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
         self.vocabulary, self.classic, self.pixels, self.max_tokens = vocabulary, classic, pixels, max_tokens
         self.version = version(classic)
         self.craftax = make_craftax_env_from_params(classic=classic, symbolic=not pixels, auto_reset=False)
 
-    def make_params(self, goals: Sequence[tuple[Goal, Sequence[str]]], **settings) -> EnvParams:
-        """Params for ``(goal, phrasings)`` pairs; ``settings`` override the scalar fields."""
+    def make_params(self, goals: Sequence[tuple[Goal, Sequence[str]]], capacity: tuple[int, int] | None = None, **settings) -> EnvParams:
+        """Params for ``(goal, phrasings)`` pairs; ``capacity=(goals, phrasings)`` pads the arrays to
+        those sizes (so every split shares one compiled step); ``settings`` override the scalar
+        fields. Raises ``ValueError`` naming what is wrong."""
         if not goals:
             raise ValueError("no goals")
+        _check_settings(settings)
         rows, starts, counts, phrase_goal, tokens = [], [], [], [], []
         for g, (goal, phrasings) in enumerate(goals):
+            if not isinstance(goal, Goal):
+                raise ValueError(f"goals[{g}]: expected a craftext.Goal, got {type(goal).__name__}")
             if goal.classic != self.classic:
                 raise ValueError(f"goal {goal.key()} is for {'Classic' if goal.classic else 'full'} Craftax")
-            if not phrasings:
-                raise ValueError(f"goal {goal.key()} has no phrasing")
+            if isinstance(phrasings, str) or not phrasings:
+                raise ValueError(f"goal {goal.key()}: phrasings must be a non-empty list of strings")
             rows.append(goal.encode())
             starts.append(len(tokens))
             counts.append(len(phrasings))
             for text in phrasings:
                 tokens.append(self.vocabulary.encode(text, self.max_tokens))
                 phrase_goal.append(g)
+        num_goals, num_texts = capacity if capacity is not None else (len(rows), len(tokens))
+        if num_goals < len(rows) or num_texts < len(tokens):
+            raise ValueError(f"capacity {capacity} is smaller than the {len(rows)} goals and {len(tokens)} phrasings given")
+        pad_goals, pad_texts = num_goals - len(rows), num_texts - len(tokens)
         return EnvParams(
             craftax=self.craftax.default_params.replace(max_timesteps=NEVER),
-            goals=jnp.asarray(np.stack(rows)),
-            phrase_start=jnp.asarray(starts, jnp.int32),
-            phrase_count=jnp.asarray(counts, jnp.int32),
-            phrase_goal=jnp.asarray(phrase_goal, jnp.int32),
-            tokens=jnp.asarray(np.stack(tokens)),
+            goals=jnp.asarray(np.concatenate([np.stack(rows), np.repeat(rows[:1], pad_goals, 0)])),
+            phrase_start=jnp.asarray(starts + [0] * pad_goals, jnp.int32),
+            phrase_count=jnp.asarray(counts + [1] * pad_goals, jnp.int32),
+            phrase_goal=jnp.asarray(phrase_goal + [0] * pad_texts, jnp.int32),
+            tokens=jnp.asarray(np.concatenate([np.stack(tokens), np.zeros((pad_texts, self.max_tokens), np.int32)])),
             num_goals=jnp.asarray(len(goals), jnp.int32),
             **settings,
         )
+
+    def check_params(self, params: EnvParams) -> None:
+        """Raise ``ValueError`` naming the field if ``params`` do not fit this env's shapes (runs
+        while tracing, so a mismatch fails before anything is compiled)."""
+        goals = params.goals.shape[0]
+        expected = {"goals": (goals, ENCODING_SIZE), "phrase_start": (goals,), "phrase_count": (goals,),
+                    "tokens": (params.phrase_goal.shape[0], self.max_tokens), "num_goals": ()}
+        for name, shape in expected.items():
+            if getattr(params, name).shape != shape:
+                raise ValueError(f"EnvParams.{name} has shape {getattr(params, name).shape}; this {self.name} env needs {shape} "
+                                 f"(params made by an env with other max_tokens?)")
 
     @functools.cached_property
     def default_params(self) -> EnvParams:
@@ -126,43 +157,58 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
 
     # ----------------------------------------------------------------- dynamics
     def reset_env(self, key: Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        self.check_params(params)
         key_world, key_goal, key_phrase = jax.random.split(key, 3)
-        _, world = self.craftax.reset_env(key_world, params.craftax)
+        world_obs, world = self.craftax.reset_env(key_world, params.craftax)
         world = jax.tree.map(_strong, world)  # Craftax's reset leaves Python scalars weakly typed
         goal_index = jax.random.randint(key_goal, (), 0, params.num_goals)
         instruction = params.phrase_start[goal_index] + jax.random.randint(key_phrase, (), 0, params.phrase_count[goal_index])
+        goal = params.goals[goal_index]
         state = EnvState(
             time=jnp.int32(0),
             world=world,
-            goal=params.goals[goal_index],
+            goal=goal,
             goal_index=goal_index,
             instruction=instruction,
-            memory=jnp.asarray(MEMORY_INIT),
+            memory=initial_memory(goal, frame(world, self.classic), self.version),
             placed=jnp.zeros(world.map.shape, bool),
+            done=jnp.bool_(False),
         )
-        return self.get_obs(state, params), state
+        return self._observation(world_obs, state, params), state
 
     def set_goal(self, state: EnvState, instruction: int | Array, params: EnvParams) -> EnvState:
-        """Replace the instruction (a phrasing index) mid-episode; the checker memory restarts."""
+        """Replace the instruction (a phrasing index) mid-episode; the checker memory restarts from
+        the world as it is now. Craftax unlocks each achievement once per episode: a goal requiring
+        one the agent already has cannot succeed in this episode."""
         instruction = jnp.asarray(instruction, jnp.int32)
         goal_index = params.phrase_goal[instruction]
-        return state.replace(goal=params.goals[goal_index], goal_index=goal_index, instruction=instruction, memory=jnp.asarray(MEMORY_INIT))
+        goal = params.goals[goal_index]
+        memory = initial_memory(goal, frame(state.world, self.classic), self.version)
+        return state.replace(goal=goal, goal_index=goal_index, instruction=instruction, memory=memory)
 
     def step_env(
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams
     ) -> tuple[Observation, EnvState, Array, Array, dict]:
+        self.check_params(params)
         action = jnp.asarray(action, jnp.int32)
+        action = jnp.where((action >= 0) & (action < self.num_actions), action, NOOP)
         _, world, world_reward, dead, _ = self.craftax.step_env(key, state.world, action, params.craftax)
         time = state.time + 1
-        events, placed = step_events(frame(state.world, self.classic), frame(world, self.classic), action, state.placed, time, self.version.view)
+        events, placed = step_events(frame(state.world, self.classic), frame(world, self.classic), action, state.placed, time, self.version)
         success, memory = update(state.goal, state.memory, events)
-        state = state.replace(time=time, world=world, memory=memory, placed=placed)
-        reward = success.astype(jnp.float32) + params.craftax_reward_scale * world_reward
-        return self.get_obs(state, params), state, reward, success | dead, {"success": success}
+        stepped = state.replace(time=time, world=world, memory=memory, placed=placed, done=success | dead)
+        # A finished episode is absorbing: nothing changes, no reward, still terminated.
+        new = jax.tree.map(lambda old, now: jnp.where(state.done, old, now), state, stepped)
+        success = success & ~state.done
+        reward = jnp.where(state.done, 0.0, success.astype(jnp.float32) + params.craftax_reward_scale * world_reward)
+        return self.get_obs(new, params), new, reward, new.done, {"success": success}
 
     def get_obs(self, state: EnvState, params: EnvParams, key: Array | None = None) -> Observation:
+        return self._observation(self.craftax.get_obs(state.world), state, params)
+
+    def _observation(self, world_obs: Array, state: EnvState, params: EnvParams) -> Observation:
         return Observation(
-            world=self.craftax.get_obs(state.world),
+            world=world_obs,
             instruction=params.tokens[state.instruction],
             instruction_index=state.instruction,
             goal_index=state.goal_index,
@@ -181,7 +227,8 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
 
     def action_mask(self, state: EnvState, params: EnvParams) -> Array:
         """(num_actions,) all True: Craftax accepts every action in every state (one whose
-        requirements are unmet changes nothing of the player, while the world still moves on)."""
+        requirements are unmet changes nothing of the player, while the world still moves on);
+        actions outside the range are not in the mask and play as NOOP."""
         return jnp.ones(self.num_actions, bool)
 
     def observation_space(self, params: EnvParams) -> spaces.Dict:
@@ -196,3 +243,17 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         )
 
 
+
+
+def _check_settings(settings: dict) -> None:
+    """Raise ``ValueError`` for an unknown or out-of-range scalar setting of ``make_params``."""
+    known = {"craftax_reward_scale", "max_steps_in_episode"}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise ValueError(f"unknown setting(s) {', '.join(unknown)}; use {', '.join(sorted(known))}")
+    steps = settings.get("max_steps_in_episode", 1)
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"max_steps_in_episode must be a positive int, got {steps!r}")
+    scale = settings.get("craftax_reward_scale", 0.0)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not np.isfinite(scale):
+        raise ValueError(f"craftax_reward_scale must be a finite number, got {scale!r}")

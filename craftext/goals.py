@@ -6,9 +6,10 @@ relative placement, collecting, counting placements, achievements, time of day, 
 scenario reads only its components; unused slots hold -1 (0 for counts and flags). The checkers
 evaluate each component once per step and combine them by scenario (``craftext.checkers``).
 
-Construct goals with the classmethods (``Goal.line("stone", 3)``, ...); every name and range is
-checked against the chosen Craftax version at construction and raises ``GoalError`` naming the
-field, never inside jit.
+Construct goals with the classmethods (``Goal.line("stone", 3)``, ...) or directly as
+``Goal(scenario, {argument: value}, classic)`` with the arguments of ``ARGUMENTS[scenario]``. Every
+name, type and range is checked against the chosen Craftax version at construction and raises
+``GoalError`` naming the field, never inside jit.
 """
 
 from __future__ import annotations
@@ -70,103 +71,129 @@ LINE_SIZES, SQUARE_SIZES, CROSS_ARMS, DISTANCES = range(2, 8), range(2, 8), rang
 ITEM_COUNTS, OBJECT_COUNTS = range(1, 10), range(1, 6)
 
 
+ARGUMENTS: dict[Scenario, tuple[str, ...]] = {
+    Scenario.ACHIEVEMENTS: ("required", "forbidden", "ordered"),
+    Scenario.BUILD_LINE: ("block", "size", "variant", "agent_built"),
+    Scenario.BUILD_SQUARE: ("block", "size", "agent_built"),
+    Scenario.BUILD_CROSS: ("block", "arm", "variant", "agent_built"),
+    Scenario.PLACE_RELATIVE: ("obj", "target", "side", "distance"),
+    Scenario.COLLECT_THEN_PLACE: ("item", "count", "obj", "place_count"),
+    Scenario.PLACE_THEN_COLLECT: ("item", "count", "obj", "place_count"),
+    Scenario.CRAFT_ORDER: ("craft", "item", "before"),
+    Scenario.LINE_AND_PLACE: ("block", "size", "variant", "agent_built", "obj", "target", "side", "distance"),
+    Scenario.COLLECT_THEN_LINE: ("item", "count", "block", "size", "variant", "agent_built"),
+    Scenario.COLLECT_AND_SQUARE: ("item", "count", "block", "size", "agent_built"),
+    Scenario.TIME_PLACE: ("obj", "night"),
+    Scenario.EXPLORE: ("block",),
+}
+"""The arguments each scenario takes (all of them, no others)."""
+_NAMES = ("block", "obj", "target", "item", "craft", "side", "variant")
+_FLAGS = ("agent_built", "ordered", "before", "night")
+
+
 class GoalError(ValueError):
-    """A goal names something its Craftax version lacks, or a value out of range."""
+    """A goal names something its Craftax version lacks, a value of the wrong type or out of range."""
 
 
 @dataclass(frozen=True)
 class Goal:
-    """One goal: a scenario and its arguments (names, not ids), valid for ``classic`` or full Craftax."""
+    """One goal: a scenario and its arguments (names, not ids), valid for ``classic`` or full Craftax.
+
+    ``args`` may be given as a dict or as (name, value) pairs; it is stored sorted, with compass
+    sides stored as the map sides they mean. Construction validates and encodes."""
 
     scenario: Scenario
     args: tuple[tuple[str, object], ...]
     classic: bool = True
-    _slots: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    _slots: tuple[int, ...] = field(init=False, compare=False, repr=False)
 
-    # ------------------------------------------------------------ construction
-    @classmethod
-    def _make(cls, scenario: Scenario, classic: bool, **args) -> Goal:
-        slots = _encode(scenario, version(classic), args)
+    def __post_init__(self):
+        if not isinstance(self.classic, (bool, np.bool_)):
+            raise GoalError(f"field 'classic' must be a bool, got {self.classic!r}")
+        scenario = _scenario(self.scenario)
+        args = _arguments(scenario, self.args)
+        slots = _encode(scenario, version(bool(self.classic)), args)
         if "side" in args:  # compass words are stored as the map sides they mean
             args["side"] = SIDE_NAMES[SIDES[args["side"]]]
-        return cls(scenario, tuple(sorted(args.items())), classic, tuple(int(v) for v in slots))
+        object.__setattr__(self, "scenario", scenario)
+        object.__setattr__(self, "classic", bool(self.classic))
+        object.__setattr__(self, "args", tuple(sorted(args.items())))
+        object.__setattr__(self, "_slots", tuple(int(v) for v in slots))
 
+    # ------------------------------------------------------------ construction
     @classmethod
     def achievements(
         cls, required: list[str] | tuple[str, ...], forbidden: str | None = None, ordered: bool = False, classic: bool = True
     ) -> Goal:
         """Unlock every ``required`` achievement (1-3; in the given order if ``ordered``) without
         unlocking ``forbidden``."""
-        return cls._make(Scenario.ACHIEVEMENTS, classic, required=tuple(required), forbidden=forbidden, ordered=bool(ordered))
+        return cls(Scenario.ACHIEVEMENTS, dict(required=required, forbidden=forbidden, ordered=ordered), classic)
 
     @classmethod
     def line(cls, block: str, size: int, variant: str = "straight", agent_built: bool = True, classic: bool = True) -> Goal:
         """Build ``size`` blocks in a row: ``variant`` "straight", "diagonal" or "either"."""
-        return cls._make(Scenario.BUILD_LINE, classic, block=block, size=size, variant=variant, agent_built=agent_built)
+        return cls(Scenario.BUILD_LINE, dict(block=block, size=size, variant=variant, agent_built=agent_built), classic)
 
     @classmethod
     def square(cls, block: str, size: int, agent_built: bool = True, classic: bool = True) -> Goal:
         """Build a filled ``size`` x ``size`` square of blocks."""
-        return cls._make(Scenario.BUILD_SQUARE, classic, block=block, size=size, agent_built=agent_built)
+        return cls(Scenario.BUILD_SQUARE, dict(block=block, size=size, agent_built=agent_built), classic)
 
     @classmethod
     def cross(cls, block: str, arm: int, variant: str = "plus", agent_built: bool = True, classic: bool = True) -> Goal:
         """Build a cross: a centre block and ``arm`` blocks in each of four directions; ``variant``
         "plus" (+), "x" (diagonal) or "either"."""
-        return cls._make(Scenario.BUILD_CROSS, classic, block=block, arm=arm, variant=variant, agent_built=agent_built)
+        return cls(Scenario.BUILD_CROSS, dict(block=block, arm=arm, variant=variant, agent_built=agent_built), classic)
 
     @classmethod
     def place_relative(cls, obj: str, target: str, side: str, distance: int, classic: bool = True) -> Goal:
         """Place ``obj`` exactly ``distance`` cells on ``side`` (left/right/up/down or west/east/
         north/south on the map) of a ``target`` block."""
-        return cls._make(Scenario.PLACE_RELATIVE, classic, obj=obj, target=target, side=side, distance=distance)
+        return cls(Scenario.PLACE_RELATIVE, dict(obj=obj, target=target, side=side, distance=distance), classic)
 
     @classmethod
     def collect_then_place(cls, item: str, count: int, obj: str, place_count: int = 1, classic: bool = True) -> Goal:
         """Collect ``count`` ``item``, then place ``place_count`` ``obj``."""
-        return cls._make(Scenario.COLLECT_THEN_PLACE, classic, item=item, count=count, obj=obj, place_count=place_count)
+        return cls(Scenario.COLLECT_THEN_PLACE, dict(item=item, count=count, obj=obj, place_count=place_count), classic)
 
     @classmethod
     def place_then_collect(cls, obj: str, place_count: int, item: str, count: int, classic: bool = True) -> Goal:
         """Place ``place_count`` ``obj``, then collect ``count`` ``item``."""
-        return cls._make(Scenario.PLACE_THEN_COLLECT, classic, item=item, count=count, obj=obj, place_count=place_count)
+        return cls(Scenario.PLACE_THEN_COLLECT, dict(item=item, count=count, obj=obj, place_count=place_count), classic)
 
     @classmethod
     def craft_order(cls, craft: str, item: str, before: bool = True, classic: bool = True) -> Goal:
         """Craft (the achievement ``make_*`` named ``craft``) before / after first collecting ``item``."""
-        return cls._make(Scenario.CRAFT_ORDER, classic, craft=craft, item=item, before=bool(before))
+        return cls(Scenario.CRAFT_ORDER, dict(craft=craft, item=item, before=before), classic)
 
     @classmethod
     def line_and_place(
         cls, block: str, size: int, variant: str, obj: str, target: str, side: str, distance: int, classic: bool = True
     ) -> Goal:
         """Build a line and place ``obj`` relative to ``target``, in any order."""
-        return cls._make(
-            Scenario.LINE_AND_PLACE, classic, block=block, size=size, variant=variant, agent_built=True,
-            obj=obj, target=target, side=side, distance=distance,
-        )
+        args = dict(block=block, size=size, variant=variant, agent_built=True, obj=obj, target=target, side=side, distance=distance)
+        return cls(Scenario.LINE_AND_PLACE, args, classic)
 
     @classmethod
     def collect_then_line(cls, item: str, count: int, block: str, size: int, variant: str = "straight", classic: bool = True) -> Goal:
         """Collect ``count`` ``item``, then build a line."""
-        return cls._make(
-            Scenario.COLLECT_THEN_LINE, classic, item=item, count=count, block=block, size=size, variant=variant, agent_built=True
-        )
+        args = dict(item=item, count=count, block=block, size=size, variant=variant, agent_built=True)
+        return cls(Scenario.COLLECT_THEN_LINE, args, classic)
 
     @classmethod
     def collect_and_square(cls, item: str, count: int, block: str, size: int, classic: bool = True) -> Goal:
         """Collect ``count`` ``item`` and build a square, in any order."""
-        return cls._make(Scenario.COLLECT_AND_SQUARE, classic, item=item, count=count, block=block, size=size, agent_built=True)
+        return cls(Scenario.COLLECT_AND_SQUARE, dict(item=item, count=count, block=block, size=size, agent_built=True), classic)
 
     @classmethod
     def time_place(cls, obj: str, night: bool, classic: bool = True) -> Goal:
         """Place ``obj`` while it is night (``night=True``) or day."""
-        return cls._make(Scenario.TIME_PLACE, classic, obj=obj, night=bool(night))
+        return cls(Scenario.TIME_PLACE, dict(obj=obj, night=night), classic)
 
     @classmethod
     def explore(cls, block: str, classic: bool = True) -> Goal:
         """Bring a ``block`` into view that was out of view at an earlier step."""
-        return cls._make(Scenario.EXPLORE, classic, block=block)
+        return cls(Scenario.EXPLORE, dict(block=block), classic)
 
     # ------------------------------------------------------------ views
     @property
@@ -183,13 +210,52 @@ class Goal:
 
     @classmethod
     def decode(cls, slots: np.ndarray, classic: bool = True) -> Goal:
-        """The goal of an encoding (inverse of ``encode``)."""
+        """The goal of an encoding (inverse of ``encode``); ``GoalError`` naming the slot if it is
+        not the canonical encoding of a valid goal."""
         return _decode(np.asarray(slots), classic)
 
     def key(self) -> str:
         """A stable identifier, e.g. ``BUILD_LINE(block=stone,size=3,variant=straight,agent_built=True)``."""
         inner = ",".join(f"{k}={'+'.join(v) if isinstance(v, tuple) else v}" for k, v in self.args)
         return f"{self.scenario.name}({inner})"
+
+
+def _scenario(value: object) -> Scenario:
+    if isinstance(value, Scenario):
+        return value
+    if isinstance(value, str) and value in Scenario.__members__:
+        return Scenario[value]
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and int(value) in set(Scenario):
+        return Scenario(int(value))
+    raise GoalError(f"field 'scenario': {value!r} is not a scenario; use one of {', '.join(Scenario.__members__)}")
+
+
+def _arguments(scenario: Scenario, args: object) -> dict[str, object]:
+    """The arguments as a dict of checked types: names are strings, counts ints, flags bools,
+    ``required`` a tuple of 1-3 strings and ``forbidden`` a string or None."""
+    try:
+        args = dict(args.items() if isinstance(args, dict) else args)
+    except (TypeError, ValueError):
+        raise GoalError(f"field 'args': expected a dict or (name, value) pairs, got {args!r}") from None
+    expected = ARGUMENTS[scenario]
+    unknown = [k for k in args if k not in expected]
+    missing = [k for k in expected if k not in args]
+    if unknown or missing:
+        problem = "; ".join(filter(None, [unknown and f"unknown {unknown}", missing and f"missing {missing}"]))
+        raise GoalError(f"field 'args' of {scenario.name}: {problem}; it takes {', '.join(expected)}")
+    for name, value in args.items():
+        if name in _NAMES and not isinstance(value, str):
+            raise GoalError(f"field '{name}' must be a string, got {value!r}")
+        if name in _FLAGS and not isinstance(value, (bool, np.bool_)):
+            raise GoalError(f"field '{name}' must be a bool (True or False), got {value!r}")
+    if scenario == Scenario.ACHIEVEMENTS:
+        required = args["required"]
+        if isinstance(required, str) or not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
+            raise GoalError(f"field 'required' must be a list of 1-3 achievement names, got {required!r}")
+        args["required"] = tuple(required)
+        if args["forbidden"] is not None and not isinstance(args["forbidden"], str):
+            raise GoalError(f"field 'forbidden' must be an achievement name or None, got {args['forbidden']!r}")
+    return {k: bool(v) if k in _FLAGS else v for k, v in args.items()}
 
 
 def _lookup(table: dict[str, int], name: object, kind: str, v: Version) -> int:
@@ -201,9 +267,9 @@ def _lookup(table: dict[str, int], name: object, kind: str, v: Version) -> int:
 
 
 def _in(value: object, allowed: range, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value not in allowed:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or int(value) not in allowed:
         raise GoalError(f"{what} must be an int in {allowed.start}..{allowed.stop - 1}, got {value!r}")
-    return value
+    return int(value)
 
 
 def _object(name: object, v: Version, what: str = "object") -> int:
@@ -219,7 +285,7 @@ def _item(name: object, v: Version) -> int:
 
 
 def _variant(name: object, names: tuple[str, ...], what: str) -> int:
-    if name not in names:
+    if not isinstance(name, str) or name not in names:
         raise GoalError(f"{what} {name!r}: use one of {', '.join(names)}")
     return names.index(name)
 
@@ -242,7 +308,7 @@ def _encode(scenario: Scenario, v: Version, a: dict) -> np.ndarray:
     if "target" in a:
         s[PLACE_OBJECT] = _object(a["obj"], v)
         s[PLACE_TARGET] = _lookup(v.blocks, a["target"], "target block", v)
-        if a["side"] not in SIDES:
+        if not isinstance(a["side"], str) or a["side"] not in SIDES:
             raise GoalError(f"side {a['side']!r}: use one of {', '.join(SIDES)}")
         s[PLACE_SIDE] = SIDES[a["side"]]
         s[PLACE_DISTANCE] = _in(a["distance"], DISTANCES, "distance")
@@ -264,7 +330,7 @@ def _encode(scenario: Scenario, v: Version, a: dict) -> np.ndarray:
             s[FORBIDDEN] = _lookup(v.achievements, a["forbidden"], "achievement", v)
         s[ORDERED] = int(a["ordered"] and len(required) > 1)
     if scenario == Scenario.CRAFT_ORDER:
-        if not str(a["craft"]).startswith("make_"):
+        if not a["craft"].startswith("make_"):
             raise GoalError(f"craft {a['craft']!r} must be a make_* achievement")
         s[ACHIEVE_1] = _lookup(v.achievements, a["craft"], "achievement", v)
         s[ORDERED] = 0 if a["before"] else 1
@@ -277,37 +343,38 @@ def _encode(scenario: Scenario, v: Version, a: dict) -> np.ndarray:
 
 
 def _decode(s: np.ndarray, classic: bool) -> Goal:
+    if s.shape != (ENCODING_SIZE,) or not np.issubdtype(s.dtype, np.integer):
+        raise GoalError(f"an encoding is {ENCODING_SIZE} ints, got shape {s.shape} of {s.dtype}")
     v = version(classic)
-    block = {i: n for n, i in v.blocks.items()}
-    ach = {i: n for n, i in v.achievements.items()}
-    scenario = Scenario(int(s[SCENARIO]))
-    variant = ("straight", "diagonal", "either")
-    if scenario == Scenario.ACHIEVEMENTS:
-        required = [ach[int(i)] for i in s[[ACHIEVE_1, ACHIEVE_2, ACHIEVE_3]] if i >= 0]
-        forbidden = ach[int(s[FORBIDDEN])] if s[FORBIDDEN] >= 0 else None
-        return Goal.achievements(required, forbidden, bool(s[ORDERED]), classic)
-    if scenario == Scenario.BUILD_LINE:
-        return Goal.line(block[int(s[STRUCT_BLOCK])], int(s[STRUCT_SIZE]), variant[s[STRUCT_VARIANT]], bool(s[AGENT_BUILT]), classic)
-    if scenario == Scenario.BUILD_SQUARE:
-        return Goal.square(block[int(s[STRUCT_BLOCK])], int(s[STRUCT_SIZE]), bool(s[AGENT_BUILT]), classic)
-    if scenario == Scenario.BUILD_CROSS:
-        return Goal.cross(block[int(s[STRUCT_BLOCK])], int(s[STRUCT_SIZE]), ("plus", "x", "either")[s[STRUCT_VARIANT]], bool(s[AGENT_BUILT]), classic)
-    place = dict(obj=block.get(int(s[PLACE_OBJECT])), target=block.get(int(s[PLACE_TARGET])), side=SIDE_NAMES[s[PLACE_SIDE]] if s[PLACE_SIDE] >= 0 else None, distance=int(s[PLACE_DISTANCE]))
-    item = v.items[int(s[ITEM])] if s[ITEM] >= 0 else None
-    if scenario == Scenario.PLACE_RELATIVE:
-        return Goal.place_relative(classic=classic, **place)
-    if scenario == Scenario.COLLECT_THEN_PLACE:
-        return Goal.collect_then_place(item, int(s[ITEM_COUNT]), place["obj"], int(s[OBJECT_COUNT]), classic)
-    if scenario == Scenario.PLACE_THEN_COLLECT:
-        return Goal.place_then_collect(place["obj"], int(s[OBJECT_COUNT]), item, int(s[ITEM_COUNT]), classic)
-    if scenario == Scenario.CRAFT_ORDER:
-        return Goal.craft_order(ach[int(s[ACHIEVE_1])], item, not bool(s[ORDERED]), classic)
-    if scenario == Scenario.LINE_AND_PLACE:
-        return Goal.line_and_place(block[int(s[STRUCT_BLOCK])], int(s[STRUCT_SIZE]), variant[s[STRUCT_VARIANT]], classic=classic, **place)
-    if scenario == Scenario.COLLECT_THEN_LINE:
-        return Goal.collect_then_line(item, int(s[ITEM_COUNT]), block[int(s[STRUCT_BLOCK])], int(s[STRUCT_SIZE]), variant[s[STRUCT_VARIANT]], classic)
-    if scenario == Scenario.COLLECT_AND_SQUARE:
-        return Goal.collect_and_square(item, int(s[ITEM_COUNT]), block[int(s[STRUCT_BLOCK])], int(s[STRUCT_SIZE]), classic)
-    if scenario == Scenario.TIME_PLACE:
-        return Goal.time_place(place["obj"], bool(s[NIGHT]), classic)
-    return Goal.explore(block[int(s[EXPLORE_BLOCK])], classic)
+    blocks = {i: n for n, i in v.blocks.items()}
+    achievements = {i: n for n, i in v.achievements.items()}
+
+    def pick(table: dict | tuple, slot: int, what: str, optional: bool = False):
+        i = int(s[slot])
+        if optional and i < 0:
+            return None
+        if i not in (table if isinstance(table, dict) else range(len(table))):
+            raise GoalError(f"encoding slot {slot} ({what}): {i} is not a valid id in {v.name}")
+        return table[i]
+
+    scenario = _scenario(int(s[SCENARIO]))
+    structure_variants = ("plus", "x", "either") if scenario == Scenario.BUILD_CROSS else ("straight", "diagonal", "either")
+    values = {
+        "block": lambda: pick(blocks, EXPLORE_BLOCK if scenario == Scenario.EXPLORE else STRUCT_BLOCK, "block"),
+        "size": lambda: int(s[STRUCT_SIZE]), "arm": lambda: int(s[STRUCT_SIZE]),
+        "variant": lambda: pick(structure_variants, STRUCT_VARIANT, "variant"),
+        "agent_built": lambda: bool(s[AGENT_BUILT]),
+        "obj": lambda: pick(blocks, PLACE_OBJECT, "object"), "target": lambda: pick(blocks, PLACE_TARGET, "target"),
+        "side": lambda: pick(SIDE_NAMES, PLACE_SIDE, "side"), "distance": lambda: int(s[PLACE_DISTANCE]),
+        "item": lambda: pick(v.items, ITEM, "item"), "count": lambda: int(s[ITEM_COUNT]),
+        "place_count": lambda: int(s[OBJECT_COUNT]),
+        "required": lambda: tuple(pick(achievements, a, "achievement") for a in (ACHIEVE_1, ACHIEVE_2, ACHIEVE_3) if s[a] >= 0),
+        "forbidden": lambda: pick(achievements, FORBIDDEN, "achievement", optional=True),
+        "ordered": lambda: bool(s[ORDERED]), "before": lambda: not bool(s[ORDERED]),
+        "craft": lambda: pick(achievements, ACHIEVE_1, "achievement"), "night": lambda: bool(s[NIGHT]),
+    }
+    goal = Goal(scenario, {name: values[name]() for name in ARGUMENTS[scenario]}, classic)
+    if not np.array_equal(goal.encode(), s):
+        slot = int(np.flatnonzero(goal.encode() != s)[0])
+        raise GoalError(f"encoding slot {slot} holds {int(s[slot])}, but {goal.key()} encodes it as {int(goal.encode()[slot])}")
+    return goal

@@ -69,14 +69,25 @@ class ImportReport:
         return sum(len(r.texts) for r in self.records)
 
 
+class OfficialDataError(ValueError):
+    """The official data at the given path cannot be read (not a wheel, not Python, not UTF-8)."""
+
+
 def _sources(path: Path) -> dict[str, str]:
     """Relative path -> text of every scenario data module under ``path``."""
     wanted = lambda name: "/dataset/scenarious/jax_" in name and name.endswith(("/instructions.py", "/test.py"))  # noqa: E731
-    if path.suffix == ".whl":
-        with zipfile.ZipFile(path) as wheel:
-            return {n: wheel.read(n).decode() for n in sorted(wheel.namelist()) if wanted(n)}
-    files = sorted(p for p in path.rglob("*.py") if wanted(p.as_posix()))
-    return {p.relative_to(path).as_posix(): p.read_text() for p in files}
+    if not path.exists():
+        raise OfficialDataError(f"{path}: no such file or folder")
+    try:
+        if path.suffix == ".whl":
+            with zipfile.ZipFile(path) as wheel:
+                return {n: wheel.read(n).decode() for n in sorted(wheel.namelist()) if wanted(n)}
+        files = sorted(p for p in path.rglob("*.py") if wanted(p.as_posix()))
+        return {p.relative_to(path).as_posix(): p.read_bytes().decode() for p in files}
+    except zipfile.BadZipFile as e:
+        raise OfficialDataError(f"{path}: not a wheel (zip) file: {e}") from None
+    except UnicodeDecodeError as e:
+        raise OfficialDataError(f"{path}: a data module is not UTF-8 text: {e}") from None
 
 
 def _split_of(name: str) -> tuple[str, str] | None:
@@ -98,7 +109,11 @@ def read_records(path: str | Path) -> ImportReport:
         raise FileNotFoundError(f"no dataset/scenarious/jax_*/{{instructions,test}}.py under {path}")
     for name, text in sources.items():
         scenario = name.split("/jax_")[1].split("/")[0]
-        for statement in ast.parse(text, filename=name).body:
+        try:
+            module = ast.parse(text, filename=name)
+        except (SyntaxError, ValueError, RecursionError) as e:
+            raise OfficialDataError(f"{path}: {name} is not valid Python: {e}") from None
+        for statement in module.body:
             if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Dict) and len(statement.targets) == 1):
                 continue
             target = statement.targets[0]
@@ -190,7 +205,10 @@ def import_official(path: str | Path, classic: bool = True) -> ImportReport:
 
 
 def main(path: str, classic: bool = True) -> None:
-    report = import_official(path, classic)
+    try:
+        report = import_official(path, classic)
+    except (OfficialDataError, FileNotFoundError) as e:
+        raise SystemExit(f"error: {e}") from None
     print(f"official data at {path}: {len(report.records)} goals, {report.phrasings} phrasings (Python dict semantics)")
     print(f"duplicate keys overwritten: {len(report.duplicate_keys)}")
     print(f"imported: {len(report.imported)} goals, {sum(len(r.texts) for r, _ in report.imported)} phrasings")

@@ -5,8 +5,9 @@ ids for the shared blocks); achievement ids are Craftax's ``Achievement`` values
 full 0..66); items that can be collected get the suite's own ids (``ITEMS``).
 
 ``Frame`` views of a Craftax state give what the checkers need, the same way for both versions: the
-map of the player's current floor, the player's position and facing cell, an inventory vector of
-``ITEMS``, the achievement vector and the light level.
+map of the player's current floor and its light (full Craftax hides dark cells from the
+observation), the player's position and facing cell, an inventory vector of ``ITEMS``, the
+achievement vector and the light level.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import jax.numpy as jnp
+import numpy as np
 from craftax.craftax.constants import Achievement as FullAchievement
+from craftax.craftax.constants import Action as FullAction
 from craftax.craftax.constants import BlockType as FullBlock
 from craftax.craftax_classic.constants import Achievement as ClassicAchievement
+from craftax.craftax_classic.constants import Action as ClassicAction
 from craftax.craftax_classic.constants import BlockType as ClassicBlock
 from jax import Array
 
@@ -25,6 +29,8 @@ CLASSIC_ITEMS = ITEMS[:6]
 # Blocks the agent can put down, with the Craftax action that does it (same ids in both versions).
 PLACEABLE = {"stone": 7, "crafting_table": 8, "furnace": 9, "plant": 10}
 PLANT, RIPE_PLANT = ClassicBlock.PLANT.value, ClassicBlock.RIPE_PLANT.value
+NOOP = 0
+LIGHT_THRESHOLD = 0.05  # full Craftax shows a cell in the observation when its light exceeds this
 # DIRECTIONS[d] of craftax: player_direction 1 left, 2 right, 3 up, 4 down; (row, column) steps.
 FACING = jnp.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]], dtype=jnp.int32)
 
@@ -43,6 +49,18 @@ class Version:
     def name(self) -> str:
         return "Craftax-Classic" if self.classic else "Craftax"
 
+    @property
+    def num_actions(self) -> int:
+        return len(ClassicAction) if self.classic else len(FullAction)
+
+    @property
+    def placed_block(self) -> np.ndarray:
+        """(num_actions,) int32: the block a ``PLACE_*`` action puts down, -1 for other actions."""
+        table = np.full(self.num_actions, -1, np.int32)
+        for name, action in PLACEABLE.items():
+            table[action] = self.blocks[name]
+        return table
+
 
 def _names(enum) -> dict[str, int]:
     return {member.name.lower(): member.value for member in enum if member.name not in ("INVALID", "OUT_OF_BOUNDS")}
@@ -60,11 +78,13 @@ def version(classic: bool) -> Version:
 class Frame:
     """The parts of a Craftax state the checkers read.
 
-    floor_map: (H, W) block ids of the player's floor; position: (2,) row, column; facing: (2,) the
-    cell in front of the player; inventory: (8,) counts of ``ITEMS``; achievements: (A,) bool;
-    light: () in [0, 1]; floor: () int (0 in Classic)."""
+    floor_map: (H, W) block ids of the player's floor; light_map: (H, W) light of its cells (full
+    Craftax shows a cell only above ``LIGHT_THRESHOLD``; None in Classic, which hides no cell);
+    position: (2,) row, column; facing: (2,) the cell in front of the player; inventory: (8,)
+    counts of ``ITEMS``; achievements: (A,) bool; light: () in [0, 1]; floor: () int (0 in Classic)."""
 
     floor_map: Array
+    light_map: Array | None
     position: Array
     facing: Array
     inventory: Array
@@ -79,14 +99,17 @@ def frame(state, classic: bool) -> Frame:
     counts = [inv.wood, inv.stone, inv.coal, inv.iron, inv.diamond, inv.sapling]
     if classic:
         floor, floor_map = jnp.int32(0), state.map
+        light_map = None
         counts += [0, 0]
     else:
         floor = jnp.asarray(state.player_level, jnp.int32)
         floor_map = state.map[floor]
+        light_map = state.light_map[floor]
         counts += [inv.ruby, inv.sapphire]
     position = jnp.asarray(state.player_position, jnp.int32)
     return Frame(
         floor_map=floor_map,
+        light_map=light_map,
         position=position,
         facing=position + FACING[state.player_direction],
         inventory=jnp.stack([jnp.asarray(c, jnp.int32) for c in counts]),

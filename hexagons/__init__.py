@@ -46,8 +46,8 @@ def make(
     env_kwargs: ``max_instructions``, ``max_tokens``, ``history``, ``oracle_board``,
         ``observe_action_mask`` (see ``HexagonsPaint``).
     """
-    if env_id not in REGISTERED_IDS:
-        close = difflib.get_close_matches(env_id, REGISTERED_IDS, n=3, cutoff=0.4)
+    if not isinstance(env_id, str) or env_id not in REGISTERED_IDS:
+        close = difflib.get_close_matches(env_id, REGISTERED_IDS, n=3, cutoff=0.4) if isinstance(env_id, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown Hexagons env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
     if procedures is None:

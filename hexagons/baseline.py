@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hexagons.data import load_split
+from hexagons.data import HexagonsDataError, load_split
 from hexagons.procedure import Procedure
 from hexagons.geometry import COLOUR_NAMES, COLS, ROWS
 from hexagons.metrics import action_scores, mean_scores
@@ -157,7 +157,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("directory", help="folder holding the released train/dev/test.jsonl")
     parser.add_argument("--split", default="test", choices=("train", "dev", "test"))
     args = parser.parse_args(argv)
-    procedures = load_split(f"{args.directory}/{args.split}.jsonl")
+    try:
+        procedures = load_split(f"{args.directory}/{args.split}.jsonl")
+    except (HexagonsDataError, OSError) as e:
+        raise SystemExit(f"error: {e}") from None
     for convention in ("one", "exclude"):
         s = evaluate(procedures, convention)
         print(

@@ -3,9 +3,9 @@
 One JSON object per line, one drawing procedure per line, with exactly the keys of
 ``RECORD_KEYS``. ``drawing_procedure`` holds ``n + 1`` entries ``[step, text, board]``: step 0 is a
 sentinel (text ``"NONE"``, blank board), and step ``t`` carries the t-th instruction and the
-board (180 colour codes) after it. Every record is validated; a malformed one raises
-``HexagonsDataError`` naming the file, line and field. Quirks of the release that are not errors
-are accepted: the string ``"None"`` in place of the agreement lists (train procedures 617-619), an
+board (180 colour codes) after it. Every record is validated; a malformed one (bad JSON, non-UTF-8
+bytes, absurd nesting, a wrong or missing field) raises ``HexagonsDataError`` naming the file, line
+and field. Quirks of the release that are not errors are accepted: the string ``"None"`` in place of the agreement lists (train procedures 617-619), an
 empty instruction text, stray whitespace around texts, int/float mixtures in scores.
 
 Usage: ``python -m hexagons.data DIR`` prints procedures and drawing steps per split.
@@ -132,14 +132,20 @@ def load_split(path: str | Path) -> list[Procedure]:
     path = Path(path)
     procedures: list[Procedure] = []
     seen: dict[int, int] = {}
-    with path.open(encoding="utf-8") as f:
-        for line_no, line in enumerate(f, start=1):
+    with path.open("rb") as f:
+        for line_no, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise HexagonsDataError(str(path), line_no, "<encoding>", f"not UTF-8 text ({e.reason} at byte {e.start} of the line)") from None
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as e:
                 raise HexagonsDataError(str(path), line_no, "<json>", str(e)) from None
+            except RecursionError:
+                raise HexagonsDataError(str(path), line_no, "<json>", "nested too deeply") from None
             proc = parse_record(record, str(path), line_no)
             if proc.index in seen:
                 raise HexagonsDataError(
@@ -178,7 +184,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m hexagons.data", description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", help="folder holding train.jsonl, dev.jsonl and test.jsonl")
     args = parser.parse_args(argv)
-    dataset = load_dataset(args.directory)
+    try:
+        dataset = load_dataset(args.directory)
+    except (HexagonsDataError, FileNotFoundError) as e:
+        raise SystemExit(f"error: {e}") from None
     header = f"{'split':<6} {'procedures':>10} {'steps':>6} {'empty':>6} {'tiles/step':>10} {'max':>4} {'agreed':>6}"
     print(header)
     for split, procedures in dataset.items():

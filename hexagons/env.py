@@ -2,8 +2,10 @@
 
 Actions (``num_actions = 1441``): ``a < 1440`` paints tile ``a // 8`` with colour ``a % 8`` (colour
 0 erases); ``a = 1440`` is STOP, which ends the current instruction. Painting a tile with the
-colour it already has is infeasible: a documented no-op (the step still counts towards the time
-limit) and masked by ``action_mask``.
+colour it already has is infeasible, and so is an action outside ``[0, 1441)``: a documented no-op
+(the step still counts towards the time limit) and masked by ``action_mask`` (which covers only the
+valid range). ``step_env`` on a finished episode is absorbing: nothing changes, reward 0,
+terminated (gymnax's ``step`` resets it instead).
 
 Reward: at the end of an instruction (STOP, or the paint budget ``max_paints_per_instruction``
 running out), the action-based F1 of the agent's changes during that instruction against the gold
@@ -42,7 +44,8 @@ HISTORY_MODES = ("none", "previous", "full")
 
 @struct.dataclass
 class EnvState(environment.EnvState):
-    """One episode. Boards are (180,) int8; ``instruction`` is 0-based into the procedure."""
+    """One episode. Boards are (180,) int8; ``instruction`` is 0-based into the procedure; ``done``:
+    the procedure's last instruction has ended."""
 
     board: Array
     start_board: Array
@@ -51,6 +54,7 @@ class EnvState(environment.EnvState):
     paints: Array
     matched: Array
     num_predicted: Array
+    done: Array
 
 
 @struct.dataclass
@@ -99,8 +103,9 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
     ):
         if history not in HISTORY_MODES:
             raise ValueError(f"history={history!r}: use one of {HISTORY_MODES}")
-        if max_instructions < 1 or max_tokens < 1:
-            raise ValueError("max_instructions and max_tokens must be positive")
+        for name, value in (("max_instructions", max_instructions), ("max_tokens", max_tokens)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
         self.vocabulary = vocabulary
         self.max_instructions = max_instructions
         self.max_tokens = max_tokens
@@ -115,6 +120,11 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         procedure that does not fit."""
         if not procedures:
             raise ValueError("no procedures")
+        for name, value in settings.items():
+            if name not in ("max_paints_per_instruction", "max_steps_in_episode"):
+                raise ValueError(f"unknown setting {name!r}; use max_paints_per_instruction or max_steps_in_episode")
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
         n, s, length = len(procedures), self.max_instructions, self.max_tokens
         boards = np.zeros((n, s + 1, NUM_TILES), dtype=np.int8)
         tokens = np.zeros((n, s, length), dtype=np.int32)
@@ -143,6 +153,22 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
             **settings,
         )
 
+    def check_params(self, params: EnvParams) -> None:
+        """Raise ``ValueError`` naming the field if ``params`` do not fit this env's shapes (runs
+        while tracing, so a mismatch fails before anything is compiled)."""
+        p = params.gold_boards.shape[0]
+        expected = {
+            "gold_boards": (p, self.max_instructions + 1, NUM_TILES),
+            "tokens": (p, self.max_instructions, self.max_tokens),
+            "num_instructions": (p,),
+            "num_gold_changes": (p, self.max_instructions),
+            "num_procedures": (),
+        }
+        for name, shape in expected.items():
+            if getattr(params, name).shape != shape:
+                raise ValueError(f"EnvParams.{name} has shape {getattr(params, name).shape}; this env needs {shape} "
+                                 f"(max_instructions={self.max_instructions}, max_tokens={self.max_tokens})")
+
     @functools.cached_property
     def default_params(self) -> EnvParams:
         """Params over 256 synthetic procedures (``hexagons.synthetic``, seed 0)."""
@@ -152,7 +178,12 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
 
     # ----------------------------------------------------------------- dynamics
     def reset_env(self, key: Array, params: EnvParams) -> tuple[Observation, EnvState]:
-        procedure = jax.random.randint(key, (), 0, params.num_procedures)
+        return self.reset_to_procedure(jax.random.randint(key, (), 0, params.num_procedures), params)
+
+    def reset_to_procedure(self, procedure: int | Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        """Start the episode of procedure ``procedure`` (for evaluation over a whole split)."""
+        self.check_params(params)
+        procedure = jnp.asarray(procedure, jnp.int32)
         state = self._start_instruction(
             EnvState(
                 time=jnp.int32(0),
@@ -163,6 +194,7 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
                 paints=jnp.int32(0),
                 matched=jnp.int32(0),
                 num_predicted=jnp.int32(0),
+                done=jnp.bool_(False),
             ),
             params,
         )
@@ -180,12 +212,15 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
     def step_env(
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams
     ) -> tuple[Observation, EnvState, Array, Array, dict]:
+        self.check_params(params)
+        previous = state
         action = jnp.asarray(action, jnp.int32)
+        in_range = (action >= 0) & (action <= STOP)
         is_stop = action == STOP
-        tile = jnp.minimum(action // NUM_COLOURS, NUM_TILES - 1)
+        tile = jnp.clip(action // NUM_COLOURS, 0, NUM_TILES - 1)
         colour = (action % NUM_COLOURS).astype(jnp.int8)
         old = state.board[tile]
-        paint = ~is_stop & (old != colour)
+        paint = in_range & ~is_stop & (old != colour)
 
         # O(1) update of |H| and |G & H| for the one tile that changes.
         gold_before = params.gold_boards[state.procedure, state.instruction, tile]
@@ -209,7 +244,7 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
             matched=state.matched + paint_i * (match_new - match_old),
         )
 
-        finished = is_stop | (state.paints >= params.max_paints_per_instruction)
+        finished = ~previous.done & (is_stop | (state.paints >= params.max_paints_per_instruction))
         num_gold = params.num_gold_changes[state.procedure, state.instruction]
         scores = scores_from_counts(state.matched, num_gold, state.num_predicted)
         reward = jnp.where(finished, scores.f1, 0.0)
@@ -219,13 +254,15 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
             state.replace(instruction=jnp.minimum(next_instruction, params.num_instructions[state.procedure] - 1)),
             params,
         )
-        state = jax.tree.map(lambda a, b: jnp.where(finished & ~terminated, a, b), advanced, state)
+        state = jax.tree.map(lambda a, b: jnp.where(finished & ~terminated, a, b), advanced, state.replace(done=terminated))
+        # A finished episode is absorbing: nothing changes, no reward, still terminated.
+        state = jax.tree.map(lambda a, b: jnp.where(previous.done, a, b), previous, state)
         info = {
             "instruction_finished": finished,
             "action_f1": jnp.where(finished, scores.f1, 0.0),
             "exact_match": jnp.where(finished, scores.exact_match, 0.0),
         }
-        return self.get_obs(state, params), state, reward, terminated, info
+        return self.get_obs(state, params), state, reward, state.done, info
 
     # ----------------------------------------------------------------- views
     def get_obs(self, state: EnvState, params: EnvParams, key: Array | None = None) -> Observation:
@@ -247,7 +284,8 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         )
 
     def action_mask(self, state: EnvState, params: EnvParams) -> Array:
-        """(1441,) bool: paints that change their tile, and STOP (always valid)."""
+        """(1441,) bool: paints that change their tile, and STOP (always valid; a finished
+        episode is absorbing whatever the action)."""
         paints = state.board[:, None] != jnp.arange(NUM_COLOURS, dtype=jnp.int8)[None, :]
         return jnp.concatenate([paints.reshape(-1), jnp.ones(1, bool)])
 

@@ -137,6 +137,24 @@ def test_train_is_deterministic_and_vmaps_over_seeds(trained):
     assert value_loss.shape == (2, 2) and not np.allclose(value_loss[0], value_loss[1])
 
 
+def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compile(trained, hex_task):
+    """An agent shown one embedding for every instruction acts the same whatever it is shown:
+    agent == shuffled exactly (same worlds, same keys). Random ignores the tables. The second
+    call, with other tables, reuses the compiled evaluator."""
+    ppo, _, out = trained
+    instructions, _ = tables(ppo.config, hex_task, cache_dir=None)
+    blind = np.repeat(instructions[:1], len(instructions), 0)
+    evaluator = evaluate.Evaluator(hex_task, ppo.network, batch=64)
+    params = out["runner"].params
+    run = lambda table: evaluator.evaluate(params, hex_task, table, None, jax.random.key(0), episodes=2, max_steps=20)  # noqa: E731
+    deaf, seeing = run(blind), run(instructions)
+    assert deaf["agent"] == deaf["shuffled"] and evaluate.gap(deaf) == 0.0
+    assert deaf["random"] == seeing["random"]
+    assert set(deaf["agent"]) >= {"success", "episodes", "goals", "exact_match", "action_f1", "per_goal"}
+    assert deaf["agent"]["episodes"] == 2 * len(hex_task.goals) and deaf["agent"]["goals"] == 16
+    assert evaluator._run._cache_size() == 1
+
+
 SHARDED = textwrap.dedent("""
     import sys, jax, numpy as np
     from baselines.ppo import PPO, PPOConfig, tables
@@ -168,23 +186,80 @@ def test_two_devices_give_the_same_update_as_one(tmp_path):
         assert np.allclose(runs[1][name], runs[2][name], rtol=1e-4, atol=1e-5), name
 
 
-def test_cli_checkpoints_and_resumes_to_the_same_result(tmp_path):
-    """Kill after the first checkpoint (simulated by deleting the later ones) and resume: same params."""
+def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys):
+    """3 updates, a checkpoint every 2: checkpoints 2 and 3 (the last chunk is capped). A kill after
+    the first checkpoint (the later one deleted), a corrupt latest checkpoint, contradicting flags,
+    a reused folder: each resumes to the same parameters or fails naming the cause."""
     out = tmp_path / "run"
-    args = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-steps", str(8 * 8 * 4),
-            "--layer-size", "32", "--checkpoint-every", "2", "--max-episode-steps", "30", "--out", str(out)]
+    args = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-steps", str(8 * 8 * 3),
+            "--layer-size", "32", "--checkpoint-every", "2", "--max-episode-steps", "30", "--eval-episodes", "1", "--out", str(out)]
     from baselines.__main__ import main
 
     main(args)
     checkpoints = out / "checkpoints"
-    assert sorted(p.name for p in checkpoints.iterdir() if p.name.isdigit()) == ["2", "4"]
-    final = _saved_params(checkpoints / "4")
-    shutil.rmtree(checkpoints / "4")
-    main(args + ["--resume"])
-    resumed = _saved_params(checkpoints / "4")
-    assert all(np.array_equal(a, b) for a, b in zip(final, resumed))
+    assert sorted(p.name for p in checkpoints.iterdir() if p.name.isdigit()) == ["2", "3"]
+    final = _saved_params(checkpoints / "3")
+    evaluation = json.loads((out / "evaluation.json").read_text())["splits"]["train"]
+    assert set(evaluation) == {"agent", "shuffled", "random"} and evaluation["random"]["episodes"] > 0
+
+    def updates() -> list[int]:
+        return [json.loads(line)["update"] for line in (out / "metrics.jsonl").read_text().splitlines()]
+
+    assert updates() == [1, 2, 3]
+    shutil.rmtree(checkpoints / "3")  # killed after checkpoint 2, with update 3 already logged
+    main(["--out", str(out), "--resume"])
+    assert all(np.array_equal(a, b) for a, b in zip(final, _saved_params(checkpoints / "3")))
+    assert updates() == [1, 2, 3] and "update     3/3" in capsys.readouterr().out
+
+    for file in (checkpoints / "3").rglob("*"):  # damage the latest checkpoint
+        if file.is_file():
+            file.write_bytes(b"not a checkpoint")
+    main(["--out", str(out), "--resume", "--eval-episodes", "1"])
+    assert "cannot be read" in capsys.readouterr().err and (out / "unreadable-checkpoints" / "3").exists()
+    assert all(np.array_equal(a, b) for a, b in zip(final, _saved_params(checkpoints / "3")))
+
+    with pytest.raises(SystemExit, match=r"--num-envs 16 \(the run has 8\)"):
+        main(["--out", str(out), "--resume", "--num-envs", "16"])
+    with pytest.raises(SystemExit, match="already holds a run"):
+        main(args)
     config = json.loads((out / "config.json").read_text())
-    assert config["ppo"]["num_envs"] == 8 and len((out / "metrics.jsonl").read_text().splitlines()) == 6
+    assert config["ppo"]["num_envs"] == 8 and config["command"]["checkpoint_every"] == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--resume"], "no run to continue"),
+    (["--checkpoint-every", "0"], "--checkpoint-every must be >= 1"),
+    (["--resume", "--overwrite"], "contradict"),
+])
+def test_cli_bad_flags_fail_before_training(tmp_path, argv, message):
+    from baselines.__main__ import main
+
+    with pytest.raises(SystemExit, match=message):
+        main(argv + ["--out", str(tmp_path / "empty")])
+
+
+def test_cli_resume_without_checkpoint_and_nan_lr(tmp_path, capsys):
+    from baselines.__main__ import main
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.json").write_text(json.dumps({"ppo": {"env_id": "Hexagons-Paint-v1"}, "command": {"env": "Hexagons-Paint-v1"}}))
+    with pytest.raises(SystemExit, match="no checkpoint"):
+        main(["--out", str(tmp_path / "run"), "--resume"])
+    with pytest.raises(SystemExit):
+        main(["--lr", "nan"])
+    assert "--lr: must be a finite number > 0" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="PPOConfig.lr"):
+        PPOConfig(lr=float("inf")).validate()
+
+
+def test_cli_default_folder_moves_on_instead_of_mixing_runs(tmp_path, monkeypatch):
+    from baselines.__main__ import DEFAULT_OUT, parser, settings
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / DEFAULT_OUT).mkdir(parents=True)
+    (tmp_path / DEFAULT_OUT / "config.json").write_text("{}")
+    assert settings(parser().parse_args([])).out == Path(DEFAULT_OUT + "-2")
+    assert settings(parser().parse_args(["--overwrite"])).out == Path(DEFAULT_OUT) and not (tmp_path / DEFAULT_OUT).exists()
 
 
 def _saved_params(path: Path) -> list[np.ndarray]:
@@ -198,14 +273,27 @@ def test_summaries_and_table():
     class FakeTask:
         goals = ({"key": "a", "category": "Building", "level": "medium"}, {"key": "b", "category": "Achievement", "level": "easy"},
                  {"key": "c", "category": "Achievement", "level": "easy"})
+        metrics = ("success",)
 
-    success = np.asarray([[1, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]], bool)
-    s = evaluate.summarize(FakeTask, success)
-    assert s["Building"] == {"success_rate": 0.5, "goals": 1}
-    assert s["Achievement"] == {"success_rate": 0.125, "goals": 2}
-    assert np.isclose(s["Total"]["success_rate"], (0.5 + 0.25) / 3) and s["per_goal"]["b"] == 0.25
-    md = evaluate.table({"train": {"ppo-t": s}})
-    assert "| train | ppo-t | – | 0.50 (1) | – | 0.12 (2) | – | 0.25 (3) | 0.12 (2) | 0.50 (1) |" in md
+    success = np.asarray([[1, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]], float)
+    s = evaluate.summarize(FakeTask, {"success": np.stack([success, np.ones_like(success)])})
+    assert s["groups"]["Building"] == {"success": 0.5, "goals": 1}
+    assert s["groups"]["Achievement"] == {"success": 0.125, "goals": 2}
+    assert np.isclose(s["success"], (0.5 + 0.25) / 3) and s["per_goal"]["b"] == 0.25 and s["episodes"] == 12
+    blind = dict(s, success=s["success"] - 0.1)
+    md = evaluate.table({"train": {"agent": s, "shuffled": blind}})
+    assert "| train | agent | 0.250 | 0.50 (1) | 0.12 (2) | 0.12 (2) | 0.50 (1) | 3 x 4 |" in md
+    assert "| train | **gap agent - shuffled** | **+0.100** |" in md
+
+
+def test_shuffled_texts_show_another_goal_of_the_same_rank():
+    text_goal = np.asarray([0, 0, 0, 1, 1, 2, 3, 3, 3])
+    shown = evaluate.shuffled_texts(text_goal, seed=3)
+    assert (text_goal[shown] != text_goal).all()
+    assert len(set(text_goal[shown][text_goal == 0])) == 1  # a goal's texts all show one other goal
+    first = np.asarray([0, 3, 5, 6])
+    assert (shown[first] == first[text_goal[shown[first]]]).all()  # rank 0 shows rank 0
+    assert (evaluate.shuffled_texts(np.zeros(3, int)) == np.arange(3)).all()
 
 
 @pytest.mark.slow
@@ -216,6 +304,6 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     main(["--total-steps", str(16 * 8), "--num-envs", "16", "--num-steps", "8", "--layer-size", "32", "--max-episode-steps", "20",
           "--eval-episodes", "2", "--eval-splits", "test_new_objects", "--policy", "ppo-t+", "--out", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "| test_new_objects | ppo-t+ (sample) |" in out and "| test_new_objects | random |" in out
-    results = json.loads((tmp_path / "evaluation.json").read_text())["results"]["test_new_objects"]
-    assert 0.0 <= results["random"]["Total"]["success_rate"] <= 1.0 and results["random"]["Total"]["goals"] == 10
+    assert "| test_new_objects | agent (ppo-t+, retrieval plans, sample) |" in out and "| test_new_objects | random |" in out
+    results = json.loads((tmp_path / "evaluation.json").read_text())["splits"]["test_new_objects"]
+    assert 0.0 <= results["random"]["success"] <= 1.0 and results["random"]["goals"] == 10

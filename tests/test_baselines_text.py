@@ -113,3 +113,75 @@ def test_chat_planner_reports_unusable_replies(fake_server):
     _FakeChat.reply = {"error": "overloaded"}
     with pytest.raises(PlannerError, match="KeyError"):
         ChatPlanner(fake_server, "m")("collect wood")
+
+
+class _Redirect(BaseHTTPRequestHandler):
+    target = ""
+
+    def do_POST(self):
+        self.send_response(307)
+        self.send_header("Location", type(self).target)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def test_chat_planner_never_follows_a_redirect_with_the_key(fake_server):
+    """The configured host answers 307 to another local server: the key must not reach it."""
+    _FakeChat.seen.clear()
+    _FakeChat.reply = {"choices": [{"message": {"content": "1. collect wood"}}]}
+    _Redirect.target = fake_server + "/chat/completions"
+    server = HTTPServer(("127.0.0.1", 0), _Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(PlannerError, match="redirect .* refused"):
+            ChatPlanner(f"http://127.0.0.1:{server.server_port}/v1", "m", api_key="secret")("collect wood")
+    finally:
+        server.shutdown()
+    assert _FakeChat.seen == []
+
+
+@pytest.mark.parametrize("url", ["http://example.com/v1", "http://10.0.0.7:8000/v1", "ftp://127.0.0.1/v1", "not a url"])
+def test_chat_planner_requires_https_off_the_loopback(url):
+    with pytest.raises(ValueError, match="planner URL"):
+        ChatPlanner(url, "m", api_key="secret")
+
+
+def test_chat_planner_accepts_https_and_loopback_http():
+    for url in ("https://api.example.com/v1", "http://localhost:8000/v1", "http://127.0.0.1:1/v1", "http://[::1]:1/v1"):
+        assert ChatPlanner(url, "m").url == url + "/chat/completions"
+
+
+def test_retrieval_planner_reads_only_the_text():
+    from baselines.planner import RetrievalPlanner
+    from baselines.text_encoders import embed, make_encoder
+
+    encoder = make_encoder("hashed")
+    texts = ["collect some wood from a tree", "place a crafting table", "drink water from the lake"]
+    plans = [["collect wood"], ["collect wood", "place table"], ["collect drink"]]
+    planner = RetrievalPlanner(texts, plans, lambda t: embed(encoder, t, None))
+    assert planner.plan_all(texts) == plans  # a training text retrieves itself
+    assert planner("please place a crafting table near here") == plans[1]
+    assert planner("go drink some water") == plans[2]
+
+
+def test_ppo_t_plus_plans_default_to_retrieval_and_oracle_is_explicit():
+    from baselines.ppo import PPOConfig, tables
+    from baselines.tasks import make_task
+    from craftext import dataset
+
+    def pairs(split):
+        return [(e.goal, e.phrasings[:2]) for e in dataset.load_release(True, "default").select("easy", split).entries[:8]]
+
+    train, test = make_task("CrafText-Classic-Symbolic-v1", pairs("train")), make_task("CrafText-Classic-Symbolic-v1", pairs("test_new_objects"))
+    retrieval = PPOConfig(policy="ppo-t+")
+    oracle = PPOConfig(policy="ppo-t+", planner="oracle")
+    _, on_train = tables(retrieval, train, cache_dir=None)
+    assert np.allclose(on_train, tables(oracle, train, cache_dir=None)[1])  # training texts retrieve their own plans
+    _, retrieved = tables(retrieval, test, cache_dir=None, reference=train)
+    _, gold = tables(oracle, test, cache_dir=None)
+    assert retrieved.shape == gold.shape and not np.allclose(retrieved, gold)  # new objects: the text alone is not the answer
+    with pytest.raises(ValueError, match="planner"):
+        PPOConfig(planner="gold").validate()

@@ -81,6 +81,9 @@ def _log():
         (lambda s: s[3].update(BuilderPosition={"X": 0}), 3, "BuilderPosition"),
         (lambda s: s[6].update(ChatHistory="hello"), 6, "ChatHistory"),
         (lambda s: s[5]["BlocksInGrid"][0]["AbsoluteCoordinates"].update(X=0.5), 5, "BlocksInGrid[0].AbsoluteCoordinates"),
+        (lambda s: s[5]["BlocksInGrid"][0]["AbsoluteCoordinates"].update(X=float("nan")), 5, "BlocksInGrid[0].AbsoluteCoordinates"),
+        (lambda s: s[5]["BlocksInGrid"][0]["AbsoluteCoordinates"].update(Z=float("inf")), 5, "BlocksInGrid[0].AbsoluteCoordinates"),
+        (lambda s: s[3].update(BuilderPosition={"X": float("nan"), "Y": 0, "Z": 0, "Yaw": 0, "Pitch": 0}), 3, "BuilderPosition"),
     ],
 )
 def test_malformed_logs_name_game_state_and_field(mutate, state, field):
@@ -105,6 +108,62 @@ def test_bad_directory_names_json_and_xml(tmp_path):
     xml.write_text('<DrawBlock type="x" x="1"/>\n')
     with pytest.raises(MdcDataError, match="line 1"):
         load_gold_configuration(xml)
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    shutil.copytree(CORPUS, tmp_path / "data")
+    return tmp_path / "data"
+
+
+def _game_log(corpus) -> Path:
+    return next(corpus.glob(f"logs/*/logs/{GAME1}/postprocessed-observations.json"))
+
+
+def test_a_split_game_without_its_log_is_an_error_or_a_counted_skip(corpus):
+    _game_log(corpus).unlink()
+    with pytest.raises(MdcDataError, match=f"game {GAME1}, field '<file>'.*postprocessed-observations.json is missing"):
+        load_items(corpus)
+    with pytest.warns(UserWarning, match=f"skipped 1 game folder.*{GAME1}"):
+        items = load_items(corpus, skip_missing=True)
+    assert len(items["train"]) < 4
+
+
+@pytest.mark.parametrize("content, field", [
+    ('{"train": "C1", "val": ["C2"], "test": ["C5"]}', "train"),
+    ('{"train": ["C1"], "test": ["C5"]}', "val"),
+    ('["C1"]', "<file>"),
+    ("{broken", "<json>"),
+    (b"\xff\xfe{}", "<file>"),
+])
+def test_bad_splits_json_names_the_file_and_field(corpus, content, field):
+    path = corpus / "logs" / "splits.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(MdcDataError) as err:
+        load_items(corpus)
+    assert err.value.field == field and "splits.json" in str(err.value)
+    path.unlink()
+    with pytest.raises(MdcDataError, match="splits.json is missing"):
+        load_items(corpus)
+
+
+def test_non_utf8_and_deeply_nested_logs_name_the_file(corpus):
+    log = _game_log(corpus)
+    log.write_bytes(b'{"WorldStates": ["\xe9"]}')
+    with pytest.raises(MdcDataError, match=f"game {GAME1}.*not UTF-8"):
+        load_items(corpus)
+    log.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(MdcDataError, match=f"game {GAME1}.*(nested too deeply|<json>)"):
+        load_items(corpus)
+
+
+def test_cli_missing_log_is_a_clear_error_and_skip_missing_reports(corpus, capsys):
+    _game_log(corpus).unlink()
+    with pytest.raises(SystemExit, match="is missing"):
+        data.main([str(corpus)])
+    with pytest.warns(UserWarning, match="skipped 1 game folder"):
+        data.main([str(corpus), "--skip-missing"])
+    assert "train" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(not os.environ.get("MDC_DATA"), reason="set MDC_DATA to the corpus's data/ folder")

@@ -16,9 +16,10 @@ from craftext.env import CrafText
 from craftext.goals import Goal
 from craftext.tokenizer import Vocabulary
 
-GRASS, STONE, TABLE, WATER, TREE, DIAMOND = (BlockType[n].value for n in ("GRASS", "STONE", "CRAFTING_TABLE", "WATER", "TREE", "DIAMOND"))
+GRASS, STONE, TABLE, WATER, TREE, DIAMOND, PLANT, RIPE_PLANT = (
+    BlockType[n].value for n in ("GRASS", "STONE", "CRAFTING_TABLE", "WATER", "TREE", "DIAMOND", "PLANT", "RIPE_PLANT"))
 NOOP, LEFT, RIGHT, UP, DOWN, DO = 0, 1, 2, 3, 4, 5
-PLACE_STONE, PLACE_TABLE, MAKE_WOOD_PICKAXE = 7, 8, 11
+PLACE_STONE, PLACE_TABLE, PLACE_PLANT, MAKE_WOOD_PICKAXE = 7, 8, 10, 11
 FACE_LEFT, FACE_RIGHT, FACE_UP, FACE_DOWN = 1, 2, 3, 4
 P = (32, 32)
 
@@ -49,6 +50,10 @@ GOALS = {
     "stone at night": Goal.time_place("stone", night=True),
     "stone by day": Goal.time_place("stone", night=False),
     "find diamond": Goal.explore("diamond"),
+    "find ripe plant": Goal.explore("ripe_plant"),
+    "find plant": Goal.explore("plant"),
+    "plant by day": Goal.time_place("plant", night=False),
+    "line 3 plant": Goal.line("plant", 3),
 }
 NAMES = list(GOALS)
 
@@ -83,6 +88,14 @@ def put(state, cells, block, agent=True):
     rows, cols = np.array(cells).T
     world = state.world.replace(map=state.world.map.at[rows, cols].set(block))
     return state.replace(world=world, placed=state.placed.at[rows, cols].set(agent))
+
+
+def grow(state, cell, age):
+    """Register the plant at ``cell`` as growing (slot 0) with ``age``; it ripens at 600."""
+    w = state.world
+    w = w.replace(growing_plants_positions=w.growing_plants_positions.at[0].set(jnp.array(cell, jnp.int32)),
+                  growing_plants_age=w.growing_plants_age.at[0].set(age), growing_plants_mask=w.growing_plants_mask.at[0].set(True))
+    return state.replace(world=w)
 
 
 def act(state, *actions):
@@ -253,5 +266,48 @@ def test_explore_needs_the_block_to_come_into_view():
     s, fired = act(s, NOOP)
     assert not fired
     assert act(put(s, [(P[0] + 2, P[1] + 3)], DIAMOND, agent=False), NOOP)[1]
+    _, params, _, _, set_goal = _world()
     in_view_from_start = put(field("find diamond"), [(P[0] + 2, P[1] + 3)], DIAMOND, agent=False)
+    in_view_from_start = set_goal(in_view_from_start, NAMES.index("find diamond"), params)
     assert not act(in_view_from_start, NOOP, NOOP)[1]
+
+
+def test_explore_counts_a_block_seen_on_the_first_step_after_the_goal_is_set():
+    # the goal was set on an empty field; the diamond appears before the first step
+    assert act(put(field("find diamond"), [(P[0] + 2, P[1] + 3)], DIAMOND, agent=False), NOOP)[1]
+
+
+def test_explore_ripe_plant_is_distinct_from_plant():
+    ripe = [(P[0] + 2, P[1] + 3)]
+    assert act(put(field("find ripe plant"), ripe, RIPE_PLANT, agent=False), NOOP)[1]
+    assert not act(put(field("find ripe plant"), ripe, PLANT, agent=False), NOOP)[1]
+    assert act(put(field("find plant"), ripe, RIPE_PLANT, agent=False), NOOP)[1]  # a ripe plant is a plant
+
+
+def test_a_plant_ripening_during_a_failed_place_is_not_a_placement():
+    s = grow(put(field("plant by day"), [right(1)], PLANT, agent=False), right(1), 599)
+    s, fired = act(s, PLACE_PLANT)  # the plant is solid: placing fails, and it ripens this step
+    assert int(s.world.map[right(1)]) == RIPE_PLANT
+    assert not fired and not bool(s.placed[right(1)])
+    assert act(field("plant by day"), PLACE_PLANT)[1]  # a real placement on grass
+
+
+def test_agent_placed_flag_survives_ripening_and_eating():
+    # a vertical line of planted saplings through the faced cell; the faced one ripens and is eaten
+    above = (P[0] - 1, P[1] + 1)
+    s = grow(put(field("line 3 plant"), [right(1), above], PLANT), right(1), 599)
+    s, fired = act(s, NOOP)
+    assert int(s.world.map[right(1)]) == RIPE_PLANT and bool(s.placed[right(1)]) and not fired
+    s, fired = act(s, DO)  # eat it: ripe plant -> sapling
+    assert int(s.world.map[right(1)]) == PLANT and bool(s.placed[right(1)]) and not fired
+    s, fired = act(s, DOWN, LEFT, RIGHT)  # walk round to face the cell below the line
+    assert tuple(np.asarray(s.world.player_position)) == (P[0] + 1, P[1]) and not fired
+    s, fired = act(s, PLACE_PLANT)
+    assert fired  # the third planted sapling completes the line
+
+
+def test_mining_a_placed_block_clears_its_flag():
+    s = put(field("wood"), [right(1)], STONE)
+    s = s.replace(world=s.world.replace(inventory=s.world.inventory.replace(wood_pickaxe=1)))
+    s, _ = act(s, DO)  # mine the agent's stone
+    assert int(s.world.map[right(1)]) != STONE and not bool(s.placed[right(1)])

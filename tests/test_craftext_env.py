@@ -35,6 +35,39 @@ def test_invalid_goals_raise_at_construction(build, message):
         build()
 
 
+@pytest.mark.parametrize("build, field", [
+    (lambda: Goal.place_relative("stone", "water", ["left"], 1), "side"),
+    (lambda: Goal.line(["stone"], 3), "block"),
+    (lambda: Goal.achievements(None), "required"),
+    (lambda: Goal.achievements("collect_wood"), "required"),
+    (lambda: Goal.line("stone", 3, agent_built="no"), "agent_built"),
+    (lambda: Goal.line("stone", 3.0), "size"),
+    (lambda: Goal.line("stone", True), "size"),
+    (lambda: Goal.achievements(["collect_wood"], forbidden=["place_stone"]), "forbidden"),
+    (lambda: Goal("LINE", {"block": "stone", "size": 3}), "scenario"),
+    (lambda: Goal("BUILD_LINE", {"block": "stone"}), "size"),
+    (lambda: Goal("BUILD_LINE", {"block": "stone", "size": 3, "colour": "red"}), "colour"),
+    (lambda: Goal("no_such_scenario", {}), "scenario"),
+    (lambda: Goal.line("stone", 3, classic="yes"), "classic"),
+])
+def test_goal_arguments_of_the_wrong_type_raise_goal_error_naming_the_field(build, field):
+    with pytest.raises(GoalError, match=field):
+        build()
+
+
+def test_goal_built_directly_encodes_like_the_constructors():
+    direct = Goal(Goal.line("stone", 3).scenario, {"block": "stone", "size": 3, "variant": "straight", "agent_built": True})
+    assert direct == Goal.line("stone", 3) and np.array_equal(direct.encode(), Goal.line("stone", 3).encode())
+    assert direct.encode().any()
+
+
+@pytest.mark.parametrize("slots", [np.zeros(ENCODING_SIZE, int), np.full(ENCODING_SIZE, 99), np.full(ENCODING_SIZE, -1),
+                                   np.zeros(3, int), np.arange(ENCODING_SIZE)])
+def test_decoding_garbage_raises_goal_error(slots):
+    with pytest.raises(GoalError):
+        Goal.decode(slots)
+
+
 def test_full_craftax_names_and_round_trip():
     goals = [
         Goal.achievements(["enter_dungeon", "defeat_necromancer"], ordered=True, classic=False),
@@ -89,7 +122,9 @@ def test_success_reward_termination_and_set_goal():
     _, s, _, done, info = step(jax.random.key(1), s, jnp.int32(DO), params)
     assert bool(info["success"])
     s = set_goal(s, 0, params)
-    assert np.array_equal(np.asarray(s.memory), craftext.checkers.MEMORY_INIT)
+    fresh = np.asarray(craftext.checkers.MEMORY_INIT).copy()
+    fresh[craftext.checkers.WAS_OUT_OF_VIEW] = 1  # no block of the goal's explore slot in view
+    assert np.array_equal(np.asarray(s.memory), fresh)
     _, s, _, done, info = step(jax.random.key(2), s, jnp.int32(NOOP), params)
     assert not bool(info["success"])
 
@@ -114,7 +149,7 @@ def test_full_craftax_structures_read_the_current_floor():
     m = state.map.at[level].set(2)  # grass everywhere on floor 1
     inv = state.inventory.replace(stone=5)
     state = state.replace(map=m, player_level=jnp.int32(level), player_position=jnp.array([24, 24]), player_direction=jnp.int32(2), inventory=inv)
-    progress = craftext.start(state, classic=False)
+    progress = craftext.start(goal, state, classic=False)
     progress = progress.replace(placed=progress.placed.at[level, 24, 26].set(True))
     state = state.replace(map=state.map.at[level, 24, 26].set(STONE))
     step = jax.jit(world.step_env)
@@ -122,6 +157,29 @@ def test_full_craftax_structures_read_the_current_floor():
     assert int(after.map[level, 24, 25]) == STONE  # placed on floor 1
     success, progress = craftext.check(goal, progress, state, PLACE_STONE, after, classic=False)
     assert bool(success) and bool(progress.placed[level, 24, 25]) and not bool(progress.placed[0, 24, 25])
+
+
+def test_full_craftax_explore_counts_only_lit_cells():
+    """A block in a dark cell of the view is not seen (full Craftax hides cells with light <= 0.05)."""
+    from craftext.checkers import WAS_OUT_OF_VIEW, initial_memory, observed_view
+    from craftext.world import LIGHT_THRESHOLD, Frame, version
+
+    from craftax.craftax.constants import BlockType
+
+    diamond = BlockType.DIAMOND.value
+    floor_map = jnp.full((48, 48), 2).at[20, 22].set(diamond)
+    goal = jnp.asarray(Goal.explore("diamond", classic=False).encode())
+
+    def frame(light_at_diamond):
+        light = jnp.ones((48, 48)).at[20, 22].set(light_at_diamond)
+        return Frame(floor_map, light, jnp.array([20, 20]), jnp.array([20, 21]), jnp.zeros(8, jnp.int32),
+                     jnp.zeros(67, bool), jnp.float32(1.0), jnp.int32(0))
+
+    full = version(False)
+    assert diamond in np.asarray(observed_view(frame(1.0), full.view))
+    assert diamond not in np.asarray(observed_view(frame(LIGHT_THRESHOLD / 2), full.view))
+    assert int(initial_memory(goal, frame(1.0), full)[WAS_OUT_OF_VIEW]) == 0
+    assert int(initial_memory(goal, frame(0.0), full)[WAS_OUT_OF_VIEW]) == 1
 
 
 def test_text_view():

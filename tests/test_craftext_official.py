@@ -49,3 +49,28 @@ def test_official_wheel_totals(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "craftext==0.2.2", "-d", str(tmp_path)], check=True)
     report = import_official(next(tmp_path.glob("craftext-0.2.2-*.whl")))
     assert (len(report.records), report.phrasings) == (433, 2615)
+
+
+@pytest.mark.parametrize("content, message", [(b"not a zip at all", "not a wheel"), (None, "no such file")])
+def test_a_bad_wheel_is_a_clear_error_without_traceback(tmp_path, content, message, capsys):
+    from craftext.official import OfficialDataError
+
+    wheel = tmp_path / "craftext-0.2.2-py3-none-any.whl"
+    if content is not None:
+        wheel.write_bytes(content)
+    with pytest.raises(OfficialDataError, match=message):
+        import_official(wheel)
+    with pytest.raises(SystemExit, match=f"error: .*{message}"):
+        main(str(wheel))
+
+
+def test_non_utf8_data_module_is_a_clear_error(tmp_path):
+    import shutil
+
+    from craftext.official import OfficialDataError
+
+    shutil.copytree(FIXTURE, tmp_path / "data")
+    module = next((tmp_path / "data").rglob("*.py"))
+    module.write_bytes(b"x = {'\xff': 1}\n")
+    with pytest.raises(OfficialDataError, match="UTF-8"):
+        import_official(tmp_path / "data")

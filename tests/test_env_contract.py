@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import blocksworld
+import craftext
+import hexagons
+import hexagons.synthetic
 from tests.worlds import WORLDS
 
 NUM_ENVS = 1024
@@ -178,3 +184,101 @@ def test_vmap_over_params_compiles_once(world):
     params3 = params2.replace(max_steps_in_episode=jnp.array([7, 70]))
     batched(keys, out[1], jnp.zeros(2, jnp.int32), params3)
     assert len(traces) == 1
+
+
+OUT_OF_RANGE = (-1, -693, "num_actions", 2**31 - 1)
+
+
+def test_out_of_range_actions_are_noops(world):
+    n = world.env.num_actions
+    actions = [n if a == "num_actions" else a for a in OUT_OF_RANGE]
+    keys = jnp.stack([jax.random.key(13)] * len(actions))
+    _, state = world.resetN(keys, world.params)
+    out = world.stepN(keys, state, jnp.asarray(actions, jnp.int32), world.params)
+    if world.case.noop is None:
+        assert _equal(out[1].replace(time=state.time), state), "an out-of-range action changed the world"
+        assert not np.asarray(out[2]).any() and not np.asarray(out[3]).any()
+    else:
+        noop = world.stepN(keys, state, jnp.full(len(actions), world.case.noop, jnp.int32), world.params)
+        assert _equal(out[:5], noop[:5]), "an out-of-range action is not played as NOOP"
+
+
+def test_finished_episode_is_absorbing(world):
+    step_env = jax.jit(world.env.step_env)
+    _, state = world.reset1(jax.random.key(14), world.params)
+    finished = state.replace(done=jnp.bool_(True))
+    for a in (0, world.env.num_actions - 1):
+        obs, after, reward, terminated, info = step_env(jax.random.key(15 + a), finished, jnp.int32(a), world.params)
+        assert _equal(after, finished) and float(reward) == 0.0 and bool(terminated)
+
+
+def test_params_of_other_shapes_are_rejected_naming_the_field(world):
+    arrays = [f.name for f in dataclasses.fields(world.params) if isinstance(getattr(world.params, f.name), jax.Array)
+              and getattr(world.params, f.name).ndim >= 1]
+    assert arrays
+    for name in arrays:
+        value = getattr(world.params, name)
+        bad = world.params.replace(**{name: jnp.pad(value, [(0, 0)] * (value.ndim - 1) + [(0, 1)])})
+        with pytest.raises(ValueError, match=r"EnvParams\.\w+ has shape"):
+            jax.jit(world.env.reset)(jax.random.key(0), bad)
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: hexagons.make(None), "unknown"),
+    (lambda: blocksworld.make(None), "unknown"),
+    (lambda: craftext.make(None), "unknown"),
+    (lambda: hexagons.make("Hexagons-Paint-v1", max_paints_per_instruction=0), "max_paints_per_instruction"),
+    (lambda: hexagons.make("Hexagons-Paint-v1", max_steps_in_episode=0), "max_steps_in_episode"),
+    (lambda: hexagons.make("Hexagons-Paint-v1", max_tokens=0), "max_tokens"),
+    (lambda: hexagons.make("Hexagons-Paint-v1", max_paints_per_instruction=2.5), "max_paints_per_instruction"),
+    (lambda: hexagons.make("Hexagons-Paint-v1")[0].make_params(hexagons.synthetic.generate(2), paints=3), "unknown setting"),
+    (lambda: blocksworld.make("BlocksWorld-BAP-v1", max_tokens=0), "max_tokens"),
+    (lambda: blocksworld.make("BlocksWorld-BAP-v1", max_steps_in_episode=0), "max_steps_in_episode"),
+    (lambda: craftext.make("CrafText-Classic-Symbolic-v1", max_tokens=0), "max_tokens"),
+    (lambda: craftext.make("CrafText-Classic-Symbolic-v1", max_steps_in_episode=0), "max_steps_in_episode"),
+    (lambda: craftext.make("CrafText-Classic-Symbolic-v1", craftax_reward_scale=float("nan")), "craftax_reward_scale"),
+])
+def test_bad_construction_arguments_raise_naming_them(build, message):
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
+def test_blocks_params_from_an_env_with_more_tokens_are_rejected():
+    from blocksworld.synthetic import generate_items
+
+    items = generate_items(4, seed=0)
+    env, _ = blocksworld.make("BlocksWorld-BAP-v1", items, max_tokens=32)
+    _, params128 = blocksworld.make("BlocksWorld-BAP-v1", items, max_tokens=128)
+    with pytest.raises(ValueError, match=r"EnvParams\.dialogue"):
+        env.reset(jax.random.key(0), params128)
+
+
+@pytest.mark.parametrize("package", ["blocksworld", "craftext", "hexagons", "baselines"])
+def test_no_import_cycles(package):
+    """Imports inside each package, deferred ones included, form no cycle (blocksworld had env ->
+    synthetic -> data -> replay -> env through a default-items import in the env)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / package
+    graph = {}
+    for path in root.glob("*.py"):
+        name = f"{package}.{path.stem}" if path.stem != "__init__" else package
+        tree = ast.parse(path.read_text())
+        imports = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+        graph[name] = {node.module for node in imports if node.module.startswith(package + ".")}
+        graph[name] |= {f"{package}.{a.name}" for node in imports if node.module == package for a in node.names if (root / f"{a.name}.py").exists()}
+
+    def cycle_from(start, node, seen):
+        for nxt in graph.get(node, ()):
+            if nxt == start:
+                return [start, node]
+            if nxt not in seen:
+                seen.add(nxt)
+                found = cycle_from(start, nxt, seen)
+                if found:
+                    return found
+        return None
+
+    cycles = {m: cycle_from(m, m, set()) for m in graph if m != package}
+    assert not any(cycles.values()), {m: c for m, c in cycles.items() if c}

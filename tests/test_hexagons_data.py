@@ -109,6 +109,18 @@ def test_broken_json_duplicate_ids_and_missing_files(tmp_path):
         load_dataset(tmp_path, ("dev", "test"))
 
 
+def test_non_utf8_and_deeply_nested_lines_name_file_and_line(tmp_path):
+    path = tmp_path / "dev.jsonl"
+    line = json.dumps(_records("dev")[0]).encode()
+    path.write_bytes(line + b"\n" + b'{"text": "\xff"}\n')
+    with pytest.raises(HexagonsDataError, match="line 2.*UTF-8"):
+        load_split(path)
+    path.write_bytes(line + b"\n" + b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    with pytest.raises(HexagonsDataError) as err:
+        load_split(path)
+    assert err.value.line == 2 and str(path) in str(err.value)
+
+
 def test_parse_record_rejects_non_objects():
     with pytest.raises(HexagonsDataError, match="JSON object"):
         parse_record([1, 2, 3])

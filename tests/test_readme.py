@@ -13,7 +13,7 @@ def _block(marker: str) -> str:
 
 def test_check_example_runs():
     namespace: dict = {}
-    exec(compile(_block("craftext.start(state)"), "README.md", "exec"), namespace)
+    exec(compile(_block("craftext.start(goal, state)"), "README.md", "exec"), namespace)
     assert "success" in namespace and namespace["progress"].time == 1
 
 

@@ -16,12 +16,14 @@ from hexagons.synthetic import generate
 @dataclass(frozen=True)
 class WorldCase:
     """name: an id; make() -> (env, params); other_params(env) -> params of the same shapes holding
-    different data (another split), which must run through the same compiled step."""
+    different data (another split), which must run through the same compiled step. noop: the
+    action an out-of-range action plays as (None: such actions leave the world as it is)."""
 
     name: str
     make: Callable[[], tuple[Any, Any]]
     other_params: Callable[[Any], Any]
     has_infeasible_actions: bool = True
+    noop: int | None = None
 
 
 def _hexagons(**kwargs) -> WorldCase:
@@ -67,7 +69,7 @@ def _craftext() -> WorldCase:
     def other_params(env):
         return env.make_params(pairs("test_new_objects"), max_steps_in_episode=60)
 
-    return WorldCase("CrafText-Classic-Symbolic-v1", make, other_params, has_infeasible_actions=False)
+    return WorldCase("CrafText-Classic-Symbolic-v1", make, other_params, has_infeasible_actions=False, noop=craftext.world.NOOP)
 
 
 WORLDS = [
