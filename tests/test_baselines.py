@@ -252,6 +252,16 @@ def test_cli_resume_without_checkpoint_and_nan_lr(tmp_path, capsys):
         PPOConfig(lr=float("inf")).validate()
 
 
+def test_cli_presets_are_defaults_that_flags_override(tmp_path):
+    from baselines.__main__ import GROUNDING_GOALS, parser, settings
+
+    quick = settings(parser().parse_args(["--out", str(tmp_path / "a")]))
+    assert (quick.preset, quick.goals, quick.release, quick.total_steps, quick.max_episode_steps) == ("quick", GROUNDING_GOALS, "full", 500_000, 150)
+    mine = settings(parser().parse_args(["--preset", "grounding", "--total-steps", "1000", "--out", str(tmp_path / "b")]))
+    assert (mine.total_steps, mine.goals, mine.eval_episodes) == (1000, GROUNDING_GOALS, 16)
+    assert settings(parser().parse_args(["--preset", "level", "--out", str(tmp_path / "c")])).goals == ""
+
+
 def test_cli_default_folder_moves_on_instead_of_mixing_runs(tmp_path, monkeypatch):
     from baselines.__main__ import DEFAULT_OUT, parser, settings
 
@@ -302,7 +312,8 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     from baselines.__main__ import main
 
     main(["--total-steps", str(16 * 8), "--num-envs", "16", "--num-steps", "8", "--layer-size", "32", "--max-episode-steps", "20",
-          "--eval-episodes", "2", "--eval-splits", "test_new_objects", "--policy", "ppo-t+", "--out", str(tmp_path)])
+          "--eval-episodes", "2", "--eval-splits", "test_new_objects", "--policy", "ppo-t+", "--preset", "level",
+          "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert "| test_new_objects | agent (ppo-t+, retrieval plans, sample) |" in out and "| test_new_objects | random |" in out
     results = json.loads((tmp_path / "evaluation.json").read_text())["splits"]["test_new_objects"]
