@@ -119,10 +119,10 @@ def _pairs(run, split: str) -> list:
     return pairs
 
 
-def _task(run, split: str, **settings) -> Task:
-    if not run.env.startswith("CrafText"):
-        return make_task(run.env, max_steps_in_episode=run.max_episode_steps, **settings)
-    return make_task(run.env, _pairs(run, split), max_steps_in_episode=run.max_episode_steps, **settings)
+def _task(run, pairs: list | None = None, **settings) -> Task:
+    """The run's world; CrafText on ``pairs`` (a split's ``_pairs``)."""
+    data = () if pairs is None else (pairs,)
+    return make_task(run.env, *data, max_steps_in_episode=run.max_episode_steps, **settings)
 
 
 def _config(run) -> PPOConfig:
@@ -175,7 +175,7 @@ def train(args: argparse.Namespace) -> None:
     out = run.out
     config = _config(run)
     config.validate()
-    task = _task(run, "train")
+    task = _task(run, _pairs(run, "train") if run.env.startswith("CrafText") else None)
     ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=True)
     out.mkdir(parents=True, exist_ok=True)
     if not run.resume:
@@ -216,16 +216,16 @@ def train(args: argparse.Namespace) -> None:
 
 def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer) -> None:
     """Three policies (agent, shuffled instruction, random) on every evaluation split."""
-    splits = run.eval_splits.split(",") if run.env.startswith("CrafText") else ["train"]
+    pairs: dict[str, list | None] = {"train": None}
     settings = {}
     if run.env.startswith("CrafText"):
-        every = [_pairs(run, split) for split in splits]
-        settings["capacity"] = (max(len(p) for p in every), max(sum(len(t) for _, t in p) for p in every))
+        pairs = {split: _pairs(run, split) for split in run.eval_splits.split(",")}
+        settings["capacity"] = (max(len(p) for p in pairs.values()), max(sum(len(t) for _, t in p) for p in pairs.values()))
     evaluator = evaluate.Evaluator(ppo.task, ppo.network)
     key = jax.random.key(10_000 + config.seed)
     results: dict[str, dict] = {}
-    for split in splits:
-        task = _task(run, split, **settings)
+    for split, split_pairs in pairs.items():
+        task = _task(run, split_pairs, **settings)
         rows = settings["capacity"][1] if settings else len(task.texts)
         embeddings = tables(config, task, planner=_planner(run), reference=ppo.task)
         results[split] = evaluator.evaluate(params, task, *embeddings, key, run.eval_episodes,

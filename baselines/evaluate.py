@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from baselines.networks import ActorCritic
+from baselines.ppo import policy_inputs
 from baselines.tasks import Task
 
 POLICIES = ("agent", "shuffled", "random")
@@ -69,13 +70,12 @@ class Evaluator:
         def step(carry, t):
             obs, state, hidden, first, finished, totals = carry
             key_act, key_random, key_env = jnp.moveaxis(jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t), 3))(keys), 1, 0)
-            seen = jax.vmap(task.observe)(obs)
-            shown = jnp.where(policies == POLICIES.index("shuffled"), text_map[seen.text], seen.text)
-            plan = None if plans is None else plans[shown][None]
-            hidden, pi, _ = self.network.apply(params, hidden, seen.world[None], instructions[shown][None], plan, first[None], seen.mask[None])
-            logits = pi.logits[0]
+            inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None], obs), first[None],
+                                   show=lambda text: jnp.where(policies == POLICIES.index("shuffled"), text_map[text], text))
+            hidden, pi, _ = self.network.apply(params, hidden, *inputs)
+            logits, mask = pi.logits[0], inputs[-1][0]
             sampled = jax.vmap(jax.random.categorical)(key_act, logits)
-            uniform = jax.vmap(jax.random.categorical)(key_random, jnp.where(seen.mask, 0.0, -jnp.inf))
+            uniform = jax.vmap(jax.random.categorical)(key_random, jnp.where(mask, 0.0, -jnp.inf))
             action = jnp.where(policies == POLICIES.index("random"), uniform, jnp.where(greedy, logits.argmax(-1), sampled))
             obs, state, _, terminated, info = jax.vmap(task.env.step_env, in_axes=(0, 0, 0, None))(key_env, state, action, env_params)
             scores = task.score(info, terminated | (t == max_steps - 1))
@@ -101,10 +101,10 @@ class Evaluator:
         rows = max(table_rows or 0, len(task.texts))
         text_map = jnp.asarray(np.concatenate([shuffled_texts(task.text_goal, shuffle_seed), np.arange(len(task.texts), rows, dtype=np.int32)]))
 
-        def pad(table):
+        def padded(table):
             return None if table is None else jnp.asarray(np.pad(np.asarray(table, np.float32), ((0, rows - len(table)), (0, 0))))
 
-        instructions, plans = pad(instruction_table), pad(plan_table)
+        instructions, plans = padded(instruction_table), padded(plan_table)
         batch = min(self.batch, len(texts))
         sums: dict[str, list] = defaultdict(list)
         for s in range(0, len(texts), batch):

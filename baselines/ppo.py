@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,12 +138,15 @@ def _gae(traj: Transition, last_value: Array, gamma: float, lam: float) -> tuple
     return advantages, advantages + traj.value
 
 
-def policy_inputs(task: Task, instructions: Array, plans: Array | None, obs: Any, reset: Array) -> tuple:
+def policy_inputs(task: Task, instructions: Array, plans: Array | None, obs: Any, reset: Array,
+                  show: Callable[[Array], Array] | None = None) -> tuple:
     """``ActorCritic`` inputs (world, instruction, plan, reset, mask) from (T, B) observations and
-    (T, B) reset flags; ``instructions`` / ``plans``: (num_texts, E) embedding tables."""
+    (T, B) reset flags; ``instructions`` / ``plans``: (num_texts, E) embedding tables; ``show``
+    maps the observed (T, B) text ids to those the policy is shown (default: themselves)."""
     seen = jax.vmap(jax.vmap(task.observe))(obs)
-    plan = None if plans is None else plans[seen.text]
-    return seen.world, instructions[seen.text], plan, reset, seen.mask
+    text = seen.text if show is None else show(seen.text)
+    plan = None if plans is None else plans[text]
+    return seen.world, instructions[text], plan, reset, seen.mask
 
 
 class PPO:

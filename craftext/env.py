@@ -243,8 +243,6 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         )
 
 
-
-
 def _check_settings(settings: dict) -> None:
     """Raise ``ValueError`` for an unknown or out-of-range scalar setting of ``make_params``."""
     known = {"craftax_reward_scale", "max_steps_in_episode"}
