@@ -2,6 +2,8 @@
 
     python -m baselines                                  # main job: the quick preset, about 5 minutes on a 2-core CPU
     python -m baselines --preset grounding               # the same conflicting goal set, 2M steps
+    python -m baselines --preset hexagons                # Hexagons single-tile instructions (factored heads)
+    python -m baselines --preset blocks                  # blocks world: one block on a named square (BAP)
     python -m baselines --policy film --env CrafText-Classic-Pixels-v1 --paper   # Table 9 scale (GPU)
     python -m baselines --out runs/baselines/demo --resume                        # continue after a kill
 
@@ -32,7 +34,7 @@ import numpy as np
 
 from baselines import evaluate
 from baselines.ppo import CPU_QUICK, PPO, PPOConfig, config_from_dict, tables
-from baselines.tasks import Task, make_task
+from baselines.tasks import WORLD_DATA, Task, make_task, world_split
 
 DEFAULT_OUT = "runs/baselines/default"
 GROUNDING_GOALS = "required=collect_wood),required=collect_sapling),required=collect_drink)"
@@ -45,16 +47,26 @@ PRESETS = {
     "grounding": {"release": "full", "level": "easy", "goals": GROUNDING_GOALS, "max_episode_steps": 150, "total_steps": 2_000_000,
                   "eval_episodes": 16},
     "level": {},
+    "paper": {"env": "CrafText-Classic-Pixels-v1", "level": "medium", "max_episode_steps": 10_000, "encoder": "hashed-768", "paper": True,
+              "eval_episodes": 50},
+    "hexagons": {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 8, "total_steps": 1_000_000, "eval_episodes": 2},
+    "blocks": {"env": "BlocksWorld-BAP-v1", "data": "explicit", "max_episode_steps": 1, "total_steps": 1_000_000, "eval_episodes": 4},
 }
 """Named defaults (explicit flags override them): ``quick`` is the main job (about 5 minutes on a
-2-core CPU); ``grounding`` the same goal set at a larger budget; ``level`` a whole CrafText level."""
+2-core CPU); ``grounding`` the same goal set at a larger budget; ``level`` a whole CrafText level;
+``paper``: the paper's training setup (``--paper``: Table 9 scale, Classic pixels, medium level,
+Craftax's 10,000-step episodes, a 768-d frozen encoder, 50 evaluation episodes per instruction);
+``hexagons``: single-tile instructions, one paint each; ``blocks``: BAP items that place one block
+on a named ground square."""
 RUN_DEFAULTS = {
     "preset": "quick", "env": "CrafText-Classic-Symbolic-v1", "policy": "ppo-t", "encoder": None, "level": "easy", "release": "default", "goals": "",
     "paper": False, "total_steps": None, "num_envs": None, "num_steps": None, "layer_size": None, "lr": None, "seed": None,
-    "max_episode_steps": 500, "checkpoint_every": 10, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4",
+    "data": "", "data_size": 512, "max_episode_steps": 500, "checkpoint_every": None, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4",
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
-EVAL_DEFAULTS = {"eval_episodes": 4, "eval_mode": "sample", "eval_splits": "train,test_paraphrased,test_new_objects"}
+EVAL_DEFAULTS = {"eval_episodes": 4, "eval_mode": "sample", "eval_splits": ""}
+EVAL_SPLITS = {"CrafText": "train,test_paraphrased,test_new_objects", "Hexagons": "train,test", "BlocksWorld": "train,test"}
+"""Default evaluation splits of each world family."""
 
 
 def _flag(name: str) -> str:
@@ -79,13 +91,18 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
             raise SystemExit(f"error: --resume continues the run saved in {out} with its own settings; these flags contradict it: "
                              + "; ".join(clash))
     else:
+        if given.get("paper") and "preset" not in given:
+            given["preset"] = "paper"
         preset = PRESETS[given.get("preset", RUN_DEFAULTS["preset"])]
         run = {k: given.get(k, preset.get(k, v)) for k, v in RUN_DEFAULTS.items()}
         out = _fresh_folder(out, explicit=args.out is not None, overwrite=bool(args.overwrite))
-    for name in ("checkpoint_every", "max_episode_steps"):
-        if run[name] < 1:
+    if run["data"] and run["env"].startswith("CrafText"):
+        raise SystemExit("error: --data is for the grid worlds; CrafText reads its dataset (--level, --release, --goals)")
+    for name in ("checkpoint_every", "max_episode_steps", "data_size"):
+        if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
     evaluation = {k: given.get(k, PRESETS[run["preset"]].get(k, v)) for k, v in EVAL_DEFAULTS.items()}
+    evaluation["eval_splits"] = evaluation["eval_splits"] or EVAL_SPLITS[run["env"].split("-")[0]]
     if evaluation["eval_episodes"] < 1:
         raise SystemExit(f"error: --eval-episodes must be >= 1, got {evaluation['eval_episodes']}")
     return argparse.Namespace(**{**vars(args), **run, **evaluation, "out": out})
@@ -106,23 +123,32 @@ def _fresh_folder(out: Path, explicit: bool, overwrite: bool) -> Path:
     raise SystemExit(f"error: {out} already holds a run; continue it with --resume or replace it with --overwrite")
 
 
-def _pairs(run, split: str) -> list:
+def _split(run, split: str) -> tuple[list, dict]:
+    """(episodes, ``make_task`` settings) of one split of the run's world: CrafText (goal,
+    phrasings) pairs of ``--level`` / ``--release`` filtered by ``--goals``; the grid worlds'
+    ``--data`` (``tasks.world_split``: ``--data-size`` for train, a quarter of it for others)."""
+    if not run.env.startswith("CrafText"):
+        data = run.data or WORLD_DATA[run.env][0]
+        size = run.data_size if split == "train" else max(1, run.data_size // 4)
+        try:
+            return world_split(run.env, data, split, size)
+        except ValueError as error:
+            raise SystemExit(f"error: {error}") from None
     from craftext import REGISTERED_IDS, dataset
 
-    data = dataset.load(run.level, split, classic=REGISTERED_IDS[run.env][0], release=run.release)
-    pairs = data.pairs()
+    pairs = dataset.load(run.level, split, classic=REGISTERED_IDS[run.env][0], release=run.release).pairs()
     if run.goals:
         wanted = [w.strip() for w in run.goals.split(",") if w.strip()]
         pairs = [(g, p) for g, p in pairs if any(w in g.key() for w in wanted)]
     if not pairs:
         raise SystemExit(f"no {run.level} goals in the {split} split match --goals {run.goals!r}")
-    return pairs
+    return pairs, {}
 
 
-def _task(run, pairs: list | None = None, **settings) -> Task:
-    """The run's world; CrafText on ``pairs`` (a split's ``_pairs``)."""
-    data = () if pairs is None else (pairs,)
-    return make_task(run.env, *data, max_steps_in_episode=run.max_episode_steps, **settings)
+def _task(run, split: tuple[list, dict], **settings) -> Task:
+    """The run's world on one ``_split``."""
+    episodes, world_settings = split
+    return make_task(run.env, episodes, max_steps_in_episode=run.max_episode_steps, **world_settings, **settings)
 
 
 def _config(run) -> PPOConfig:
@@ -175,7 +201,7 @@ def train(args: argparse.Namespace) -> None:
     out = run.out
     config = _config(run)
     config.validate()
-    task = _task(run, _pairs(run, "train") if run.env.startswith("CrafText") else None)
+    task = _task(run, _split(run, "train"))
     ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=True)
     out.mkdir(parents=True, exist_ok=True)
     if not run.resume:
@@ -194,11 +220,22 @@ def train(args: argparse.Namespace) -> None:
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
     writer = _tensorboard(out) if run.tensorboard else None
     chunk = jax.jit(ppo.updates, static_argnums=1)
+    every = run.checkpoint_every or max(10, config.num_updates // 100)
+    if run.paper:  # a long run: time one discarded, compiled update before committing to it
+        jax.block_until_ready(chunk(runner, 1))
+        began = time.perf_counter()
+        jax.block_until_ready(chunk(runner, 1))
+        _print_expected_time(config, time.perf_counter() - began, int(runner.update))
     start = time.perf_counter()
+    chunks_done = 0
     with (out / "metrics.jsonl").open("a") as log:
         while (done := int(runner.update)) < config.num_updates:
-            count = min(run.checkpoint_every, config.num_updates - done)
-            runner, metrics = chunk(runner, count)
+            count = min(every, config.num_updates - done)
+            began = time.perf_counter()
+            runner, metrics = jax.block_until_ready(chunk(runner, count))
+            chunks_done += 1
+            if chunks_done == 2 and not run.paper:  # the first chunk compiled; this one is measured
+                _print_expected_time(config, (time.perf_counter() - began) / count, int(runner.update))
             for i in range(count):
                 row = {k: float(np.asarray(v)[i]) for k, v in metrics.items()}
                 log.write(json.dumps(row) + "\n")
@@ -214,32 +251,43 @@ def train(args: argparse.Namespace) -> None:
     _evaluate(run, config, ppo, runner.params, writer)
 
 
+def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int) -> None:
+    """The throughput of a measured (compiled) chunk and the wall time the rest of the run needs."""
+    rate = config.batch_size / seconds_per_update
+    left = (config.num_updates - done) * seconds_per_update
+    duration = f"{left / 3600:.1f} h" if left >= 3600 else f"{left / 60:.1f} min"
+    print(f"measured {rate:,.0f} steps/s after compilation on {jax.devices()[0].platform}: the remaining "
+          f"{config.num_updates - done:,} updates ({(config.num_updates - done) * config.batch_size:,} steps) take about "
+          f"{duration} (evaluation not included)", flush=True)
+
+
 def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer) -> None:
     """Three policies (agent, shuffled instruction, random) on every evaluation split."""
-    pairs: dict[str, list | None] = {"train": None}
+    splits = {split: _split(run, split) for split in run.eval_splits.split(",")}
     settings = {}
     if run.env.startswith("CrafText"):
-        pairs = {split: _pairs(run, split) for split in run.eval_splits.split(",")}
-        settings["capacity"] = (max(len(p) for p in pairs.values()), max(sum(len(t) for _, t in p) for p in pairs.values()))
+        pairs = [episodes for episodes, _ in splits.values()]
+        settings["capacity"] = (max(len(p) for p in pairs), max(sum(len(t) for _, t in p) for p in pairs))
     evaluator = evaluate.Evaluator(ppo.task, ppo.network)
     key = jax.random.key(10_000 + config.seed)
     results: dict[str, dict] = {}
-    for split, split_pairs in pairs.items():
-        task = _task(run, split_pairs, **settings)
+    for split, episodes in splits.items():
+        task = _task(run, episodes, **settings)
         rows = settings["capacity"][1] if settings else len(task.texts)
         embeddings = tables(config, task, planner=_planner(run), reference=ppo.task)
         results[split] = evaluator.evaluate(params, task, *embeddings, key, run.eval_episodes,
                                             run.max_episode_steps, greedy=run.eval_mode == "greedy", table_rows=rows)
         for policy, summary in results[split].items():
-            print(f"{split:<18} {policy:<9} success {summary['success']:.3f} over {summary['goals']} goals x {run.eval_episodes} episodes",
-                  flush=True)
+            others = "".join(f", {name} {summary[name]:.3f}" for name in task.metrics[1:])
+            print(f"{split:<18} {policy:<9} {task.metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} goals x "
+                  f"{run.eval_episodes} episodes", flush=True)
             if writer:
                 writer.add_scalar(f"{split}/{policy}/success_rate", summary["success"], config.num_updates)
     plans = ""
     if config.policy == "ppo-t+":
         plans = f", {'chat' if run.planner_url else config.planner} plans" + (" (gold goal: not a fair result)" if config.planner == "oracle" and not run.planner_url else "")
     labels = {"agent": f"agent ({config.policy}{plans}, {run.eval_mode})", "shuffled": "shuffled instruction", "random": "random"}
-    meta = {"env": run.env, "policy": config.policy, "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None, "level": run.level, "release": run.release, "goals": run.goals,
+    meta = {"env": run.env, "policy": config.policy, "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None, "level": run.level, "release": run.release, "goals": run.goals, "data": run.data, "success_metric": ppo.task.metrics[0],
             "episodes_per_goal": run.eval_episodes, "max_steps": run.max_episode_steps, "eval_mode": run.eval_mode,
             "device": str(jax.devices()[0]), "jax": jax.__version__}
     print("\n" + evaluate.save(results, run.out, meta, labels))
@@ -273,14 +321,19 @@ def parser() -> argparse.ArgumentParser:
     """The command line; run settings default to None so that ``--resume`` can tell what was given."""
     d = {**RUN_DEFAULTS, **EVAL_DEFAULTS}
     p = argparse.ArgumentParser(prog="python -m baselines", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", choices=tuple(PRESETS), help="named defaults: quick (the default main job), grounding, level")
+    p.add_argument("--preset", choices=tuple(PRESETS), help="named defaults: quick (the default main job), grounding, level, hexagons, blocks")
     p.add_argument("--env", help=f"any world id of the suite (default {d['env']})")
     p.add_argument("--policy", choices=("ppo-t", "ppo-t+", "film"), help="default ppo-t")
-    p.add_argument("--encoder", choices=("hashed", "minilm"), help="frozen text encoder (default hashed)")
+    p.add_argument("--encoder", help="frozen text encoder: hashed (512-d, the default), hashed-<dim> (--paper: hashed-768) or minilm")
     p.add_argument("--level", choices=("easy", "medium", "hard"), help="CrafText level (default easy)")
     p.add_argument("--release", choices=("default", "full"), help="CrafText dataset release (default: default)")
     p.add_argument("--goals", help="comma-separated substrings of goal keys to keep (e.g. 'required=collect_wood)')")
-    p.add_argument("--paper", action="store_true", default=None, help="the paper's Table 9 scale (1024 envs, 1e9 steps) instead of the CPU quick run")
+    p.add_argument("--data", help="Hexagons / blocks-world data: " + "; ".join(f"{k.split('-')[0]} {', '.join(v)}" for k, v in WORLD_DATA.items())
+                   + " (the first is the default), or a folder of the released Hexagons JSONL / the Minecraft Dialogue Corpus")
+    p.add_argument("--data-size", type=int, help=f"procedures / items of built-in grid-world data for train (others: a quarter; default {d['data_size']})")
+    p.add_argument("--paper", action="store_true", default=None,
+                   help="the paper's setup (preset paper): Table 9 scale (1024 envs x 100 steps, 1e9 steps), Classic pixels, medium level, "
+                        "10,000-step episodes, 768-d encoder, 50 evaluation episodes per instruction; prints the expected wall time")
     p.add_argument("--total-steps", type=int, help="environment steps (CPU quick run: 200,000)")
     p.add_argument("--num-envs", type=int)
     p.add_argument("--num-steps", type=int, help="rollout length per env")
@@ -291,10 +344,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help=f"run folder (default {DEFAULT_OUT}, or the next free {DEFAULT_OUT}-N)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint, with its saved settings")
     p.add_argument("--overwrite", action="store_true", help="replace a run already in --out")
-    p.add_argument("--checkpoint-every", type=int, help=f"updates between checkpoints (default {d['checkpoint_every']})")
+    p.add_argument("--checkpoint-every", type=int, help="updates between checkpoints (default: ~1%% of the updates, at least 10)")
     p.add_argument("--eval-episodes", type=int, help=f"episodes per goal and split (default {d['eval_episodes']})")
     p.add_argument("--eval-mode", choices=("sample", "greedy"), help="how the agent picks actions in evaluation (default sample)")
-    p.add_argument("--eval-splits", help=f"CrafText splits to evaluate (default {d['eval_splits']})")
+    p.add_argument("--eval-splits", help="splits to evaluate (default: CrafText train,test_paraphrased,test_new_objects; grid worlds train,test)")
     p.add_argument("--planner", choices=("retrieval", "oracle"),
                    help="PPO-T+ plans: retrieval (default: the nearest training instruction's plan, from the text alone) or oracle (from the gold goal)")
     p.add_argument("--planner-url", help="OpenAI-compatible endpoint for PPO-T+ plans instead (key: $OPENAI_API_KEY)")

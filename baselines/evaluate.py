@@ -121,8 +121,8 @@ class Evaluator:
 
 def summarize(task: Task, totals: dict[str, np.ndarray]) -> dict:
     """metric -> (2, num_goals, episodes) value / count sums -> the split's summary: ``success``
-    (the world's headline metric, ``task.metrics[0]``) and each metric's mean over goals of its
-    per-goal rate, ``episodes``, ``goals``, ``groups`` (CrafText category and level: success and
+    (the world's headline metric, ``task.metrics[0]``: CrafText success, Hexagons and blocks-world
+    exact match) and each other metric's mean over goals of its per-goal rate, ``episodes``, ``goals``, ``groups`` (CrafText category and level: success and
     goal count) and ``per_goal`` success."""
     rates = {name: t[0].sum(1) / np.maximum(t[1].sum(1), 1) for name, t in totals.items()}
     success = rates[task.metrics[0]]
@@ -133,7 +133,7 @@ def summarize(task: Task, totals: dict[str, np.ndarray]) -> dict:
                 groups[group].append(float(rate))
     num_goals, episodes = next(iter(totals.values())).shape[1:]
     summary = {"success": float(success.mean()), "episodes": int(num_goals * episodes), "goals": int(num_goals)}
-    summary.update({name: float(r.mean()) for name, r in rates.items() if name != "success"})
+    summary.update({name: float(r.mean()) for name, r in rates.items() if name != task.metrics[0]})
     summary["groups"] = {name: {"success": float(np.mean(v)), "goals": len(v)} for name, v in sorted(groups.items())}
     summary["per_goal"] = {label["key"]: float(rate) for rate, label in zip(success, task.goals)}
     return summary

@@ -11,6 +11,11 @@ All three share the world encoder's shape, the GRU and the heads, so only the co
   FiLM ``(1 + gamma(e)) * h + beta(e)``; ``e`` is also concatenated before the GRU. gamma / beta
   start at zero (identity modulation), unlike the official code's random start.
 
+Factored action heads (``action_factors``, e.g. Hexagons (row, column, colour), blocks world (x, y,
+z, per-cell action)): the first ``prod(factors)`` actions are a mixed-radix grid whose logit is the
+sum of one logit per factor (``sum(factors)`` outputs instead of ``prod``); the remaining actions
+(STOP) get their own logits. A categorical over all actions either way, so PPO is unchanged.
+
 World encoder: pixels (H, W, C) -> 3 x [Conv 32 5x5 SAME -> ReLU -> max-pool 3/3] (63 -> 2 on
 Craftax Classic); vectors (D,) -> 2 x Dense 256. Inputs are time-major: every array has leading
 (T, B) axes. The GRU carry is zeroed where ``reset`` is set (the observation starts an episode).
@@ -94,6 +99,7 @@ class ActorCritic(nn.Module):
     policy: str = "ppo-t"
     pixels: bool = False
     layer_size: int = 512
+    action_factors: tuple[int, ...] = ()
 
     @nn.compact
     def __call__(self, hidden: Array, world: Array, instruction: Array, plan: Array | None, reset: Array, mask: Array):
@@ -108,21 +114,37 @@ class ActorCritic(nn.Module):
                 parts.append(nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(plan.reshape(t * b, -1))))
         z = jnp.concatenate(parts, -1).reshape(t, b, -1)
         hidden, y = ScannedGRU()(hidden, (z, reset))
-        logits = _head(y, self.layer_size, self.num_actions, 0.01)
+        logits = self._logits(y)
         logits = jnp.where(mask, logits, -1e9)
         value = _head(y, self.layer_size, 1, 1.0)[..., 0]
         return hidden, distrax.Categorical(logits=logits), value
+
+    def _logits(self, y: Array) -> Array:
+        """(..., layer_size) -> (..., num_actions) logits, factored when ``action_factors``."""
+        if not self.action_factors:
+            return _head(y, self.layer_size, self.num_actions, 0.01)
+        grid = int(np.prod(self.action_factors))
+        out = _head(y, self.layer_size, sum(self.action_factors) + self.num_actions - grid, 0.01)
+        parts = jnp.split(out, np.cumsum(self.action_factors), axis=-1)
+        total = parts[0]
+        for part in parts[1:-1]:
+            total = total[..., :, None] + part[..., None, :]
+            total = total.reshape(*total.shape[:-2], -1)
+        return jnp.concatenate([total, parts[-1]], -1)
 
     def initial_hidden(self, batch: int) -> Array:
         """(batch, layer_size) zeros."""
         return jnp.zeros((batch, self.layer_size), jnp.float32)
 
 
-def make_network(policy: str, num_actions: int, pixels: bool, layer_size: int = 512) -> ActorCritic:
+def make_network(policy: str, num_actions: int, pixels: bool, layer_size: int = 512,
+                 action_factors: tuple[int, ...] = ()) -> ActorCritic:
     """An ``ActorCritic`` for ``policy`` in ``POLICIES``."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    return ActorCritic(num_actions, policy, pixels, layer_size)
+    if action_factors and (min(action_factors) < 1 or int(np.prod(action_factors)) > num_actions):
+        raise ValueError(f"action_factors {action_factors} must be positive with a product <= num_actions={num_actions}")
+    return ActorCritic(num_actions, policy, pixels, layer_size, tuple(action_factors))
 
 
 def count_parameters(params) -> int:

@@ -40,7 +40,9 @@ from baselines.wrappers import AutoResetVecEnv, LogWrapper, OptimisticResetVecEn
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """Defaults: the paper's Table 9 (1024 envs, 100 steps per env, 1e9 steps, lr 2e-4 annealed, ...)."""
+    """Defaults: the paper's Table 9 (1024 envs, 100 steps per env, 1e9 steps, lr 2e-4 annealed, ...).
+    ``factored_actions``: factored policy heads where the task's actions have a grid layout
+    (``Task.action_factors``: Hexagons, blocks world)."""
 
     env_id: str = "CrafText-Classic-Symbolic-v1"
     policy: str = "ppo-t"
@@ -62,6 +64,7 @@ class PPOConfig:
     reset_ratio: int = 16
     seed: int = 0
     planner: str = "retrieval"
+    factored_actions: bool = True
 
     @property
     def batch_size(self) -> int:
@@ -165,7 +168,8 @@ class PPO:
             ratio -= 1
         vec = OptimisticResetVecEnv(task.env, config.num_envs, ratio) if ratio > 1 else AutoResetVecEnv(task.env, config.num_envs)
         self.env = LogWrapper(vec)
-        self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size)
+        self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size,
+                                    task.action_factors if config.factored_actions else ())
         schedule = optax.linear_schedule(config.lr, 0.0, config.num_updates * config.update_epochs * config.num_minibatches) if config.anneal_lr else config.lr
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(schedule, eps=1e-5))
         devices = jax.devices()

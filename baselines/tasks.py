@@ -6,13 +6,16 @@ instruction in the task's instruction table (``texts``), and the action mask. Th
 encoders embed ``texts`` once, outside the jit; inside it the policy looks embeddings up by id.
 
 World features: CrafText Classic/full symbolic vectors or (H, W, 3) pixels as Craftax gives them;
-Hexagons: the board one-hot over colours, (180 * 8,); blocks world: the grid one-hot over colours
-(11 * 9 * 11 * 7,), plus the target grid for Build, the inventory / 20 and the Builder pose.
+Hexagons: the board one-hot over colours, (180 * 8,), actions factored as (row, column, colour);
+blocks world: the grid one-hot over colours
+(11 * 9 * 11 * 7,), plus the target grid for Build, the inventory / 20 and the Builder pose; actions
+factored as (x, y, z, per-cell action).
 """
 
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +47,8 @@ class Task:
     params) -> (obs, state): an episode of the goal of text id ``text``, shown that text (jittable).
     score(info, ended) -> metric -> (value, count) of one step for the evaluator, summed over an
     episode; ``metrics`` names them, the headline first. reset_ratio: optimistic-reset ratio.
+    action_factors: the mixed-radix layout of the first ``prod(action_factors)`` actions (for
+    factored policy heads; empty: no such structure).
     """
 
     name: str
@@ -59,6 +64,7 @@ class Task:
     score: Callable[[dict, Array], dict[str, tuple[Array, Array]]]
     metrics: tuple[str, ...]
     reset_ratio: int = 1
+    action_factors: tuple[int, ...] = ()
     goal_objects: tuple[Any, ...] = field(default=(), repr=False)
 
     @property
@@ -104,7 +110,7 @@ def craftext_task(env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence 
 def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None = None, **kwargs) -> Task:
     """Hexagons: one text per (procedure, instruction step)."""
     import hexagons
-    from hexagons.geometry import NUM_COLOURS
+    from hexagons.geometry import COLS, NUM_COLOURS, ROWS
 
     env, params = hexagons.make(env_id, procedures, observe_action_mask=True, **kwargs)
     tokens = np.asarray(params.tokens)
@@ -126,13 +132,13 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
     procedures = np.arange(len(texts), dtype=np.int32) // steps
     goals = tuple({"key": f"procedure {p}"} for p in range(len(texts) // steps))
     return Task(env_id, env, params, texts, observe, n, procedures, goals, lambda info: info["exact_match"] > 0, start, score,
-                ("exact_match", "action_f1"))
+                ("exact_match", "action_f1"), action_factors=(ROWS, COLS, NUM_COLOURS))
 
 
 def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None = None, **kwargs) -> Task:
     """Blocks world (BAP or Build): one text (the dialogue window) per item."""
     import blocksworld
-    from blocksworld.grid import NUM_COLOURS
+    from blocksworld.grid import ACTIONS_PER_CELL, NUM_COLOURS, SHAPE
 
     env, params = blocksworld.make(env_id, items, observe_action_mask=True, **kwargs)
     texts = tuple(env.vocabulary.decode(row) for row in np.asarray(params.dialogue))
@@ -154,7 +160,59 @@ def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None 
 
     ids = np.arange(len(texts), dtype=np.int32)
     return Task(env_id, env, params, texts, observe, n, ids, tuple({"key": f"item {i}"} for i in ids), lambda info: info["f1"] >= 1.0,
-                start, score, ("exact_match", "f1"))
+                start, score, ("exact_match", "f1"), action_factors=(*SHAPE, ACTIONS_PER_CELL))
+
+
+WORLD_DATA = {
+    "Hexagons-Paint-v1": ("synthetic", "tiles"),
+    "BlocksWorld-BAP-v1": ("random", "blocks", "shapes", "explicit"),
+    "BlocksWorld-Build-v1": ("blocks", "shapes", "random", "explicit"),
+}
+"""Built-in data of the grid worlds (the first is the default); a folder path reads the released
+Hexagons JSONL (``hexagons.data``) or the Minecraft Dialogue Corpus (``blocksworld.data``) instead."""
+SPLIT_SEEDS = {"train": 0, "dev": 1, "test": 2}
+
+
+def world_split(env_id: str, data: str, split: str, size: int) -> tuple[list, dict]:
+    """(episodes, ``make_task`` keyword arguments) of split ``split`` (train / dev / test) of a
+    Hexagons or blocks-world ``data`` source (``WORLD_DATA`` or a folder): ``size`` procedures or
+    items for built-in data (all of the split for a folder).
+
+    Hexagons ``tiles``: single-tile instructions, one paint each (the paint budget is 1, so an
+    instruction ends after one paint); ``synthetic``: every kind of ``hexagons.synthetic``. Their
+    splits are the generator seeds 0 / 1 / 2. Blocks world: the items (BAP) or target structures
+    (Build) of a simulator's games, split by structure as ``blocksworld.synthetic`` does;
+    ``explicit`` games place one block on a named ground square. A corpus folder gives BAP items."""
+    from pathlib import Path
+
+    if split not in SPLIT_SEEDS:
+        raise ValueError(f"split {split!r}: the grid worlds have {', '.join(SPLIT_SEEDS)}")
+    if env_id.startswith("Hexagons"):
+        from hexagons import data as released, synthetic
+
+        if data == "tiles":
+            return synthetic.generate(size, SPLIT_SEEDS[split], kinds=("tile",)), {"max_paints_per_instruction": 1}
+        if data == "synthetic":
+            return synthetic.generate(size, SPLIT_SEEDS[split]), {}
+        if Path(data).is_dir():
+            return released.load_dataset(data, (split,))[split], {}
+    elif env_id.startswith("BlocksWorld"):
+        from blocksworld import data as corpus, synthetic
+
+        build = env_id == "BlocksWorld-Build-v1"
+        if data in synthetic.SIMULATORS:
+            episodes: list = []
+            for k in itertools.count():
+                if len(episodes) >= size:
+                    return episodes[:size], {}
+                game = synthetic.simulate_game(data, k)
+                if game.split == split:
+                    episodes += [synthetic.as_target(game)] if build else game.items
+        if Path(data).is_dir() and not build:
+            return corpus.load_items(data, (split,))[split], {}
+    else:
+        raise ValueError(f"{env_id} takes no --data (CrafText reads its dataset: --level, --release, --goals)")
+    raise ValueError(f"--data {data!r} for {env_id}: use one of {', '.join(WORLD_DATA[env_id])} or a data folder")
 
 
 BUILDERS: dict[str, Callable[..., Task]] = {

@@ -161,9 +161,12 @@ ENCODERS = {"hashed": HashedNgrams, "minilm": MiniLM}
 
 
 def make_encoder(name: str) -> TextEncoder:
-    """``hashed`` or ``minilm``."""
+    """``hashed`` (512-d), ``hashed-<dim>`` (e.g. ``hashed-768``, the paper's encoder width) or ``minilm``."""
+    prefix, _, dim = name.partition("-")
+    if prefix == "hashed" and dim.isdigit() and int(dim) > 0:
+        return HashedNgrams(int(dim))
     if name not in ENCODERS:
-        raise ValueError(f"unknown text encoder {name!r}; choose one of {', '.join(ENCODERS)}")
+        raise ValueError(f"unknown text encoder {name!r}; choose one of {', '.join(ENCODERS)}, hashed-<dim>")
     return ENCODERS[name]()
 
 

@@ -24,6 +24,13 @@ PLURAL_NOUNS = ("blocks", "cubes")
 FLOATING = "floating"
 GOING = "going"
 
+EXPLICIT_PLACE = (
+    "{verb} {obj} on the ground at square {x} from the west and {z} from the south",
+    "on the ground, {x} from the west and {z} from the south, {verb} {obj}",
+)
+"""Absolute placements of the ``explicit`` simulator: squares counted 1..11 from the west (x = -5)
+and south (z = -5) edges of the build region, independent of the Builder's pose."""
+
 FIRST_BLOCK = (
     "start by placing {obj} on the ground",
     "first, put {obj} on the ground",

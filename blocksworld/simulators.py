@@ -13,6 +13,9 @@ column of supporting blocks beneath it, placed before and removed after it) and 
 * ``blocks_dialogue``: a given shape structure, shape by shape, the next block preferring the
   neighbourhood of the last one, then as many blocks as continue the same direction from the
   reference block ("place three red blocks to the left of the last block").
+* ``explicit_dialogue`` (not in the paper; a grounding check for learned Builders): blocks on the
+  ground at absolute squares ("put a red block on the ground at square 3 from the west and 8 from
+  the south"), one per instruction.
 * ``shape_dialogue``: a given structure of two shapes (rows, diagonals, planes), one whole shape
   per instruction from a bottom corner, its directions anchored to the Builder ("going up and to
   your left"), the second one's start placed relative to the last block of the first.
@@ -318,6 +321,22 @@ def random_dialogue(game: Game, min_actions: int = 6, max_actions: int = 20) -> 
                 game.dialogue(game.place_instruction([target], colour, reference))
                 game.act([(PLACE, *target, colour)])
                 break
+    return True
+
+
+def explicit_dialogue(game: Game, num_blocks: int = 1) -> bool:
+    """``num_blocks`` blocks on free ground squares, each named by its absolute square."""
+    rng = game.rng
+    for _ in range(num_blocks):
+        free = [(x, 1, z) for x in range(-5, 6) for z in range(-5, 6) if (x, 1, z) not in game.blocks]
+        cell, colour = rng.choice(free), rng.randint(1, NUM_COLOURS)
+        game.face_pose([cell])
+        game.relations["absolute"] += 1
+        name = COLOURS[colour - 1]
+        text = rng.choice(lx.EXPLICIT_PLACE).format(verb=rng.choice(lx.PLACE_VERBS), obj=f"{_article(name)} {name} {rng.choice(lx.NOUNS)}",
+                                                    x=cell[0] + 6, z=cell[2] + 6)
+        game.dialogue([(ARCHITECT, f"{rng.choice(lx.OPENERS)}{text}{rng.choice(lx.ENDINGS)}")])
+        game.act([(PLACE, *cell, colour)])
     return True
 
 

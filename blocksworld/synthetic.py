@@ -1,8 +1,9 @@
-"""Synthetic BAP v2 data: games of the three dialogue simulators, split by target structure.
+"""Synthetic BAP v2 data: games of the dialogue simulators, split by target structure.
 
 Simulators (``blocksworld.simulators``): ``random`` (random structures, block-by-block dialogues),
 ``blocks`` (three-shape structures of all six shapes, blocks-based dialogues), ``shapes``
-(two-shape structures of rows, diagonals and planes, shape-based dialogues). Game ``k`` of seed
+(two-shape structures of rows, diagonals and planes, shape-based dialogues), and ``explicit``
+(one block on an absolutely named ground square: not in the paper, a grounding check). Game ``k`` of seed
 ``s`` is drawn from its own generator, so it does not depend on how many games are asked for; each
 game has its own target structure and goes to train / dev / test with probabilities 0.8 / 0.1 /
 0.1 (the corpus splits by structure too).
@@ -35,12 +36,14 @@ from blocksworld.env import BlocksWorld, EnvParams
 from blocksworld.grid import COLOURS, PLACE
 from blocksworld.item import ARCHITECT, BUILDER, BapItem
 from blocksworld.shapes import SHAPE_KINDS, shape_structure
-from blocksworld.simulators import Game, blocks_dialogue, random_dialogue, shape_dialogue
+from blocksworld.simulators import Game, blocks_dialogue, explicit_dialogue, random_dialogue, shape_dialogue
 from blocksworld.tokenizer import Vocabulary, words
 
-SIMULATORS = {"random": "RND", "blocks": "BLK", "shapes": "SHP"}
+SIMULATORS = {"random": "RND", "blocks": "BLK", "shapes": "SHP", "explicit": "EXP"}
 """Simulator name -> the prefix of its structure ids."""
 SPLITS = (("train", 0.8), ("dev", 0.1), ("test", 0.1))
+RELATION_KINDS = ("none", "1D", "2D", "3D", "builder-anchored", "absolute")
+"""How instructions locate their blocks (counted per game by ``statistics``)."""
 
 
 def simulate_game(simulator: str, index: int, seed: int = 0) -> Game:
@@ -55,6 +58,8 @@ def simulate_game(simulator: str, index: int, seed: int = 0) -> Game:
         game = Game(game_id, structure_id, split, rng)
         if simulator == "random":
             done = random_dialogue(game)
+        elif simulator == "explicit":
+            done = explicit_dialogue(game)
         elif simulator == "blocks":
             done = blocks_dialogue(game, shape_structure(rng, 3, SHAPE_KINDS))
         else:
@@ -131,7 +136,7 @@ def statistics(games: Sequence[Game]) -> dict[str, float]:
     return {
         **split_statistics([i for g in games for i in g.items]),
         "vocabulary": len(vocab),
-        **{f"relations_{k}": relations[k] for k in ("none", "1D", "2D", "3D", "builder-anchored")},
+        **{f"relations_{k}": relations[k] for k in RELATION_KINDS},
     }
 
 
@@ -196,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, help="write the games here, one folder per simulator")
     parser.add_argument("--format", choices=("jsonl", "corpus"), default="jsonl", help="items-<split>.jsonl or the corpus's log layout")
     args = parser.parse_args(argv)
-    header = f"{'simulator':<9} {'split':<5} {'games':>6} {'items':>7} {'EB':>5} {'raw len':>7} {'net len':>7} {'vocab':>5}  relations (none/1D/2D/3D/anchored)"
+    header = f"{'simulator':<9} {'split':<5} {'games':>6} {'items':>7} {'EB':>5} {'raw len':>7} {'net len':>7} {'vocab':>5}  relations (" + "/".join(RELATION_KINDS) + ")"
     print(header)
     for simulator in args.simulators:
         began = time.perf_counter()
@@ -205,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         for split in ("train", "dev", "test", "all"):
             chosen = [g for g in games if split in ("all", g.split)]
             s = statistics(chosen)
-            relations = "/".join(str(s[f"relations_{k}"]) for k in ("none", "1D", "2D", "3D", "builder-anchored"))
+            relations = "/".join(str(s[f"relations_{k}"]) for k in RELATION_KINDS)
             print(
                 f"{simulator:<9} {split:<5} {s['games']:>6} {s['items']:>7} {s['empty_board_items']:>5} "
                 f"{s['raw_mean']:>7.2f} {s['net_mean']:>7.2f} {s['vocabulary']:>5}  {relations}"

@@ -31,12 +31,17 @@ def _tile(rng: np.random.Generator, row: int, col: int) -> str:
     return str(rng.choice(frames)).format(r=ORDINALS[row], c=ORDINALS[col], rn=row + 1, cn=col + 1)
 
 
-def _instruction(rng: np.random.Generator, board: np.ndarray) -> tuple[str, list[int], int]:
-    """One random instruction: (text, tiles it paints, colour code)."""
+KINDS = {"tile": 0.3, "run": 0.2, "diagonal": 0.15, "ring": 0.15, "column": 0.1, "erase": 0.1}
+"""Instruction kinds and their probabilities."""
+
+
+def _instruction(rng: np.random.Generator, board: np.ndarray, kinds: tuple[str, ...]) -> tuple[str, list[int], int]:
+    """One random instruction of one of ``kinds``: (text, tiles it paints, colour code)."""
     colour = int(rng.choice(PAINTED))
     name = COLOUR_NAMES[colour]
     row, col = int(rng.integers(ROWS)), int(rng.integers(COLS))
-    kind = rng.choice(["tile", "run", "diagonal", "ring", "column", "erase"], p=[0.3, 0.2, 0.15, 0.15, 0.1, 0.1])
+    weights = np.asarray([KINDS[k] for k in kinds])
+    kind = rng.choice(list(kinds), p=weights / weights.sum())
     if kind == "erase" and board.any():
         tile = int(rng.choice(np.flatnonzero(board)))
         r, c = divmod(tile, COLS)
@@ -63,8 +68,14 @@ def _instruction(rng: np.random.Generator, board: np.ndarray) -> tuple[str, list
     return text, [tile_index(row, col)], colour
 
 
-def generate(num_procedures: int, seed: int = 0, min_steps: int = 2, max_steps: int = 8) -> list[Procedure]:
-    """``num_procedures`` procedures of ``min_steps..max_steps`` instructions each."""
+def generate(num_procedures: int, seed: int = 0, min_steps: int = 2, max_steps: int = 8,
+             kinds: tuple[str, ...] = tuple(KINDS)) -> list[Procedure]:
+    """``num_procedures`` procedures of ``min_steps..max_steps`` instructions each, of the
+    instruction ``kinds`` (default all, in the ``KINDS`` proportions; e.g. ``("tile",)``: single
+    tiles only)."""
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown or not kinds:
+        raise ValueError(f"kinds {kinds!r}: use a non-empty subset of {', '.join(KINDS)}")
     rng = np.random.default_rng(seed)
     procedures = []
     for index in range(num_procedures):
@@ -72,7 +83,7 @@ def generate(num_procedures: int, seed: int = 0, min_steps: int = 2, max_steps: 
         boards = np.zeros((num_steps + 1, NUM_TILES), dtype=np.int8)
         texts = []
         for t in range(1, num_steps + 1):
-            text, tiles, colour = _instruction(rng, boards[t - 1])
+            text, tiles, colour = _instruction(rng, boards[t - 1], tuple(kinds))
             boards[t] = boards[t - 1]
             boards[t, tiles] = colour
             texts.append(text)

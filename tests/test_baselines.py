@@ -49,6 +49,25 @@ def test_networks_shapes_and_masking(policy, pixels):
     assert count_parameters(params) > 0
 
 
+def test_factored_heads_give_additive_logits_over_the_action_grid():
+    """Hexagons' (row, column, colour) grid: a factor's logit differences do not depend on the
+    other factors; STOP (past the grid) has its own logit; the head has sum(factors) + 1 outputs."""
+    factors = (10, 18, 8)
+    net = make_network("ppo-t", 1441, False, layer_size=32, action_factors=factors)
+    x = _inputs(1, 2, (40,), 1441)
+    params = net.init(jax.random.key(0), net.initial_hidden(2), *x)
+    logits = np.asarray(net.apply(params, net.initial_hidden(2), *x)[1].logits[0], np.float64)
+    grid = logits[:, :1440].reshape(2, *factors)
+    for axis in range(3):
+        moved = np.moveaxis(grid, axis + 1, -1)
+        differences = moved - moved[..., :1]
+        assert np.allclose(differences, differences[:, :1, :1], atol=1e-5)
+        assert np.ptp(differences) > 1e-4  # not trivially constant
+    assert {leaf.shape[-1] for leaf in jax.tree.leaves(params)} >= {10 + 18 + 8 + 1}
+    with pytest.raises(ValueError, match="action_factors"):
+        make_network("ppo-t", 100, False, action_factors=(11, 10))
+
+
 def test_paper_scale_network_sizes():
     """PPO-T at layer 512 on Classic pixels with 768-d text is the official model's size class (2.92M)."""
     net = make_network("ppo-t", 17, True, 512)
@@ -150,7 +169,7 @@ def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compi
     deaf, seeing = run(blind), run(instructions)
     assert deaf["agent"] == deaf["shuffled"] and evaluate.gap(deaf) == 0.0
     assert deaf["random"] == seeing["random"]
-    assert set(deaf["agent"]) >= {"success", "episodes", "goals", "exact_match", "action_f1", "per_goal"}
+    assert set(deaf["agent"]) >= {"success", "episodes", "goals", "action_f1", "per_goal"} and "exact_match" not in deaf["agent"]
     assert deaf["agent"]["episodes"] == 2 * len(hex_task.goals) and deaf["agent"]["goals"] == 16
     assert evaluator._run._cache_size() == 1
 
@@ -192,15 +211,18 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys)
     a reused folder: each resumes to the same parameters or fails naming the cause."""
     out = tmp_path / "run"
     args = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-steps", str(8 * 8 * 3),
-            "--layer-size", "32", "--checkpoint-every", "2", "--max-episode-steps", "30", "--eval-episodes", "1", "--out", str(out)]
+            "--layer-size", "32", "--checkpoint-every", "2", "--max-episode-steps", "30", "--eval-episodes", "1", "--data-size", "16",
+            "--out", str(out)]
     from baselines.__main__ import main
 
     main(args)
     checkpoints = out / "checkpoints"
     assert sorted(p.name for p in checkpoints.iterdir() if p.name.isdigit()) == ["2", "3"]
     final = _saved_params(checkpoints / "3")
-    evaluation = json.loads((out / "evaluation.json").read_text())["splits"]["train"]
-    assert set(evaluation) == {"agent", "shuffled", "random"} and evaluation["random"]["episodes"] > 0
+    splits = json.loads((out / "evaluation.json").read_text())["splits"]
+    evaluation = splits["train"]
+    assert set(splits) == {"train", "test"} and set(evaluation) == {"agent", "shuffled", "random"} and evaluation["random"]["episodes"] > 0
+    assert splits["test"]["agent"]["goals"] == 4 and "action_f1" in splits["test"]["agent"]  # --data-size 16: a quarter for test
 
     def updates() -> list[int]:
         return [json.loads(line)["update"] for line in (out / "metrics.jsonl").read_text().splitlines()]
@@ -260,6 +282,39 @@ def test_cli_presets_are_defaults_that_flags_override(tmp_path):
     mine = settings(parser().parse_args(["--preset", "grounding", "--total-steps", "1000", "--out", str(tmp_path / "b")]))
     assert (mine.total_steps, mine.goals, mine.eval_episodes) == (1000, GROUNDING_GOALS, 16)
     assert settings(parser().parse_args(["--preset", "level", "--out", str(tmp_path / "c")])).goals == ""
+
+
+def test_cli_grid_world_presets_and_paper(tmp_path):
+    from baselines.__main__ import parser, settings
+
+    hexagons = settings(parser().parse_args(["--preset", "hexagons", "--out", str(tmp_path / "h")]))
+    assert (hexagons.env, hexagons.data, hexagons.eval_splits, hexagons.max_episode_steps) == ("Hexagons-Paint-v1", "tiles", "train,test", 8)
+    paper = settings(parser().parse_args(["--paper", "--out", str(tmp_path / "p")]))
+    assert (paper.env, paper.level, paper.max_episode_steps, paper.encoder, paper.eval_episodes, paper.checkpoint_every) == (
+        "CrafText-Classic-Pixels-v1", "medium", 10_000, "hashed-768", 50, None)
+    assert paper.eval_splits == "train,test_paraphrased,test_new_objects"
+    with pytest.raises(SystemExit, match="--data is for the grid worlds"):
+        settings(parser().parse_args(["--data", "tiles", "--out", str(tmp_path / "c")]))
+
+
+def test_world_splits_of_the_grid_worlds():
+    from baselines.tasks import world_split
+
+    train, settings = world_split("Hexagons-Paint-v1", "tiles", "train", 6)
+    test, _ = world_split("Hexagons-Paint-v1", "tiles", "test", 6)
+    assert settings == {"max_paints_per_instruction": 1} and len(train) == 6
+    assert all(((p.boards[1:] != p.boards[:-1]).sum(1) <= 1).all() for p in train)
+    assert train[0].texts != test[0].texts
+    items, _ = world_split("BlocksWorld-BAP-v1", "explicit", "test", 5)
+    assert len(items) == 5 and {i.split for i in items} == {"test"} and all(len(i.end) == 1 and not i.start for i in items)
+    targets, _ = world_split("BlocksWorld-Build-v1", "blocks", "dev", 2)
+    assert all(not t.start and len(t.end) > 3 for t in targets)
+    with pytest.raises(ValueError, match="use one of synthetic, tiles"):
+        world_split("Hexagons-Paint-v1", "tile", "train", 4)
+    with pytest.raises(ValueError, match="takes no --data"):
+        world_split("CrafText-Classic-Symbolic-v1", "tiles", "train", 4)
+    with pytest.raises(ValueError, match="split 'valid'"):
+        world_split("Hexagons-Paint-v1", "tiles", "valid", 4)
 
 
 def test_cli_default_folder_moves_on_instead_of_mixing_runs(tmp_path, monkeypatch):
