@@ -30,7 +30,7 @@ def test_synthetic_generation_rate_covers_every_simulator():
     from benchmarks.metrics_time import synthetic_generation_rate
 
     rows = synthetic_generation_rate(games=5, repeats=1)
-    assert [r["simulator"] for r in rows] == ["random", "blocks", "shapes"]
+    assert [r["simulator"] for r in rows] == ["random", "blocks", "shapes", "explicit"]
     assert all(r["items"] >= 5 and r["items_per_min_median"] > 0 for r in rows)
 
 
