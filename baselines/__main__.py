@@ -201,7 +201,8 @@ def train(args: argparse.Namespace) -> None:
     out = run.out
     config = _config(run)
     config.validate()
-    task = _task(run, _split(run, "train"))
+    train_split = _split(run, "train")
+    task = _task(run, train_split)
     ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=True)
     out.mkdir(parents=True, exist_ok=True)
     if not run.resume:
@@ -248,7 +249,7 @@ def train(args: argparse.Namespace) -> None:
     elapsed = time.perf_counter() - start
     print(f"trained to update {int(runner.update)}/{config.num_updates} ({config.num_updates * config.batch_size:,} steps) "
           f"in {elapsed:.0f} s this session (compilation included)", flush=True)
-    _evaluate(run, config, ppo, runner.params, writer)
+    _evaluate(run, config, ppo, runner.params, writer, train_split)
 
 
 def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int) -> None:
@@ -261,9 +262,10 @@ def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int
           f"{duration} (evaluation not included)", flush=True)
 
 
-def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer) -> None:
-    """Three policies (agent, shuffled instruction, random) on every evaluation split."""
-    splits = {split: _split(run, split) for split in run.eval_splits.split(",")}
+def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tuple[list, dict]) -> None:
+    """Three policies (agent, shuffled instruction, random) on every evaluation split
+    (``train_split``: the ``_split`` trained on, not loaded again)."""
+    splits = {split: train_split if split == "train" else _split(run, split) for split in run.eval_splits.split(",")}
     settings = {}
     if run.env.startswith("CrafText"):
         pairs = [episodes for episodes, _ in splits.values()]
@@ -321,7 +323,7 @@ def parser() -> argparse.ArgumentParser:
     """The command line; run settings default to None so that ``--resume`` can tell what was given."""
     d = {**RUN_DEFAULTS, **EVAL_DEFAULTS}
     p = argparse.ArgumentParser(prog="python -m baselines", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", choices=tuple(PRESETS), help="named defaults: quick (the default main job), grounding, level, hexagons, blocks")
+    p.add_argument("--preset", choices=tuple(PRESETS), help=f"named defaults: {', '.join(PRESETS)} (quick: the main job)")
     p.add_argument("--env", help=f"any world id of the suite (default {d['env']})")
     p.add_argument("--policy", choices=("ppo-t", "ppo-t+", "film"), help="default ppo-t")
     p.add_argument("--encoder", help="frozen text encoder: hashed (512-d, the default), hashed-<dim> (--paper: hashed-768) or minilm")

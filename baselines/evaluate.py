@@ -122,8 +122,9 @@ class Evaluator:
 def summarize(task: Task, totals: dict[str, np.ndarray]) -> dict:
     """metric -> (2, num_goals, episodes) value / count sums -> the split's summary: ``success``
     (the world's headline metric, ``task.metrics[0]``: CrafText success, Hexagons and blocks-world
-    exact match) and each other metric's mean over goals of its per-goal rate, ``episodes``, ``goals``, ``groups`` (CrafText category and level: success and
-    goal count) and ``per_goal`` success."""
+    exact match) and each other metric's mean over goals of its per-goal rate, ``episodes``,
+    ``goals``, ``groups`` (CrafText category and level: success and goal count) and ``per_goal``
+    success."""
     rates = {name: t[0].sum(1) / np.maximum(t[1].sum(1), 1) for name, t in totals.items()}
     success = rates[task.metrics[0]]
     groups: dict[str, list[float]] = defaultdict(list)

@@ -7,9 +7,8 @@ encoders embed ``texts`` once, outside the jit; inside it the policy looks embed
 
 World features: CrafText Classic/full symbolic vectors or (H, W, 3) pixels as Craftax gives them;
 Hexagons: the board one-hot over colours, (180 * 8,), actions factored as (row, column, colour);
-blocks world: the grid one-hot over colours
-(11 * 9 * 11 * 7,), plus the target grid for Build, the inventory / 20 and the Builder pose; actions
-factored as (x, y, z, per-cell action).
+blocks world: the grid one-hot over colours (11 * 9 * 11 * 7,), plus the target grid for Build, the
+inventory / 20 and the Builder pose; actions factored as (x, y, z, per-cell action).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import difflib
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -183,8 +183,6 @@ def world_split(env_id: str, data: str, split: str, size: int) -> tuple[list, di
     splits are the generator seeds 0 / 1 / 2. Blocks world: the items (BAP) or target structures
     (Build) of a simulator's games, split by structure as ``blocksworld.synthetic`` does;
     ``explicit`` games place one block on a named ground square. A corpus folder gives BAP items."""
-    from pathlib import Path
-
     if split not in SPLIT_SEEDS:
         raise ValueError(f"split {split!r}: the grid worlds have {', '.join(SPLIT_SEEDS)}")
     if env_id.startswith("Hexagons"):
