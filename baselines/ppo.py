@@ -42,7 +42,9 @@ from baselines.wrappers import AutoResetVecEnv, LogWrapper, OptimisticResetVecEn
 class PPOConfig:
     """Defaults: the paper's Table 9 (1024 envs, 100 steps per env, 1e9 steps, lr 2e-4 annealed, ...).
     ``factored_actions``: factored policy heads where the task's actions have a grid layout
-    (``Task.action_factors``: Hexagons, blocks world)."""
+    (``Task.action_factors``: Hexagons, blocks world). ``imitation_coef``: weight of an auxiliary
+    cross entropy towards the world's expert action in every visited state (DAgger-style labels on
+    the agent's own rollouts, ``Task.expert``; 0: plain PPO)."""
 
     env_id: str = "CrafText-Classic-Symbolic-v1"
     policy: str = "ppo-t"
@@ -65,6 +67,7 @@ class PPOConfig:
     seed: int = 0
     planner: str = "retrieval"
     factored_actions: bool = True
+    imitation_coef: float = 0.0
 
     @property
     def batch_size(self) -> int:
@@ -87,7 +90,7 @@ class PPOConfig:
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"PPOConfig.{name} must be in [0, 1], got {getattr(self, name)}")
-        for name in ("lr", "clip_eps", "ent_coef", "vf_coef", "max_grad_norm"):
+        for name in ("lr", "clip_eps", "ent_coef", "vf_coef", "max_grad_norm", "imitation_coef"):
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0 or (name == "lr" and value == 0):
                 raise ValueError(f"PPOConfig.{name} must be a finite number {'> 0' if name == 'lr' else '>= 0'}, got {value}")
@@ -124,6 +127,7 @@ class Transition:
     episode_return: Array
     episode_length: Array
     success: Array
+    expert: Array  # the world's expert action in the observed state (0 when the task has no expert)
 
 
 def _gae(traj: Transition, last_value: Array, gamma: float, lam: float) -> tuple[Array, Array]:
@@ -160,6 +164,8 @@ class PPO:
         config.validate()
         if config.policy == "ppo-t+" and plan_table is None:
             raise ValueError("policy ppo-t+ needs a plan_table (one embedded plan per instruction text)")
+        if config.imitation_coef > 0 and task.expert is None:
+            raise ValueError(f"PPOConfig.imitation_coef={config.imitation_coef} needs an expert; {task.name} has none (Task.expert)")
         self.config, self.task, self.progress = config, task, progress
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
         self.plans = None if plan_table is None else jnp.asarray(plan_table, jnp.float32)
@@ -190,6 +196,12 @@ class PPO:
     def _apply(self, params, hidden: Array, obs: Any, done: Array):
         return self.network.apply(params, hidden, *self._inputs(obs, done))
 
+    def _expert(self, env_state: Any) -> Array:
+        """(B,) int32 expert actions in the vector env's worlds (zeros without imitation)."""
+        if self.config.imitation_coef == 0:
+            return jnp.zeros(self.config.num_envs, jnp.int32)
+        return jax.vmap(self.task.expert, in_axes=(0, None))(env_state.env_state, self.task.params)
+
     # ------------------------------------------------------------------ API
     def init(self, key: Array) -> Runner:
         """Fresh parameters, optimizer and environments."""
@@ -212,6 +224,7 @@ class PPO:
             hidden, pi, value = self._apply(runner.params, runner.hidden, obs, runner.done[None])
             action = pi.sample(seed=key_act)
             log_prob = pi.log_prob(action)
+            expert = self._expert(runner.env_state)
             next_obs, env_state, reward, terminated, truncated, info = self.env.step(key_env, runner.env_state, action[0], self.task.params)
 
             def bootstrap(_):
@@ -222,7 +235,7 @@ class PPO:
             ended = terminated | truncated
             transition = Transition(
                 runner.obs, runner.done, action[0], log_prob[0], value[0], reward + c.gamma * final_value * truncated, ended,
-                info["returned_episode"], info["returned_episode_returns"], info["returned_episode_lengths"], self.task.success(info),
+                info["returned_episode"], info["returned_episode_returns"], info["returned_episode_lengths"], self.task.success(info), expert,
             )
             new = runner.replace(env_state=env_state, obs=next_obs, done=ended, hidden=hidden)
             new = new.replace(**self._shard(dict(env_state=new.env_state, obs=new.obs, done=new.done, hidden=new.hidden)))
@@ -243,8 +256,9 @@ class PPO:
         adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         actor_loss = -jnp.minimum(ratio * adv, ratio.clip(1.0 - c.clip_eps, 1.0 + c.clip_eps) * adv).mean()
         entropy = pi.entropy().mean()
-        total = actor_loss + c.vf_coef * value_loss - c.ent_coef * entropy
-        return total, {"value_loss": value_loss, "actor_loss": actor_loss, "entropy": entropy}
+        imitation = -pi.log_prob(traj.expert).mean() if c.imitation_coef else jnp.float32(0.0)
+        total = actor_loss + c.vf_coef * value_loss - c.ent_coef * entropy + c.imitation_coef * imitation
+        return total, {"value_loss": value_loss, "actor_loss": actor_loss, "entropy": entropy, "imitation_loss": imitation}
 
     def update(self, runner: Runner) -> tuple[Runner, dict]:
         """One rollout of ``num_steps`` x ``num_envs`` and ``update_epochs`` x ``num_minibatches`` steps."""

@@ -48,7 +48,8 @@ class Task:
     score(info, ended) -> metric -> (value, count) of one step for the evaluator, summed over an
     episode; ``metrics`` names them, the headline first. reset_ratio: optimistic-reset ratio.
     action_factors: the mixed-radix layout of the first ``prod(action_factors)`` actions (for
-    factored policy heads; empty: no such structure).
+    factored policy heads; empty: no such structure). expert(state, params) -> () int32: the world's
+    gold next action in an env state (a demonstrator for imitation; None: the world has none).
     """
 
     name: str
@@ -65,6 +66,7 @@ class Task:
     metrics: tuple[str, ...]
     reset_ratio: int = 1
     action_factors: tuple[int, ...] = ()
+    expert: Callable[[Any, Any], Array] | None = None
     goal_objects: tuple[Any, ...] = field(default=(), repr=False)
 
     @property
@@ -132,7 +134,7 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
     procedures = np.arange(len(texts), dtype=np.int32) // steps
     goals = tuple({"key": f"procedure {p}"} for p in range(len(texts) // steps))
     return Task(env_id, env, params, texts, observe, n, procedures, goals, lambda info: info["exact_match"] > 0, start, score,
-                ("exact_match", "action_f1"), action_factors=(ROWS, COLS, NUM_COLOURS))
+                ("exact_match", "action_f1"), action_factors=(ROWS, COLS, NUM_COLOURS), expert=env.expert_action)
 
 
 def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None = None, **kwargs) -> Task:
@@ -160,7 +162,7 @@ def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None 
 
     ids = np.arange(len(texts), dtype=np.int32)
     return Task(env_id, env, params, texts, observe, n, ids, tuple({"key": f"item {i}"} for i in ids), lambda info: info["f1"] >= 1.0,
-                start, score, ("exact_match", "f1"), action_factors=(*SHAPE, ACTIONS_PER_CELL))
+                start, score, ("exact_match", "f1"), action_factors=(*SHAPE, ACTIONS_PER_CELL), expert=env.expert_action)
 
 
 WORLD_DATA = {

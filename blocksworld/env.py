@@ -269,6 +269,24 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         cells = jnp.concatenate([place, occupied[..., None]], axis=-1)
         return jnp.concatenate([cells.reshape(-1), jnp.ones(1, bool)])
 
+    def expert_action(self, state: EnvState, params: EnvParams) -> Array:
+        """() int32: the gold next action (a demonstration) towards the item's reference grid, first
+        feasible one in action order of: a placement of a reference block; else a temporary support
+        (in the colour with the most blocks left) under a reference block that touches nothing yet
+        (a pillar from the floor, as Builders do); else the removal of a block the reference does
+        not have (wrong blocks and supports); else STOP. Placing before removing keeps every support
+        a later placement needs."""
+        reference = params.references[state.item]
+        empty = state.grid == 0
+        place = empty[..., None] & (reference[..., None] == jnp.arange(1, NUM_COLOURS + 1, dtype=jnp.int8))
+        waiting = place.any(-1)
+        above = jnp.cumsum(waiting[:, ::-1], axis=1)[:, ::-1] - waiting  # reference blocks still to place higher up the column
+        support = (empty & ~waiting & (above > 0))[..., None] & jax.nn.one_hot(jnp.argmax(state.inventory), NUM_COLOURS, dtype=bool)
+        remove = (~empty & (state.grid != reference))[..., None]
+        feasible = self.action_mask(state, params)[:NUM_CELL_ACTIONS]
+        priority = jnp.concatenate([3 * place + 2 * support, remove], -1).reshape(-1) * feasible
+        return jnp.where(priority.any(), jnp.argmax(priority), STOP).astype(jnp.int32)
+
     @property
     def name(self) -> str:
         return "BlocksWorld-BAP-v1" if self.task == "bap" else "BlocksWorld-Build-v1"

@@ -289,6 +289,16 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         paints = state.board[:, None] != jnp.arange(NUM_COLOURS, dtype=jnp.int8)[None, :]
         return jnp.concatenate([paints.reshape(-1), jnp.ones(1, bool)])
 
+    def expert_action(self, state: EnvState, params: EnvParams) -> Array:
+        """() int32: the gold next action (a demonstration): paint the first tile (in tile order) of
+        the current instruction's gold changes that the board does not show yet, with its gold
+        colour; STOP when none is left."""
+        before = params.gold_boards[state.procedure, state.instruction]
+        after = params.gold_boards[state.procedure, state.instruction + 1]
+        todo = (after != before) & (state.board != after)
+        tile = jnp.argmax(todo)
+        return jnp.where(todo.any(), tile * NUM_COLOURS + after[tile].astype(jnp.int32), STOP).astype(jnp.int32)
+
     @property
     def name(self) -> str:
         return "Hexagons-Paint-v1"

@@ -1,5 +1,6 @@
 """PPO-T / PPO-T+ / FiLM: networks, GAE, training under one jit, seeds, sharding, checkpoints, CLI."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ from baselines import evaluate
 from baselines.networks import POLICIES, count_parameters, make_network
 from baselines.ppo import PPO, PPOConfig, Transition, _gae, config_from_dict, tables, train_seeds
 from baselines.tasks import make_task
+from hexagons import synthetic
 from hexagons.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,7 +111,7 @@ def test_gae_by_hand():
     value = jnp.asarray([[0.5], [0.2], [0.1]])
     ended = jnp.asarray([[False], [True], [False]])
     z = jnp.zeros((3, 1))
-    traj = Transition(None, z, z, z, value, reward, ended, z, z, z, z)
+    traj = Transition(None, z, z, z, value, reward, ended, z, z, z, z, z)
     adv, ret = _gae(traj, jnp.asarray([0.3]), gamma=0.9, lam=0.5)
     d2 = 2.0 + 0.9 * 0.3 - 0.1
     d1 = 0.0 - 0.2  # episode ended: no bootstrap
@@ -154,6 +156,21 @@ def test_train_is_deterministic_and_vmaps_over_seeds(trained):
     seeds = jax.jit(train_seeds, static_argnums=0)(ppo, jax.random.split(jax.random.key(1), 2))
     value_loss = np.asarray(seeds["metrics"]["value_loss"])
     assert value_loss.shape == (2, 2) and not np.allclose(value_loss[0], value_loss[1])
+
+
+def test_imitation_of_the_expert_lowers_its_cross_entropy():
+    """The auxiliary loss is the cross entropy of the world's expert action in the visited states:
+    at the start it is about log(number of feasible actions); training on it brings it down (two
+    single-tile procedures: a few tiles to learn)."""
+    task = make_task("Hexagons-Paint-v1", synthetic.generate(2, seed=0, kinds=("tile",)), max_instructions=8, max_tokens=24,
+                     max_steps_in_episode=20, max_paints_per_instruction=1)
+    config = PPOConfig(**{**TINY, "total_timesteps": 8 * 8 * 24, "update_epochs": 4}, imitation_coef=1.0, lr=3e-3, anneal_lr=False)
+    ppo = PPO(config, task, *tables(config, task, cache_dir=None))
+    losses = np.asarray(jax.block_until_ready(jax.jit(ppo.train)(jax.random.key(0)))["metrics"]["imitation_loss"])
+    assert losses[0] == pytest.approx(np.log(task.num_actions), rel=0.1)
+    assert losses[-3:].mean() < 0.3 * losses[0]
+    with pytest.raises(ValueError, match="imitation_coef=1.0 needs an expert"):
+        PPO(config, dataclasses.replace(task, expert=None), *tables(config, task, cache_dir=None))
 
 
 def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compile(trained, hex_task):
@@ -223,6 +240,8 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys)
     evaluation = splits["train"]
     assert set(splits) == {"train", "test"} and set(evaluation) == {"agent", "shuffled", "random"} and evaluation["random"]["episodes"] > 0
     assert splits["test"]["agent"]["goals"] == 4 and "action_f1" in splits["test"]["agent"]  # --data-size 16: a quarter for test
+    for picture in ("learning_curve.png", "evaluation.png"):  # drawn beside the JSON
+        assert (out / picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     def updates() -> list[int]:
         return [json.loads(line)["update"] for line in (out / "metrics.jsonl").read_text().splitlines()]
@@ -284,6 +303,19 @@ def test_cli_presets_are_defaults_that_flags_override(tmp_path):
     assert settings(parser().parse_args(["--preset", "level", "--out", str(tmp_path / "c")])).goals == ""
 
 
+def test_goal_filter_keeps_whole_keys_and_drops_minus_terms():
+    from argparse import Namespace
+
+    from baselines.__main__ import GROUNDING_GOALS, _goal_terms, _split
+
+    plain_wood = "ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"
+    assert _goal_terms(f"required=collect_wood), -{plain_wood},x") == ["required=collect_wood)", f"-{plain_wood}", "x"]
+    run = Namespace(env="CrafText-Classic-Symbolic-v1", level="easy", release="full", goals=GROUNDING_GOALS)
+    keys = {split: [g.key() for g, _ in _split(run, split)[0]] for split in ("train", "test_paraphrased")}
+    assert len(keys["train"]) == 17 and plain_wood not in keys["train"] and len(keys["test_paraphrased"]) == 3
+    assert sum("required=collect_wood)" in k for k in keys["train"]) == 4 and not any("eat_cow)" in k for k in keys["test_paraphrased"])
+
+
 def test_cli_grid_world_presets_and_paper(tmp_path):
     from baselines.__main__ import parser, settings
 
@@ -295,6 +327,9 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     assert paper.eval_splits == "train,test_paraphrased,test_new_objects"
     with pytest.raises(SystemExit, match="--data is for the grid worlds"):
         settings(parser().parse_args(["--data", "tiles", "--out", str(tmp_path / "c")]))
+    with pytest.raises(SystemExit, match="--imitation needs a world with an expert"):
+        settings(parser().parse_args(["--imitation", "1", "--out", str(tmp_path / "d")]))
+    assert hexagons.imitation == 1.0 and settings(parser().parse_args(["--out", str(tmp_path / "e")])).imitation == 0.0
 
 
 def test_world_splits_of_the_grid_worlds():

@@ -63,6 +63,29 @@ def test_gold_actions_score_one_at_stop():
         assert bool(term) and float(reward) == pytest.approx(1.0)
 
 
+def test_expert_builds_every_item_exactly_then_stops():
+    items, env, params, step, reset_to = _bap()
+
+    @jax.jit
+    def demonstrate(index):
+        _, state = env.reset_to_item(index, params)
+
+        def body(state, _):
+            action = env.expert_action(state, params)
+            _, state, _, _, info = env.step_env(jax.random.key(0), state, action, params)
+            return state, (action, info["feasible"])
+
+        return jax.lax.scan(body, state, None, 60)
+
+    for index in range(len(items)):
+        state, (actions, feasible) = demonstrate(index)
+        actions = np.asarray(actions)
+        stop = int(np.argmax(actions == STOP))
+        assert actions[stop] == STOP and np.asarray(feasible)[:stop].all()
+        np.testing.assert_array_equal(state.grid, to_grid(items[index].end))
+        assert bool(state.done) and stop >= int(params.num_reference[index])
+
+
 def test_infeasible_actions_are_noops():
     items, env, params, step, reset_to = _bap()
     _, state = reset_to(1, params)  # item B: red at (0,1,0)

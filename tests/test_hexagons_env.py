@@ -42,6 +42,27 @@ def test_gold_actions_score_one_and_advance_instructions():
             np.testing.assert_array_equal(obs.board, proc.boards[t])
 
 
+def test_expert_paints_every_instruction_exactly():
+    env, params, step, reset = _env()
+
+    @jax.jit
+    def demonstrate(procedure):
+        _, state = env.reset_to_procedure(procedure, params)
+
+        def body(state, _):
+            _, state, _, _, info = env.step_env(jax.random.key(0), state, env.expert_action(state, params), params)
+            return state, (info["instruction_finished"], info["exact_match"])
+
+        return jax.lax.scan(body, state, None, 200)
+
+    for index, proc in enumerate(PROCEDURES):
+        state, (finished, exact) = demonstrate(index)
+        finished = np.asarray(finished)
+        assert bool(state.done) and finished.sum() == proc.num_steps
+        assert (np.asarray(exact)[finished] == 1).all()
+        np.testing.assert_array_equal(state.board, proc.boards[-1])
+
+
 def test_incremental_f1_equals_recomputed_f1_under_random_play():
     env, params, step, reset = _env()
     rng = np.random.default_rng(0)

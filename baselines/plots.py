@@ -1,0 +1,91 @@
+"""Pictures of a run folder: the learning curve from ``metrics.jsonl`` and the three-policy
+evaluation bars from ``evaluation.json``, saved beside them as PNG.
+
+    python -m baselines.plots RUN_FOLDER      # (re)draw a finished run's pictures
+
+``python -m baselines`` draws both at the end of a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+POLICY_COLOURS = {"agent": "#1f77b4", "shuffled": "#ff7f0e", "random": "#7f7f7f"}
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def learning_curve(run: Path) -> Path:
+    """``run/learning_curve.png``: training success rate and mean episode return against
+    environment steps (one point per update of ``run/metrics.jsonl``)."""
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    if not rows:
+        raise ValueError(f"{run / 'metrics.jsonl'} has no rows to plot")
+    plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
+    steps = [r["env_steps"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    left.plot(steps, [r["success_rate"] for r in rows])
+    left.set(xlabel="environment steps", ylabel="success rate (training episodes)", ylim=(0, 1.02))
+    right.plot(steps, [r["return"] for r in rows], color="#2ca02c")
+    right.set(xlabel="environment steps", ylabel="mean episode return")
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+    fig.suptitle(run.name)
+    fig.tight_layout()
+    path = run / "learning_curve.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def evaluation_bars(run: Path) -> Path:
+    """``run/evaluation.png``: the headline metric of every policy (agent, shuffled instruction,
+    random) on every evaluated split, with the gap agent - shuffled written over each split."""
+    evaluation = json.loads((run / "evaluation.json").read_text())
+    splits, meta = evaluation["splits"], evaluation["meta"]
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(1.9 * len(splits) + 2.4, 3.6))
+    width = 0.26
+    for i, (split, by_policy) in enumerate(splits.items()):
+        for j, policy in enumerate(p for p in POLICY_COLOURS if p in by_policy):
+            value = by_policy[policy]["success"]
+            ax.bar(i + (j - 1) * width, value, width, color=POLICY_COLOURS[policy], label=policy if i == 0 else None)
+            ax.text(i + (j - 1) * width, value + 0.01, f"{value:.2f}", ha="center", va="bottom", fontsize=7)
+        if evaluation["gap"].get(split) is not None:
+            ax.text(i, 1.07, f"gap {evaluation['gap'][split]:+.2f}", ha="center", fontsize=8, weight="bold")
+    ax.set_xticks(range(len(splits)), [f"{s}\n({next(iter(b.values()))['goals']} goals)" for s, b in splits.items()], fontsize=8)
+    ax.set(ylim=(0, 1.15), ylabel=meta.get("success_metric", "success"), title=f"{meta['env']} ({meta['policy']}{' + imitation' if meta.get('imitation_coef') else ''})")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path = run / "evaluation.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m baselines.plots", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", type=Path, help="a run folder of python -m baselines")
+    run = parser.parse_args(argv).run
+    for draw, needs in ((learning_curve, "metrics.jsonl"), (evaluation_bars, "evaluation.json")):
+        if not (run / needs).is_file():
+            raise SystemExit(f"error: {run / needs} does not exist")
+        print(draw(run))
+
+
+if __name__ == "__main__":
+    main()
