@@ -127,7 +127,7 @@ class Transition:
     episode_return: Array
     episode_length: Array
     success: Array
-    expert: Array  # the world's expert action in the observed state (0 when the task has no expert)
+    expert: Array  # the world's expert action in the observed state (zeros without imitation)
 
 
 def _gae(traj: Transition, last_value: Array, gamma: float, lam: float) -> tuple[Array, Array]:
