@@ -342,11 +342,19 @@ def _tensorboard(out: Path):
     return SummaryWriter(str(out / "tensorboard"))
 
 
-def _positive_float(text: str) -> float:
+def _finite_float(text: str, zero_allowed: bool) -> float:
     value = float(text)
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero_allowed):
+        raise argparse.ArgumentTypeError(f"must be a finite number {'>= 0' if zero_allowed else '> 0'}, got {text}")
     return value
+
+
+def _positive_float(text: str) -> float:
+    return _finite_float(text, zero_allowed=False)
+
+
+def _non_negative_float(text: str) -> float:
+    return _finite_float(text, zero_allowed=True)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -373,7 +381,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--layer-size", type=int)
     p.add_argument("--lr", type=_positive_float)
     p.add_argument("--seed", type=int)
-    p.add_argument("--imitation", type=float, metavar="COEF",
+    p.add_argument("--imitation", type=_non_negative_float, metavar="COEF",
                    help="weight of an auxiliary cross entropy towards the world's expert action on the agent's own rollouts "
                         "(DAgger-style; Hexagons and blocks world; default 0: plain PPO)")
     p.add_argument("--max-episode-steps", type=int, help=f"episode limit (truncation) in training and evaluation (default {d['max_episode_steps']})")

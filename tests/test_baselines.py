@@ -18,7 +18,6 @@ from baselines import evaluate
 from baselines.networks import POLICIES, count_parameters, make_network
 from baselines.ppo import PPO, PPOConfig, Transition, _gae, config_from_dict, tables, train_seeds
 from baselines.tasks import make_task
-from hexagons import synthetic
 from hexagons.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,7 +161,7 @@ def test_imitation_of_the_expert_lowers_its_cross_entropy():
     """The auxiliary loss is the cross entropy of the world's expert action in the visited states:
     at the start it is about log(number of feasible actions); training on it brings it down (two
     single-tile procedures: a few tiles to learn)."""
-    task = make_task("Hexagons-Paint-v1", synthetic.generate(2, seed=0, kinds=("tile",)), max_instructions=8, max_tokens=24,
+    task = make_task("Hexagons-Paint-v1", generate(2, seed=0, kinds=("tile",)), max_instructions=8, max_tokens=24,
                      max_steps_in_episode=20, max_paints_per_instruction=1)
     config = PPOConfig(**{**TINY, "total_timesteps": 8 * 8 * 24, "update_epochs": 4}, imitation_coef=1.0, lr=3e-3, anneal_lr=False)
     ppo = PPO(config, task, *tables(config, task, cache_dir=None))
@@ -329,6 +328,8 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
         settings(parser().parse_args(["--data", "tiles", "--out", str(tmp_path / "c")]))
     with pytest.raises(SystemExit, match="--imitation needs a world with an expert"):
         settings(parser().parse_args(["--imitation", "1", "--out", str(tmp_path / "d")]))
+    with pytest.raises(SystemExit):
+        parser().parse_args(["--imitation", "-1"])
     assert hexagons.imitation == 1.0 and settings(parser().parse_args(["--out", str(tmp_path / "e")])).imitation == 0.0
 
 
