@@ -15,7 +15,8 @@ from pathlib import Path
 POLICY_COLOURS = {"agent": "#1f77b4", "shuffled": "#ff7f0e", "random": "#7f7f7f"}
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot on the file-only Agg backend."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -24,13 +25,23 @@ def _pyplot():
     return plt
 
 
+def save(fig, path: Path, title: str | None = None) -> Path:
+    """Lay out, save (110 dpi) and close a figure."""
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+    return path
+
+
 def learning_curve(run: Path) -> Path:
     """``run/learning_curve.png``: training success rate and mean episode return against
     environment steps (one point per update of ``run/metrics.jsonl``)."""
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
     if not rows:
         raise ValueError(f"{run / 'metrics.jsonl'} has no rows to plot")
-    plt = _pyplot()
+    plt = pyplot()
     from matplotlib.ticker import EngFormatter
 
     steps = [r["env_steps"] for r in rows]
@@ -42,12 +53,7 @@ def learning_curve(run: Path) -> Path:
     for ax in (left, right):
         ax.grid(alpha=0.3)
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
-    fig.suptitle(run.name)
-    fig.tight_layout()
-    path = run / "learning_curve.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, run / "learning_curve.png", run.name)
 
 
 def evaluation_bars(run: Path) -> Path:
@@ -55,7 +61,7 @@ def evaluation_bars(run: Path) -> Path:
     random) on every evaluated split, with the gap agent - shuffled written over each split."""
     evaluation = json.loads((run / "evaluation.json").read_text())
     splits, meta = evaluation["splits"], evaluation["meta"]
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(1.9 * len(splits) + 2.4, 3.6))
     width = 0.26
     for i, (split, by_policy) in enumerate(splits.items()):
@@ -69,11 +75,7 @@ def evaluation_bars(run: Path) -> Path:
     ax.set(ylim=(0, 1.15), ylabel=meta.get("success_metric", "success"), title=f"{meta['env']} ({meta['policy']}{' + imitation' if meta.get('imitation_coef') else ''})")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    path = run / "evaluation.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, run / "evaluation.png")
 
 
 def main(argv: list[str] | None = None) -> None:

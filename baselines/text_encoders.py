@@ -79,6 +79,7 @@ class _Bert(nn.Module):
     heads: int
     positions: int
     eps: float
+    pooled: bool = True
 
     @nn.compact
     def __call__(self, ids, mask):
@@ -88,6 +89,8 @@ class _Bert(nn.Module):
         x = nn.LayerNorm(epsilon=self.eps, name="embedding_norm")(x)
         for i in range(self.layers):
             x = _Layer(self.heads, self.eps, name=f"layer_{i}")(x, mask)
+        if not self.pooled:
+            return x
         pooled = (x * mask[..., None]).sum(1) / jnp.maximum(mask.sum(1, keepdims=True), 1)
         return pooled / jnp.maximum(jnp.linalg.norm(pooled, axis=-1, keepdims=True), 1e-12)
 
@@ -146,6 +149,7 @@ class MiniLM:
                            config["max_position_embeddings"], config["layer_norm_eps"])
         self.params = _bert_params(load_file(str(folder / "model.safetensors")), config["num_hidden_layers"])
         self.apply = jax.jit(self.model.apply)
+        self.apply_tokens = jax.jit(self.model.clone(pooled=False).apply)
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         out = []
@@ -155,6 +159,27 @@ class MiniLM:
             mask = np.asarray([e.attention_mask for e in encoded], bool)
             out.append(np.asarray(self.apply(self.params, ids, mask)))
         return np.concatenate(out) if out else np.zeros((0, self.dim), np.float32)
+
+
+    def token_states(self, texts: list[str], max_tokens: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per-word-piece output states (N, max_tokens, 384) float16 and their mask (N, max_tokens)
+        bool ([CLS] text [SEP], cut at ``max_tokens``)."""
+        states = np.zeros((len(texts), max_tokens, self.dim), np.float16)
+        mask = np.zeros((len(texts), max_tokens), bool)
+        for start in range(0, len(texts), self.batch):
+            encoded = self.tokenizer.encode_batch(list(texts[start:start + self.batch]))
+            ids = np.asarray([e.ids for e in encoded], np.int32)[:, :max_tokens]
+            valid = np.asarray([e.attention_mask for e in encoded], bool)[:, :max_tokens]
+            out = np.asarray(self.apply_tokens(self.params, ids, valid))
+            states[start:start + len(encoded), : ids.shape[1]] = out
+            mask[start:start + len(encoded), : ids.shape[1]] = valid
+        return states, mask
+
+    def word_vectors(self, words: list[str]) -> np.ndarray:
+        """(N, 384) float32: each word's mean input embedding over its word pieces (pretrained
+        vectors for a word-level vocabulary)."""
+        table = self.params["params"]["word"]["embedding"]
+        return np.stack([table[self.tokenizer.encode(w, add_special_tokens=False).ids].mean(0) for w in words]).astype(np.float32)
 
 
 ENCODERS = {"hashed": HashedNgrams, "minilm": MiniLM}

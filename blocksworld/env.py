@@ -107,6 +107,42 @@ def _net_counts(start: Array, value: Array, reference: Array) -> tuple[Array, Ar
     return place.astype(jnp.int32) + remove.astype(jnp.int32), matched
 
 
+def stack_params(starts: np.ndarray, references: np.ndarray, poses: np.ndarray, dialogue: np.ndarray, **settings) -> EnvParams:
+    """Params of items already as arrays: start and reference grids (N, 11, 9, 11) int8, poses
+    (N, 5), dialogue ids (N, L); ``settings``: ``max_steps_in_episode``."""
+    changed = starts != references
+    num_reference = (changed & (starts != 0)).sum((1, 2, 3)) + (changed & (references != 0)).sum((1, 2, 3))
+    return EnvParams(
+        starts=jnp.asarray(starts, jnp.int8),
+        references=jnp.asarray(references, jnp.int8),
+        poses=jnp.asarray(poses, jnp.float32),
+        dialogue=jnp.asarray(dialogue, jnp.int32),
+        num_reference=jnp.asarray(num_reference.astype(np.int32)),
+        num_items=jnp.asarray(len(starts), jnp.int32),
+        **settings,
+    )
+
+
+def feasible_actions(grid: Array, inventory: Array) -> Array:
+    """(7624,) bool of a grid (11, 9, 11) and inventory (6,): placements into empty cells on the
+    floor or face-adjacent to a block, of colours still in the inventory; removals where a block
+    is; STOP."""
+    occupied = grid != 0
+    padded = jnp.pad(occupied, 1)
+    touching = jnp.zeros(SHAPE, bool).at[:, 0, :].set(True)
+    for dx, dy, dz in FACES:
+        touching |= padded[1 + dx : 1 + dx + SHAPE[0], 1 + dy : 1 + dy + SHAPE[1], 1 + dz : 1 + dz + SHAPE[2]]
+    place = (~occupied & touching)[..., None] & (inventory > 0)
+    cells = jnp.concatenate([place, occupied[..., None]], axis=-1)
+    return jnp.concatenate([cells.reshape(-1), jnp.ones(1, bool)])
+
+
+def inventory_of(grid: Array) -> Array:
+    """(6,) int32 blocks left per colour when ``grid`` holds the only placed blocks (20 - on grid)."""
+    counts = (grid[..., None] == jnp.arange(1, NUM_COLOURS + 1, dtype=grid.dtype)).sum((0, 1, 2))
+    return (BLOCKS_PER_COLOUR - counts).astype(jnp.int32)
+
+
 class BlocksWorld(environment.Environment[EnvState, EnvParams]):
     """The build grid with a BAP or a Build task; see the module docstring."""
 
@@ -128,20 +164,15 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
         starts = np.stack([to_grid(i.start) for i in items])
-        references = np.stack([to_grid(i.end) for i in items])
-        changed = starts != references
-        num_reference = (changed & (starts != 0)).sum((1, 2, 3)) + (changed & (references != 0)).sum((1, 2, 3))
         for item, start in zip(items, starts):
             counts = np.bincount(start.ravel(), minlength=NUM_COLOURS + 1)[1:]
             if (counts > BLOCKS_PER_COLOUR).any():
                 raise ValueError(f"item {item.game_id}:{item.sample_id} starts with more than 20 blocks of a colour")
-        return EnvParams(
-            starts=jnp.asarray(starts),
-            references=jnp.asarray(references),
-            poses=jnp.asarray(np.array([i.builder_pose for i in items], np.float32)),
-            dialogue=jnp.asarray(np.stack([self.vocabulary.encode(dialogue_window(i.history), self.max_tokens) for i in items])),
-            num_reference=jnp.asarray(num_reference.astype(np.int32)),
-            num_items=jnp.asarray(len(items), jnp.int32),
+        return stack_params(
+            starts,
+            np.stack([to_grid(i.end) for i in items]),
+            np.array([i.builder_pose for i in items], np.float32),
+            np.stack([self.vocabulary.encode(dialogue_window(i.history), self.max_tokens) for i in items]),
             **settings,
         )
 
@@ -171,12 +202,11 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         self.check_params(params)
         item = jnp.asarray(item, jnp.int32)
         start = params.starts[item]
-        counts = (start[..., None] == jnp.arange(1, NUM_COLOURS + 1, dtype=jnp.int8)).sum((0, 1, 2))
         state = EnvState(
             time=jnp.int32(0),
             grid=start,
             start=start,
-            inventory=(BLOCKS_PER_COLOUR - counts).astype(jnp.int32),
+            inventory=inventory_of(start),
             pose=params.poses[item],
             item=item,
             matched=jnp.int32(0),
@@ -259,15 +289,8 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         )
 
     def action_mask(self, state: EnvState, params: EnvParams) -> Array:
-        """(7624,) bool: feasible placements and removals, and STOP."""
-        occupied = state.grid != 0
-        padded = jnp.pad(occupied, 1)
-        touching = jnp.zeros(SHAPE, bool).at[:, 0, :].set(True)
-        for dx, dy, dz in FACES:
-            touching |= padded[1 + dx : 1 + dx + SHAPE[0], 1 + dy : 1 + dy + SHAPE[1], 1 + dz : 1 + dz + SHAPE[2]]
-        place = (~occupied & touching)[..., None] & (state.inventory > 0)
-        cells = jnp.concatenate([place, occupied[..., None]], axis=-1)
-        return jnp.concatenate([cells.reshape(-1), jnp.ones(1, bool)])
+        """(7624,) bool: feasible placements and removals, and STOP (``feasible_actions``)."""
+        return feasible_actions(state.grid, state.inventory)
 
     def expert_action(self, state: EnvState, params: EnvParams) -> Array:
         """() int32: the gold next action (a demonstration) towards the item's reference grid, first

@@ -166,24 +166,27 @@ def _bucket(n: int) -> int:
     return max(8, 1 << max(n - 1, 0).bit_length())
 
 
-def fairer_alignment(start: ArrayLike, pred_end: ArrayLike, gold_end: ArrayLike) -> np.ndarray:
-    """Predicted end structures (N, 11, 9, 11) with every empty-board item aligned to its reference
-    (``align_structure``); other items unchanged."""
+def fairer_alignment(start: ArrayLike, pred_end: ArrayLike, gold_end: ArrayLike, align: ArrayLike | None = None) -> np.ndarray:
+    """Predicted end structures (N, 11, 9, 11) with every item of ``align`` (N,) bool (default: the
+    empty-board items; BAP v2's clean test set: the items annotated as having multiple
+    interpretations) aligned to its reference (``align_structure``); other items unchanged."""
     start, pred, gold = (np.asarray(a, np.int8) for a in (start, pred_end, gold_end))
     aligned = pred.copy()
-    empty = np.flatnonzero(~start.reshape(len(start), -1).any(1))
+    if align is None:
+        align = ~start.reshape(len(start), -1).any(1)
+    empty = np.flatnonzero(np.asarray(align, bool))
     if empty.size:
         idx = np.resize(empty, _bucket(empty.size))
         aligned[empty] = np.asarray(_align_batch(pred[idx], gold[idx]))[: empty.size]
     return aligned
 
 
-def item_counts(start: ArrayLike, pred_end: ArrayLike, gold_end: ArrayLike) -> np.ndarray:
+def item_counts(start: ArrayLike, pred_end: ArrayLike, gold_end: ArrayLike, align: ArrayLike | None = None) -> np.ndarray:
     """(N, 6, 3) int32: (matched, predicted, reference) per item for each of ``METRICS``, from
-    structures (N, 11, 9, 11)."""
+    structures (N, 11, 9, 11); ``align``: the items the fairer metric aligns (``fairer_alignment``)."""
     start, pred, gold = (np.asarray(a, np.int8) for a in (start, pred_end, gold_end))
     n = len(start)
-    aligned = fairer_alignment(start, pred, gold)
+    aligned = fairer_alignment(start, pred, gold, align)
     idx = np.resize(np.arange(n), _bucket(n))
     counts = _batch_counts(start[idx], pred[idx], aligned[idx], gold[idx], net_capacity(start, pred, gold))
     return np.asarray(counts)[:n]

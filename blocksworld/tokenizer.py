@@ -63,7 +63,7 @@ class Vocabulary:
     """Word <-> id; ids 0 and 1 are padding and unknown words, then the special tokens."""
 
     def __init__(self, vocabulary_words: Iterable[str]):
-        self.words = list(SPECIAL) + [w for w in vocabulary_words if w not in SPECIAL]
+        self.words = list(SPECIAL) + [w for w in dict.fromkeys(vocabulary_words) if w not in SPECIAL]
         self.ids = {w: i for i, w in enumerate(self.words)}
 
     @classmethod

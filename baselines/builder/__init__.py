@@ -1,0 +1,8 @@
+"""BAP v2 Builder models (Jayannavar et al., sec. 2.6, 6 and appendix 12): predict the Builder's next
+actions from the dialogue and the world, trained on the Minecraft Dialogue Corpus and the
+simulators' data, decoded in the JAX blocks world and scored by ``blocksworld.metrics``.
+
+``python -m baselines.builder train|evaluate`` (see ``baselines/builder/__main__.py``); models in
+``model``, arrays and training sets in ``data``, the loss, decoder and loop in ``train``, tables and
+floors in ``evaluate``.
+"""

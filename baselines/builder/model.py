@@ -1,0 +1,229 @@
+"""Builder models of BAP v2 in Flax: a CNN world encoder shared by a GRU and a transformer decoder.
+
+World features per cell (``world_features``): 7 channels one-hot of the cell (empty, colours 1-6),
+1 channel action recency ``max(0, 5 - age) / 5`` (age: actions since the cell last changed, 0 for
+the latest, over the game's earlier actions and the ones decoded so far), 3 channels perspective
+coordinates (the cell relative to the Builder: forward, right, up, in blocks / 10; pitch ignored).
+
+Both decoders emit one state per decoding step; the action classifier (``ActionHead``) combines
+it with the CNN features of the world as it is at that step: per cell
+``Dense(7)(relu(Dense(cnn[cell]) + Dense(state)))`` for the 7623 place / remove actions, and STOP
+from the state and the max-pooled CNN features. ``BuilderModel.step_logits`` is one decoding step
+(greedy decoding re-encodes the world after every action); ``BuilderModel.__call__`` is teacher
+forcing over a whole gold sequence.
+
+* ``gru`` (paper sec. 2.6): word embeddings -> GRU over the dialogue window; its last state starts
+  a GRU decoder whose input is the embedding of the previous action.
+* ``transformer`` (sec. 6.3): frozen text-encoder token states (MiniLM, computed once outside the
+  jit) -> Dense(256) -> a causal transformer decoder (5 layers, 2 heads, FFN 512) over the previous
+  actions' embeddings with learned positions, cross-attending to the projected text.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import linen as nn
+from jax import Array
+
+from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELL_ACTIONS, NUM_COLOURS, REMOVE, SHAPE, X_RANGE, Y_RANGE, Z_RANGE
+
+RECENCY_SPAN = 5
+"""Actions over which a changed cell's recency weight fades to 0 (the reference's "step" scheme)."""
+WORLD_CHANNELS = NUM_COLOURS + 1 + 1 + 3
+MODELS = ("gru", "transformer")
+
+
+def world_features(grid: Array, age: Array, pose: Array) -> Array:
+    """(11, 9, 11, 11) float32 CNN input of a grid (11, 9, 11) int8, cell ages (11, 9, 11) int32 and
+    the Builder's pose (x, y, z, yaw, pitch)."""
+    onehot = jax.nn.one_hot(grid.astype(jnp.int32), NUM_COLOURS + 1)
+    recency = (jnp.maximum(0, RECENCY_SPAN - age) / RECENCY_SPAN)[..., None]
+    x, y, z = jnp.meshgrid(
+        *(jnp.arange(lo, hi + 1, dtype=jnp.float32) for lo, hi in (X_RANGE, Y_RANGE, Z_RANGE)), indexing="ij"
+    )
+    yaw = jnp.deg2rad(pose[3])
+    dx, dy, dz = x - pose[0], y - pose[1], z - pose[2]
+    forward = -jnp.sin(yaw) * dx + jnp.cos(yaw) * dz  # yaw 0 faces +z, yaw 90 faces -x (Minecraft)
+    right = -jnp.cos(yaw) * dx - jnp.sin(yaw) * dz
+    perspective = jnp.stack([forward, right, dy], -1) / 10.0
+    return jnp.concatenate([onehot, recency, perspective], -1)
+
+
+def advance(grid: Array, age: Array, code: Array) -> tuple[Array, Array]:
+    """Grid and ages after action ``code`` (no feasibility check: for gold actions; STOP and padding
+    -1 leave both unchanged)."""
+    act = (code >= 0) & (code < NUM_CELL_ACTIONS)
+    cell, k = jnp.divmod(jnp.clip(code, 0, NUM_CELL_ACTIONS - 1), ACTIONS_PER_CELL)
+    index = jnp.unravel_index(cell, SHAPE)
+    value = jnp.where(k == REMOVE, 0, k + 1).astype(grid.dtype)
+    grid = jnp.where(act, grid.at[index].set(value), grid)
+    age = jnp.where(act, (age + 1).at[index].set(0), age)
+    return grid, jnp.minimum(age, RECENCY_SPAN)
+
+
+def action_features(code: Array) -> Array:
+    """(..., 13) features of action codes: start-of-sequence, place, remove, colour one-hot (6),
+    normalised x, y, z; -1 (the start of decoding) has only the first set."""
+    start = code < 0
+    cell, k = jnp.divmod(jnp.clip(code, 0, NUM_CELL_ACTIONS - 1), ACTIONS_PER_CELL)
+    xi, yi, zi = jnp.unravel_index(cell, SHAPE)
+    remove = k == REMOVE
+    colour = jax.nn.one_hot(jnp.where(remove, -1, k), NUM_COLOURS)
+    position = jnp.stack([xi / (SHAPE[0] - 1), yi / (SHAPE[1] - 1), zi / (SHAPE[2] - 1)], -1)
+    features = jnp.concatenate([jnp.stack([start, ~remove, remove], -1).astype(jnp.float32), colour, position], -1)
+    return jnp.where(start[..., None], jnp.zeros_like(features).at[..., 0].set(1.0), features)
+
+
+class WorldEncoder(nn.Module):
+    """(..., 11, 9, 11, 11) features -> (..., 11, 9, 11, width): 3D convolutions (kernel 3, same
+    padding), then every cell adds a projection of the max-pooled board (the whole board in view
+    for two cheap layers; the CNN is most of the compute, see ``baselines.builder``)."""
+
+    width: int = 16
+    layers: int = 2
+
+    @nn.compact
+    def __call__(self, features: Array) -> Array:
+        lead = features.shape[:-4]
+        x = features.reshape(-1, *features.shape[-4:])
+        for _ in range(self.layers):
+            x = nn.relu(nn.Conv(self.width, (3, 3, 3), padding="SAME")(x))
+        x = nn.relu(x + nn.Dense(self.width)(x.max((1, 2, 3)))[:, None, None, None])
+        return x.reshape(*lead, *x.shape[1:])
+
+
+class ActionHead(nn.Module):
+    """(decoder state (..., H), world encoding (..., 11, 9, 11, C)) -> (..., 7624) logits."""
+
+    hidden: int = 64
+
+    @nn.compact
+    def __call__(self, state: Array, world: Array) -> Array:
+        cells = nn.Dense(self.hidden)(world) + nn.Dense(self.hidden)(state)[..., None, None, None, :]
+        cell_logits = nn.Dense(ACTIONS_PER_CELL)(nn.relu(cells)).reshape(*state.shape[:-1], NUM_CELL_ACTIONS)
+        pooled = world.max((-4, -3, -2))
+        stop = nn.Dense(1)(nn.relu(nn.Dense(self.hidden)(jnp.concatenate([state, pooled], -1))))
+        return jnp.concatenate([cell_logits, stop], -1)
+
+
+class GruDecoder(nn.Module):
+    """Dialogue tokens -> GRU encoder; GRU decoder over previous actions."""
+
+    vocab_size: int
+    embed_dim: int = 300
+    hidden: int = 256
+    action_dim: int = 64
+
+    def setup(self):
+        self.embed = nn.Embed(self.vocab_size, self.embed_dim)
+        self.encoder = nn.RNN(nn.GRUCell(self.hidden), return_carry=True)
+        self.init_state = nn.Dense(self.hidden)
+        self.action_in = nn.Sequential([nn.Dense(self.action_dim), nn.relu, nn.Dense(self.action_dim)])
+        self.cell = nn.GRUCell(self.hidden)
+
+    def encode(self, tokens: Array) -> Array:
+        """(B, L) int32 (0-padded) -> (B, H) initial decoder state."""
+        lengths = jnp.maximum((tokens != 0).sum(-1), 1)
+        carry, _ = self.encoder(self.embed(tokens), seq_lengths=lengths)
+        return jnp.tanh(self.init_state(carry))
+
+    def step(self, carry: Array, previous: Array) -> tuple[Array, Array]:
+        """One decoding step: (carry (B, H), previous action (B,)) -> (carry, output (B, H))."""
+        return self.cell(carry, self.action_in(action_features(previous)))
+
+    def sequence(self, carry: Array, previous: Array) -> Array:
+        """Teacher forcing: previous actions (B, T) -> outputs (B, T, H)."""
+        embedded = self.action_in(action_features(previous))
+        _, outputs = nn.scan(lambda cell, c, x: cell(c, x), variable_broadcast="params", split_rngs={"params": False},
+                             in_axes=1, out_axes=1)(self.cell, carry, embedded)
+        return outputs
+
+
+class _DecoderLayer(nn.Module):
+    heads: int
+    ffn: int
+
+    @nn.compact
+    def __call__(self, x: Array, memory: Array, memory_mask: Array) -> Array:
+        causal = nn.make_causal_mask(jnp.ones(x.shape[:2], bool))
+        x = nn.LayerNorm()(x + nn.MultiHeadDotProductAttention(self.heads)(x, x, mask=causal))
+        cross = nn.make_attention_mask(jnp.ones(x.shape[:2], bool), memory_mask)
+        x = nn.LayerNorm()(x + nn.MultiHeadDotProductAttention(self.heads)(x, memory, mask=cross))
+        return nn.LayerNorm()(x + nn.Dense(x.shape[-1])(nn.relu(nn.Dense(self.ffn)(x))))
+
+
+class TransformerDecoder(nn.Module):
+    """Frozen text states -> Dense(width); a causal transformer decoder over previous actions."""
+
+    width: int = 256
+    layers: int = 5
+    heads: int = 2
+    ffn: int = 512
+    max_steps: int = 32
+
+    def setup(self):
+        self.project = nn.Dense(self.width)
+        self.action_in = nn.Sequential([nn.Dense(self.width), nn.relu, nn.Dense(self.width)])
+        self.positions = nn.Embed(self.max_steps, self.width)
+        self.blocks = [_DecoderLayer(self.heads, self.ffn) for _ in range(self.layers)]
+
+    def sequence(self, text: Array, text_mask: Array, previous: Array) -> Array:
+        """Projected text (B, L, width), its mask (B, L), previous actions (B, T) -> (B, T, width)."""
+        x = self.action_in(action_features(previous)) + self.positions(jnp.arange(previous.shape[1]))[None]
+        for block in self.blocks:
+            x = block(x, text, text_mask)
+        return x
+
+
+class BuilderModel(nn.Module):
+    """A decoder (``gru`` or ``transformer``) + the CNN world encoder + the action head.
+
+    Inputs are a dict ``text``: ``tokens`` (B, L) int32 for ``gru``; ``states`` (B, L, D) float
+    and ``mask`` (B, L) bool for ``transformer``."""
+
+    kind: str
+    vocab_size: int = 0
+    max_steps: int = 32
+    cnn_width: int = 16
+    head_hidden: int = 64
+
+    def setup(self):
+        if self.kind == "gru":
+            self.decoder = GruDecoder(self.vocab_size)
+        elif self.kind == "transformer":
+            self.decoder = TransformerDecoder(max_steps=self.max_steps)
+        else:
+            raise ValueError(f"unknown model {self.kind!r}; use one of {', '.join(MODELS)}")
+        self.world = WorldEncoder(self.cnn_width)
+        self.head = ActionHead(self.head_hidden)
+
+    def context(self, text: dict) -> dict:
+        """What the decoder reads of the dialogue, computed once per item: the GRU's initial state,
+        or the projected text states and their mask."""
+        if self.kind == "gru":
+            return {"carry": self.decoder.encode(text["tokens"])}
+        return {"memory": self.decoder.project(text["states"].astype(jnp.float32)), "mask": text["mask"]}
+
+    def _outputs(self, context: dict, previous: Array) -> Array:
+        if self.kind == "gru":
+            return self.decoder.sequence(context["carry"], previous)
+        return self.decoder.sequence(context["memory"], context["mask"], previous)
+
+    def __call__(self, text: dict, previous: Array, features: Array) -> Array:
+        """Teacher forcing: previous actions (B, T) (-1 first), world features (B, T, 11, 9, 11, 11)
+        -> logits (B, T, 7624)."""
+        return self.head(self._outputs(self.context(text), previous), self.world(features))
+
+    def step_logits(self, context: dict, previous: Array, t: Array, features: Array) -> Array:
+        """Logits (B, 7624) of action ``t`` from the context, the actions so far ``previous`` (B, T)
+        (-1 first; entries after ``t`` are ignored: both decoders are causal) and the current world
+        features (B, 11, 9, 11, 11). The decoder re-reads the prefix (at most 21 actions, cheap next
+        to the CNN), so one function serves both decoders."""
+        state = jnp.take_along_axis(self._outputs(context, previous), jnp.full((previous.shape[0], 1, 1), t), 1)[:, 0]
+        return self.head(state, self.world(features))
+
+
+def num_parameters(params) -> int:
+    return int(sum(np.prod(p.shape) for p in jax.tree.leaves(params)))

@@ -1,0 +1,348 @@
+"""Teacher-forced training, greedy decoding in the JAX blocks world, and the training loop.
+
+Loss: cross entropy of every gold action (and the final STOP) over the actions feasible in the
+world at that step (``blocksworld.env.feasible_actions``, the gold action always kept: decoding
+masks infeasible actions too, so the model need not learn them), averaged over target steps.
+The world features of step t come from the start grid with the first t gold actions applied.
+
+Greedy decoding (``Decoder``) starts the blocks-world env (``blocksworld.env``) at each item, and at
+every step re-encodes the env's grid, masks infeasible actions with ``env.action_mask``, takes the
+argmax and steps the env, for at most ``max_actions`` actions (the env is absorbing after STOP).
+What is scored is the env's final grid: what a Builder executing the actions would build.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax.training import train_state
+from jax import Array
+
+from blocksworld import curriculum as curricula
+from blocksworld import metrics
+from blocksworld.env import BlocksWorld, feasible_actions, inventory_of, stack_params
+from blocksworld.grid import STOP
+from blocksworld.tokenizer import SPECIAL, Vocabulary
+
+from baselines.builder.data import Examples, batches, step_buckets
+from baselines.builder.model import MODELS, BuilderModel, advance, world_features
+
+CURRICULUM_KEYS = {"dataset": curricula.dataset_rank, "actions": curricula.action_length, "input": curricula.input_length}
+"""Difficulty keys of BAP v2 sec. 6.2 (a curriculum key is one of these or a comma-separated tuple)."""
+
+
+@dataclass
+class TrainConfig:
+    """Settings of a training run (saved as ``config.json``). ``max_actions``: decoding cap (10 on
+    the corpus alone, 20 with synthetic data, as in the paper); ``minutes``: wall-clock budget
+    (the run stops after the epoch that passes it); ``patience``: early stopping after this many
+    epochs without a better dev loss; ``text_tokens``: word pieces of the frozen encoder
+    (transformer); ``num_buckets``: curriculum buckets."""
+
+    model: str = "gru"
+    synthetic: bool = False
+    curriculum: str = ""
+    num_buckets: int = 5
+    max_actions: int = 10
+    batch_size: int = 32
+    lr: float = 1e-3
+    weight_decay: float = 0.1
+    max_epochs: int = 100
+    patience: int = 10
+    minutes: float = 50.0
+    max_tokens: int = 100
+    text_tokens: int = 128
+    seed: int = 0
+    embeddings: str = field(default="minilm")
+
+    def validate(self) -> None:
+        if self.model not in MODELS:
+            raise ValueError(f"model={self.model!r}: use one of {', '.join(MODELS)}")
+        for name in ("num_buckets", "max_actions", "batch_size", "max_epochs", "patience", "max_tokens", "text_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        for name in ("lr", "minutes"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if not math.isfinite(self.weight_decay) or self.weight_decay < 0:
+            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        if self.curriculum:
+            curriculum_key(self.curriculum)
+        if self.embeddings not in ("minilm", "learned"):
+            raise ValueError(f"embeddings={self.embeddings!r}: use minilm or learned")
+
+
+def curriculum_key(name: str) -> Callable:
+    """The difficulty key of ``dataset``, ``actions``, ``input`` or a comma-separated tuple of them."""
+    parts = [p.strip() for p in name.split(",")]
+    unknown = [p for p in parts if p not in CURRICULUM_KEYS]
+    if unknown or not parts:
+        raise ValueError(f"curriculum key {name!r}: use {', '.join(CURRICULUM_KEYS)} or a comma-separated tuple of them")
+    keys = [CURRICULUM_KEYS[p] for p in parts]
+    return keys[0] if len(keys) == 1 else (lambda item: tuple(k(item) for k in keys))
+
+
+# ----------------------------------------------------------------------------- inputs
+def text_inputs(config: TrainConfig, examples: Examples, encoder=None) -> dict[str, np.ndarray]:
+    """What the model reads of the dialogue: word ids (gru) or frozen token states (transformer)."""
+    if config.model == "gru":
+        return {"tokens": examples.tokens}
+    states, mask = encoder.token_states(examples.texts, config.text_tokens)
+    return {"states": states, "mask": mask}
+
+
+def word_vectors(vocabulary: Vocabulary, dim: int, seed: int) -> np.ndarray | None:
+    """(V, dim) initial word embeddings: MiniLM's word-piece embeddings averaged per word (GloVe's
+    stand-in), random for the special tokens; None when the MiniLM weights are not installed."""
+    from baselines.text_encoders import MiniLM
+
+    try:
+        encoder = MiniLM()
+    except ImportError:
+        return None
+    vectors = encoder.word_vectors(vocabulary.words)
+    rng = np.random.default_rng(seed)
+    special = len(SPECIAL)
+    vectors[:special] = rng.normal(0, vectors[special:].std(), (special, vectors.shape[1]))
+    vectors[0] = 0.0
+    return vectors[:, :dim] if dim <= vectors.shape[1] else None
+
+
+def _world_steps(starts: Array, ages: Array, poses: Array, targets: Array, steps: int) -> tuple[Array, Array]:
+    """World features (B, T, 11, 9, 11, 11) and feasibility (B, T, 7624) after each gold prefix."""
+
+    def one(start, age, pose, codes):
+        def body(carry, code):
+            grid, age = carry
+            feats = world_features(grid, age, pose)
+            feasible = feasible_actions(grid, inventory_of(grid))
+            return advance(grid, age, code), (feats, feasible)
+
+        _, out = jax.lax.scan(body, (start, age.astype(jnp.int32)), codes[:steps])
+        return out
+
+    return jax.vmap(one)(starts, ages, poses, targets)
+
+
+# ----------------------------------------------------------------------------- the model state
+class Builder:
+    """A model and its jitted training step, loss and decoder (shared compiled functions)."""
+
+    def __init__(self, config: TrainConfig, vocab_size: int):
+        config.validate()
+        self.config = config
+        self.model = BuilderModel(config.model, vocab_size=vocab_size, max_steps=max(32, config.max_actions + 1))
+        self.optimizer = optax.chain(optax.clip_by_global_norm(5.0), optax.adamw(config.lr, weight_decay=config.weight_decay))
+        self._train_step = jax.jit(self._step, static_argnums=2)
+        self._eval_loss = jax.jit(self._loss, static_argnums=2)
+
+    def init(self, text: dict[str, np.ndarray], examples: Examples, embeddings: np.ndarray | None = None) -> train_state.TrainState:
+        batch = self._batch(text, examples, np.arange(min(2, len(examples))))
+        features, _ = _world_steps(batch["starts"], batch["ages"], batch["poses"], batch["targets"], 2)
+        previous = jnp.full((features.shape[0], 2), -1)
+        params = self.model.init(jax.random.key(self.config.seed), batch["text"], previous, features)
+        if embeddings is not None:
+            table = params["params"]["decoder"]["embed"]["embedding"]
+            params["params"]["decoder"]["embed"]["embedding"] = jnp.asarray(embeddings[:, : table.shape[1]], table.dtype)
+        return train_state.TrainState.create(apply_fn=self.model.apply, params=params, tx=self.optimizer)
+
+    @staticmethod
+    def _batch(text: dict[str, np.ndarray], examples: Examples, index: np.ndarray) -> dict:
+        return {
+            "text": {k: jnp.asarray(v[index]) for k, v in text.items()},
+            "starts": jnp.asarray(examples.starts[index]), "ages": jnp.asarray(examples.ages[index]),
+            "poses": jnp.asarray(examples.poses[index]), "targets": jnp.asarray(examples.targets[index]),
+            "lengths": jnp.asarray(examples.lengths[index]),
+        }
+
+    def _loss(self, params, batch: dict, steps: int) -> tuple[Array, Array]:
+        """(mean cross entropy per target step, number of target steps) of a batch padded to ``steps``."""
+        targets = batch["targets"][:, :steps]
+        features, feasible = _world_steps(batch["starts"], batch["ages"], batch["poses"], targets, steps)
+        previous = jnp.concatenate([jnp.full((targets.shape[0], 1), -1), targets[:, :-1]], 1)
+        logits = self.model.apply(params, batch["text"], previous, features)
+        gold = jnp.maximum(targets, 0)
+        allowed = feasible | jax.nn.one_hot(gold, logits.shape[-1], dtype=bool)
+        logits = jnp.where(allowed, logits, -1e9)
+        nll = -jnp.take_along_axis(jax.nn.log_softmax(logits), gold[..., None], -1)[..., 0]
+        valid = jnp.arange(steps)[None] < batch["lengths"][:, None]
+        count = valid.sum()
+        return (nll * valid).sum() / jnp.maximum(count, 1), count
+
+    def _step(self, state: train_state.TrainState, batch: dict, steps: int):
+        (loss, count), grads = jax.value_and_grad(self._loss, has_aux=True)(state.params, batch, steps)
+        return state.apply_gradients(grads=grads), loss, count
+
+    def train_step(self, state, text, examples: Examples, index: np.ndarray, steps: int):
+        return self._train_step(state, self._batch(text, examples, index), steps)
+
+    def loss(self, params, text, examples: Examples, batch_size: int = 64) -> float:
+        """Mean cross entropy per target step over ``examples`` (dev loss)."""
+        total, count = 0.0, 0
+        buckets = step_buckets(self.config.max_actions)
+        for index, steps in batches(examples.lengths, batch_size, buckets, np.random.default_rng(0)):
+            index = np.resize(index, batch_size)  # one shape per bucket; repeats weigh nothing extra below
+            value, n = self._eval_loss(params, self._batch(text, examples, index), steps)
+            unique = len(set(index.tolist()))
+            total += float(value) * float(n) * unique / batch_size
+            count += float(n) * unique / batch_size
+        return total / max(count, 1.0)
+
+
+# ----------------------------------------------------------------------------- greedy decoding
+class Decoder:
+    """Greedy decoding of a Builder model through the blocks-world env, in fixed-size jitted batches."""
+
+    def __init__(self, builder: Builder, max_actions: int, batch_size: int = 128):
+        self.builder, self.max_actions, self.batch_size = builder, max_actions, batch_size
+        self.env = None
+        self._run = jax.jit(self._decode)
+
+    def _decode(self, params, text: dict, env_params, ages: Array) -> tuple[Array, Array]:
+        model, env = self.builder.model, self.env
+        n = ages.shape[0]
+        _, state = jax.vmap(env.reset_to_item, in_axes=(0, None))(jnp.arange(n), env_params)
+        context = model.apply(params, text, method=model.context)
+        previous = jnp.full((n, self.max_actions + 1), -1)
+
+        def body(carry, t):
+            state, age, previous = carry
+            features = jax.vmap(world_features)(state.grid, age, state.pose)
+            logits = model.apply(params, context, previous, t, features, method=model.step_logits)
+            mask = jax.vmap(env.action_mask, in_axes=(0, None))(state, env_params)
+            action = jnp.where(state.done, STOP, jnp.argmax(jnp.where(mask, logits, -jnp.inf), -1))
+            keys = jax.random.split(jax.random.key(0), n)
+            _, state, *_ = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(keys, state, action, env_params)
+            _, age = jax.vmap(advance)(state.grid, age, action)
+            previous = previous.at[:, t + 1].set(action)
+            return (state, age, previous), action
+
+        (state, _, _), actions = jax.lax.scan(body, (state, ages.astype(jnp.int32), previous), jnp.arange(self.max_actions))
+        return state.grid, actions.T
+
+    def __call__(self, params, text: dict[str, np.ndarray], examples: Examples) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted end grids (N, 11, 9, 11) int8 and action codes (N, max_actions) (STOP after the end)."""
+        if self.env is None or self.env.max_tokens != examples.tokens.shape[1]:
+            self.env = BlocksWorld(Vocabulary([]), max_tokens=examples.tokens.shape[1])
+            self._run = jax.jit(self._decode)
+        grids, codes = [], []
+        for start in range(0, len(examples), self.batch_size):
+            index = np.resize(np.arange(start, min(start + self.batch_size, len(examples))), self.batch_size)
+            part = examples.take(index)
+            env_params = stack_params(part.starts, part.ends, part.poses, part.tokens, max_steps_in_episode=self.max_actions + 1)
+            grid, code = self._run(params, {k: jnp.asarray(v[index]) for k, v in text.items()}, env_params, jnp.asarray(part.ages))
+            keep = min(self.batch_size, len(examples) - start)
+            grids.append(np.asarray(grid)[:keep])
+            codes.append(np.asarray(code)[:keep])
+        return np.concatenate(grids), np.concatenate(codes)
+
+
+def score(examples: Examples, predicted: np.ndarray, align: np.ndarray | None = None) -> dict:
+    """``blocksworld.metrics.summarize`` of predicted end grids against the examples' references."""
+    counts = metrics.item_counts(examples.starts, predicted, examples.ends, align=align)
+    return metrics.summarize(counts, examples.empty_board)
+
+
+# ----------------------------------------------------------------------------- the training loop
+def _stages(config: TrainConfig, items: list, seed: int) -> list[np.ndarray]:
+    """Item orders of the curriculum stages (one epoch each; empty without a curriculum)."""
+    if not config.curriculum:
+        return []
+    key = curriculum_key(config.curriculum)
+    return [np.asarray(s) for s in curricula.curriculum(range(len(items)), lambda i: key(items[i]), config.num_buckets, seed)[:-1]]
+
+
+def _progress(epoch: int, best_loss: float, bad_epochs: int, seconds: float) -> dict[str, np.ndarray]:
+    """The loop's own state, saved with the train state: epochs done, best dev loss, epochs since
+    it improved (final phase), training seconds so far."""
+    return {"epoch": np.asarray(epoch, np.int32), "best_loss": np.asarray(best_loss, np.float32),
+            "bad_epochs": np.asarray(bad_epochs, np.int32), "seconds": np.asarray(seconds, np.float64)}
+
+
+def fit(builder: Builder, out: Path, train: tuple[list, Examples, dict], dev: tuple[Examples, dict],
+        embeddings: np.ndarray | None = None, log: Callable[[str], None] = print) -> dict:
+    """Train until early stopping, ``max_epochs`` or the time budget, checkpointing every epoch
+    under ``out/checkpoints`` (resumes from there) and the best params by dev loss under
+    ``out/best``; appends a row per epoch to ``out/metrics.jsonl``. Returns the last row."""
+    import orbax.checkpoint as ocp
+
+    config = builder.config
+    items, examples, text = train
+    dev_examples, dev_text = dev
+    state = builder.init(text, examples, embeddings)
+    progress = _progress(0, np.inf, 0, 0.0)
+    manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=2))
+    best = ocp.CheckpointManager((out / "best").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=1))
+    if manager.latest_step() is not None:
+        restored = manager.restore(manager.latest_step(), args=ocp.args.StandardRestore({"state": state, "progress": progress}))
+        state, progress = restored["state"], restored["progress"]
+        log(f"resumed from {out / 'checkpoints'} after epoch {int(progress['epoch'])}")
+    decoder = Decoder(builder, config.max_actions)
+    stages = _stages(config, items, config.seed)
+    buckets = step_buckets(config.max_actions)
+    row: dict = {}
+    with (out / "metrics.jsonl").open("a") as metrics_log:
+        while int(progress["epoch"]) < config.max_epochs and float(progress["seconds"]) < 60 * config.minutes:
+            epoch = int(progress["epoch"])
+            clock = time.perf_counter()
+            rng = np.random.default_rng(config.seed + epoch)
+            order = stages[epoch] if epoch < len(stages) else None
+            chunks = list(batches(examples.lengths, config.batch_size, buckets, rng, order))
+            losses, seen = [], 0
+            for k, (index, steps) in enumerate(chunks):
+                state, loss, _ = builder.train_step(state, text, examples, index, steps)
+                losses.append(float(loss))
+                seen += len(index)
+                if (k + 1) % 50 == 0 or k + 1 == len(chunks):
+                    rate = seen / (time.perf_counter() - clock)
+                    log(f"epoch {epoch + 1} [{k + 1}/{len(chunks)} batches] {rate:.0f} items/s, loss {np.mean(losses[-50:]):.3f}")
+            train_seconds = time.perf_counter() - clock
+            dev_loss = builder.loss(state.params, dev_text, dev_examples)
+            predicted, _ = decoder(state.params, dev_text, dev_examples)
+            summary = score(dev_examples, predicted)["all"]
+            improved = dev_loss < float(progress["best_loss"])
+            in_final_phase = epoch >= len(stages)
+            progress = _progress(epoch + 1, min(dev_loss, float(progress["best_loss"])),
+                                 0 if improved or not in_final_phase else int(progress["bad_epochs"]) + 1,
+                                 float(progress["seconds"]) + time.perf_counter() - clock)
+            row = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "dev_loss": dev_loss,
+                   "dev_strict_f1": summary["strict"]["micro_f1"], "dev_fairer_f1": summary["fairer"]["micro_f1"],
+                   "items_per_second": len(examples if order is None else order) / train_seconds,
+                   "seconds": float(progress["seconds"]), "stage": min(epoch + 1, len(stages) + 1) if stages else 0}
+            metrics_log.write(json.dumps(row) + "\n")
+            metrics_log.flush()
+            log(f"epoch {epoch + 1}: train loss {row['train_loss']:.3f}, dev loss {dev_loss:.3f}, dev F1 strict "
+                f"{row['dev_strict_f1']:.1f} / fairer {row['dev_fairer_f1']:.1f}, {row['seconds'] / 60:.1f} min in all"
+                + (" (best dev loss so far)" if improved else ""))
+            if improved:
+                best.save(epoch + 1, args=ocp.args.StandardSave(state.params))
+            manager.save(epoch + 1, args=ocp.args.StandardSave({"state": state, "progress": progress}))
+            if int(progress["bad_epochs"]) >= config.patience:
+                log(f"early stop: dev loss has not improved for {config.patience} epochs")
+                break
+    manager.wait_until_finished()
+    best.wait_until_finished()
+    return row
+
+
+def load_best(builder: Builder, out: Path, text: dict, examples: Examples):
+    """The params of the best epoch (by dev loss) of the run in ``out``."""
+    import orbax.checkpoint as ocp
+
+    template = builder.init(text, examples).params
+    best = ocp.CheckpointManager((out / "best").absolute())
+    if best.latest_step() is None:
+        raise SystemExit(f"error: no trained model in {out / 'best'}; train first")
+    return best.restore(best.latest_step(), args=ocp.args.StandardRestore(template))

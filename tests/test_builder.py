@@ -1,0 +1,205 @@
+"""BAP v2 Builder models at tiny scale: loss falls, decoding stays feasible, gold scores 100, the
+v2 annotation procedure, the floors and the command line."""
+
+import json
+
+import numpy as np
+import pytest
+
+from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
+from blocksworld.env import BlocksWorld
+from blocksworld.grid import PICK, PLACE, STOP, apply_action, decode_action, encode_action, to_grid
+from blocksworld.item import BapItem
+from blocksworld.replay import replay_in_env
+from blocksworld.tokenizer import Vocabulary
+
+from baselines.builder import data as builder_data
+from baselines.builder.__main__ import main
+from baselines.builder.evaluate import copy_last_action
+from baselines.builder.model import world_features
+from baselines.builder.train import Builder, Decoder, TrainConfig, score
+
+MAX_ACTIONS = 3
+
+
+@pytest.fixture(scope="module")
+def items():
+    return builder_data.synthetic_items("blocks", "train", 12)
+
+
+@pytest.fixture(scope="module")
+def vocabulary(items):
+    return builder_data.build_vocabulary(items)
+
+
+@pytest.fixture(scope="module")
+def examples(items, vocabulary):
+    return builder_data.examples(items, vocabulary, MAX_ACTIONS, max_tokens=24)
+
+
+@pytest.fixture(scope="module")
+def gru(vocabulary):
+    return Builder(TrainConfig(max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24), len(vocabulary))
+
+
+def _fit_steps(builder, text, examples, steps=12):
+    state = builder.init(text, examples)
+    index = np.arange(len(examples))
+    losses = []
+    for _ in range(steps):
+        state, loss, _ = builder.train_step(state, text, examples, index, MAX_ACTIONS + 1)
+        losses.append(float(loss))
+    return state, losses
+
+
+def test_examples_cap_actions_and_end_with_stop_only_when_complete(items, examples):
+    for item, targets, length in zip(items, examples.targets, examples.lengths):
+        assert length == min(len(item.actions), MAX_ACTIONS) + (len(item.actions) <= MAX_ACTIONS)
+        assert (targets[length:] == -1).all()
+        assert (targets[length - 1] == STOP) == (len(item.actions) <= MAX_ACTIONS)
+    later = [k for k, item in enumerate(items) if item.start]
+    assert later and all(examples.last_action[k] >= 0 for k in later), "a game's earlier actions give the previous action"
+    assert (examples.ages[later] < 5).any(axis=(1, 2, 3)).all(), "recently changed cells carry a recency age"
+
+
+@pytest.mark.parametrize("kind", ["gru", "transformer"])
+def test_teacher_forced_loss_decreases(kind, gru, examples, vocabulary):
+    if kind == "gru":
+        builder, text = gru, {"tokens": examples.tokens}
+    else:
+        builder = Builder(TrainConfig(model="transformer", max_actions=MAX_ACTIONS, lr=1e-3), len(vocabulary))
+        rng = np.random.default_rng(0)
+        text = {"states": rng.normal(size=(len(examples), 6, 384)).astype(np.float16), "mask": np.ones((len(examples), 6), bool)}
+    _, losses = _fit_steps(builder, text, examples)
+    assert losses[0] > np.log(50), "an untrained model spreads its mass over the feasible actions"
+    assert losses[-1] < 0.6 * losses[0]
+
+
+def test_greedy_decoding_only_emits_feasible_actions_and_runs_them_in_the_env(gru, examples):
+    text = {"tokens": examples.tokens}
+    params = gru.init(text, examples).params  # untrained: it acts rather than stopping
+    grids, codes = Decoder(gru, MAX_ACTIONS, batch_size=8)(params, text, examples)
+    assert codes.shape == (len(examples), MAX_ACTIONS) and grids.shape == examples.starts.shape
+    emitted = 0
+    for start, row, end in zip(examples.starts, codes, grids):
+        grid = start.copy()
+        for code in row:
+            if code == STOP:
+                break
+            (xi, yi, zi), k = decode_action(int(code))
+            kind, colour = (PICK, int(grid[xi, yi, zi])) if k == 6 else (PLACE, k + 1)
+            assert apply_action(grid, (kind, xi - 5, yi + 1, zi - 5, colour)), f"infeasible action {code}"
+            emitted += 1
+        np.testing.assert_array_equal(grid, end)
+    assert emitted > 0
+
+
+def test_gold_sequences_replayed_in_the_env_score_100(items, examples, vocabulary):
+    env = BlocksWorld(vocabulary, max_tokens=24)
+    ends = replay_in_env(env, env.make_params(items), [i.actions for i in items])
+    summary = score(examples, ends)["all"]
+    for metric in ("strict", "fairer", "type", "colour", "location", "shape"):
+        assert summary[metric]["micro_f1"] == pytest.approx(100.0)
+    assert score(examples, examples.starts)["all"]["strict"]["micro_f1"] == 0.0
+
+
+def test_copy_last_action_repeats_the_kind_and_colour_at_the_nearest_feasible_cell():
+    start = to_grid([(0, 1, 0, 5)])
+    last = encode_action((PLACE, 0, 1, 0, 5))  # that cell is full now: the nearest free supported cell
+    end = np.asarray(copy_last_action(start[None], np.array([last])))[0]
+    added = np.argwhere(end != start)
+    assert len(added) == 1 and end[tuple(added[0])] == 5
+    assert np.abs(added[0] - np.array([5, 0, 5])).sum() == 1
+    unchanged = np.asarray(copy_last_action(start[None], np.array([-1])))[0]
+    np.testing.assert_array_equal(unchanged, start)
+
+
+def test_perspective_features_follow_the_builders_yaw():
+    grid = np.zeros((11, 9, 11), np.int8)
+    ages = np.full((11, 9, 11), 5)
+    ahead = (5, 0, 7)  # world (0, 1, 2): two blocks along +z
+    for yaw, forward, right in ((0.0, 0.2, 0.0), (90.0, 0.0, -0.2)):
+        feats = np.asarray(world_features(grid, ages, np.array([0, 1, 0, yaw, 0], np.float32)))
+        np.testing.assert_allclose(feats[ahead][8:10], [forward, right], atol=1e-6)
+    assert feats.shape == (11, 9, 11, 11) and (feats[..., 7] == 0).all()
+
+
+# ----------------------------------------------------------------------------- v2 annotations
+def _game(game, n):
+    return [BapItem(game, "C1", "test", s, start=((0, 1, 0, 1),) if s else (), end=((0, 1, 0, 1), (s, 1, 1, 2)),
+                    actions=(("putdown", s, 1, 1, 2),), action_states=(s,), history=(), builder_pose=(0, 1, 0, 0, 0))
+            for s in range(n)]
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_clean_test_set_drops_unclear_fixes_by_look_ahead_and_drops_the_rest(tmp_path):
+    items = _game("g1", 6) + _game("g2", 2)
+    notes = ["clear unique correct", "clear unique incorrect", "clear unique incorrect", "clear unique correct",
+             "unclear", "clear unique incorrect", "clear multiple correct", "clear unique incorrect"]
+    rows = []
+    for item, note in zip(items, notes):
+        context, *rest = note.split()
+        row = {"game_id": item.game_id, "sample_id": item.sample_id, "context": context}
+        if rest:
+            row.update(interpretation=rest[0], structure=rest[1])
+        rows.append(row)
+    rows[6]["interpretation"] = "multiple"  # g2's first item is empty-board: allowed there
+    clean = clean_test_set(items, read_annotations(_write(tmp_path / "a.jsonl", rows)))
+    kept = [(i.game_id, i.sample_id) for i in clean.items]
+    assert kept == [("g1", 0), ("g1", 1), ("g1", 2), ("g1", 3), ("g2", 0)]
+    assert clean.items[1].end == clean.items[2].end == items[3].end, "incorrect items take the next correct item's structure"
+    assert (clean.dropped_unclear, clean.fixed, clean.dropped_incorrect) == (1, 2, 2)
+    assert clean.multiple == [False, False, False, False, True]
+
+
+@pytest.mark.parametrize(
+    "row, field",
+    [({"game_id": "g", "sample_id": 0, "context": "maybe"}, "context"),
+     ({"game_id": "g", "sample_id": 0, "context": "clear", "structure": "correct"}, "interpretation"),
+     ({"game_id": "g", "sample_id": 0, "context": "unclear", "structure": "correct"}, "structure"),
+     ({"game_id": "g", "sample_id": "0", "context": "unclear"}, "sample_id"),
+     ({"game_id": "g", "sample_id": 0, "context": "unclear", "note": 1}, "note")],
+)
+def test_malformed_annotations_name_the_file_line_and_field(tmp_path, row, field):
+    path = _write(tmp_path / "bad.jsonl", [{"game_id": "g", "sample_id": 9, "context": "unclear"}, row])
+    with pytest.raises(AnnotationError, match=rf"bad.jsonl, line 2, field '{field}'"):
+        read_annotations(path)
+
+
+def test_multiple_interpretations_only_on_empty_boards(tmp_path):
+    items = _game("g", 2)
+    rows = [{"game_id": "g", "sample_id": s, "context": "clear", "interpretation": "multiple", "structure": "correct"} for s in (0, 1)]
+    with pytest.raises(AnnotationError, match="g:1.*non-empty board"):
+        clean_test_set(items, read_annotations(_write(tmp_path / "a.jsonl", rows)))
+    with pytest.raises(AnnotationError, match="g:1 has no annotation"):
+        clean_test_set(items, read_annotations(_write(tmp_path / "b.jsonl", rows[:1])))
+
+
+# ----------------------------------------------------------------------------- command line
+def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(builder_data, "SYNTHETIC_EVAL_ITEMS", {"dev": 8, "test": 8})
+    run = tmp_path / "run"
+    common = ["train", "--out", str(run), "--simulated-items", "16", "--max-actions", "2", "--batch-size", "16", "--embeddings", "learned"]
+    main(common + ["--max-epochs", "1"])
+    assert json.loads((run / "config.json").read_text())["config"]["max_actions"] == 2
+    main(common + ["--max-epochs", "2", "--max-actions", "5"])  # resumes: saved settings, a new budget
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in rows] == [1, 2]
+    assert "resumed from" in capsys.readouterr().out
+    assert (run / "learning_curve.png").stat().st_size > 0
+    main(["evaluate", str(run)])
+    result = json.loads((run / "evaluation.json").read_text())
+    assert set(result["test_sets"]) == {"RND", "BLK", "SHP"}
+    out = capsys.readouterr().out
+    assert "| EB (" in out and "Fairer micro F1 (%) per test set" in out and "copy last action" in out
+    with pytest.raises(SystemExit, match="curriculum key"):
+        main(["train", "--out", str(tmp_path / "bad"), "--curriculum", "colour"])
+
+
+def test_vocabulary_keeps_one_id_per_word():
+    vocabulary = Vocabulary(["red", "red", "blue"])
+    assert vocabulary.words.count("red") == 1 and vocabulary.ids["blue"] == len(vocabulary) - 1
