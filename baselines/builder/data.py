@@ -17,13 +17,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
-
 import numpy as np
 
 from blocksworld import augment, synthetic
-from blocksworld.data import load_items
-from blocksworld.grid import PICK, SHAPE, STOP, encode_action, to_grid
+from blocksworld.grid import PICK, SHAPE, STOP, encode_action, to_grid, to_index
 from blocksworld.item import BapItem
 from blocksworld.replay import executable_order
 from blocksworld.tokenizer import Vocabulary, dialogue_window
@@ -83,8 +80,10 @@ def window_text(tokens: Sequence[str]) -> str:
 
 
 def _game_orders(items: Sequence[BapItem]) -> dict[tuple[str, int], tuple]:
-    """Executable action order of every item, keyed by (game id, sample id)."""
-    return {(i.game_id, i.sample_id): executable_order(i) for i in items}
+    """Executable action order of every item, keyed by (game id, sample id); an item given twice
+    (a selection and its context) is ordered once."""
+    unique = {(i.game_id, i.sample_id): i for i in items}
+    return {key: executable_order(item) for key, item in unique.items()}
 
 
 def examples(items: Sequence[BapItem], vocabulary: Vocabulary, max_actions: int, max_tokens: int = 100,
@@ -115,7 +114,7 @@ def examples(items: Sequence[BapItem], vocabulary: Vocabulary, max_actions: int,
         out.lengths[row] = len(cut)
         earlier = [a for s in sorted(by_game[item.game_id]) if s < item.sample_id for a in orders[(item.game_id, s)]]
         for age, action in enumerate(reversed(earlier[-RECENCY_SPAN:])):
-            index = (action[1] + 5, action[2] - 1, action[3] + 5)
+            index = to_index(*action[1:4])
             out.ages[row][index] = min(out.ages[row][index], age)
         if earlier:
             out.last_action[row] = encode_action(earlier[-1])
@@ -154,10 +153,6 @@ def synthetic_items(simulator: str, split: str, num_items: int, seed: int = 0) -
             out += game.items
         k += 1
     return out
-
-
-def corpus_items(data: str | Path, splits: Sequence[str]) -> dict[str, list[BapItem]]:
-    return load_items(data, tuple(splits))
 
 
 def training_items(corpus_train: Sequence[BapItem], simulated: dict[str, int], seed: int = 0) -> list[BapItem]:

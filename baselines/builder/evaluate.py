@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from blocksworld import annotations as v2
+from blocksworld.data import load_items
 from blocksworld.env import feasible_actions, inventory_of
 from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELLS, SHAPE
 from blocksworld.tokenizer import Vocabulary
@@ -56,7 +57,7 @@ def test_sets(config: TrainConfig, vocabulary: Vocabulary, data: str | None, spl
     """Examples (and the fairer metric's alignment mask, None: empty-board items) of every test set."""
     out = {}
     if data:
-        items = builder_data.corpus_items(data, (split,))[split]
+        items = load_items(data, (split,))[split]
         context = items
         align = None
         name = f"MDC {split}"

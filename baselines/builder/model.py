@@ -221,8 +221,7 @@ class BuilderModel(nn.Module):
         (-1 first; entries after ``t`` are ignored: both decoders are causal) and the current world
         features (B, 11, 9, 11, 11). The decoder re-reads the prefix (at most 21 actions, cheap next
         to the CNN), so one function serves both decoders."""
-        state = jnp.take_along_axis(self._outputs(context, previous), jnp.full((previous.shape[0], 1, 1), t), 1)[:, 0]
-        return self.head(state, self.world(features))
+        return self.head(self._outputs(context, previous)[:, t], self.world(features))
 
 
 def num_parameters(params) -> int:

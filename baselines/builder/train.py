@@ -103,9 +103,10 @@ def text_inputs(config: TrainConfig, examples: Examples, encoder=None) -> dict[s
     return {"states": states, "mask": mask}
 
 
-def word_vectors(vocabulary: Vocabulary, dim: int, seed: int) -> np.ndarray | None:
-    """(V, dim) initial word embeddings: MiniLM's word-piece embeddings averaged per word (GloVe's
-    stand-in), random for the special tokens; None when the MiniLM weights are not installed."""
+def word_vectors(vocabulary: Vocabulary, seed: int) -> np.ndarray | None:
+    """(V, 384) word embeddings: MiniLM's word-piece embeddings averaged per word (GloVe's
+    stand-in), random for the special tokens; None when the MiniLM weights are not installed.
+    ``Builder.init`` starts the GRU's embedding table from their first columns."""
     from baselines.text_encoders import MiniLM
 
     try:
@@ -117,7 +118,7 @@ def word_vectors(vocabulary: Vocabulary, dim: int, seed: int) -> np.ndarray | No
     special = len(SPECIAL)
     vectors[:special] = rng.normal(0, vectors[special:].std(), (special, vectors.shape[1]))
     vectors[0] = 0.0
-    return vectors[:, :dim] if dim <= vectors.shape[1] else None
+    return vectors
 
 
 def _world_steps(starts: Array, ages: Array, poses: Array, targets: Array, steps: int) -> tuple[Array, Array]:
@@ -207,7 +208,7 @@ class Decoder:
 
     def __init__(self, builder: Builder, max_actions: int, batch_size: int = 128):
         self.builder, self.max_actions, self.batch_size = builder, max_actions, batch_size
-        self.env = None
+        self.env = BlocksWorld(Vocabulary([]), max_tokens=builder.config.max_tokens)  # token ids come with the items
         self._run = jax.jit(self._decode)
 
     def _decode(self, params, text: dict, env_params, ages: Array) -> tuple[Array, Array]:
@@ -234,9 +235,6 @@ class Decoder:
 
     def __call__(self, params, text: dict[str, np.ndarray], examples: Examples) -> tuple[np.ndarray, np.ndarray]:
         """Predicted end grids (N, 11, 9, 11) int8 and action codes (N, max_actions) (STOP after the end)."""
-        if self.env is None or self.env.max_tokens != examples.tokens.shape[1]:
-            self.env = BlocksWorld(Vocabulary([]), max_tokens=examples.tokens.shape[1])
-            self._run = jax.jit(self._decode)
         grids, codes = [], []
         for start in range(0, len(examples), self.batch_size):
             index = np.resize(np.arange(start, min(start + self.batch_size, len(examples))), self.batch_size)
