@@ -194,11 +194,11 @@ class Builder:
         total, count = 0.0, 0
         buckets = step_buckets(self.config.max_actions)
         for index, steps in batches(examples.lengths, batch_size, buckets, np.random.default_rng(0)):
-            index = np.resize(index, batch_size)  # one shape per bucket; repeats weigh nothing extra below
-            value, n = self._eval_loss(params, self._batch(text, examples, index), steps)
-            unique = len(set(index.tolist()))
-            total += float(value) * float(n) * unique / batch_size
-            count += float(n) * unique / batch_size
+            batch = self._batch(text, examples, np.resize(index, batch_size))  # one shape per bucket
+            batch["lengths"] = jnp.where(jnp.arange(batch_size) < len(index), batch["lengths"], 0)  # repeats count nothing
+            value, n = self._eval_loss(params, batch, steps)
+            total += float(value) * float(n)
+            count += float(n)
         return total / max(count, 1.0)
 
 
