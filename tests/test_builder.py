@@ -198,6 +198,12 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert "| EB (" in out and "Fairer micro F1 (%) per test set" in out and "copy last action" in out
     with pytest.raises(SystemExit, match="curriculum key"):
         main(["train", "--out", str(tmp_path / "bad"), "--curriculum", "colour"])
+    bad = _write(tmp_path / "bad.jsonl", [{"game_id": "g", "sample_id": 0, "context": "maybe"}])
+    with pytest.raises(SystemExit, match="bad.jsonl, line 1, field 'context'"):
+        main(["evaluate", str(run), "--data", str(tmp_path / "corpus"), "--annotations", str(bad)])
+    with pytest.raises(SystemExit, match="error: .*splits.json"):
+        main(["evaluate", str(run), "--data", str(tmp_path / "corpus")])
+    assert json.loads((run / "evaluation.json").read_text()) == result, "a failed evaluation keeps the saved one"
 
 
 def test_vocabulary_keeps_one_id_per_word():

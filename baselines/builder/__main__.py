@@ -21,7 +21,8 @@ from pathlib import Path
 
 import jax
 
-from blocksworld.data import load_items
+from blocksworld.annotations import AnnotationError
+from blocksworld.data import MdcDataError, load_items
 from blocksworld.tokenizer import Vocabulary
 
 from baselines.builder import data as builder_data
@@ -135,12 +136,14 @@ def main(argv: list[str] | None = None) -> None:
     e.add_argument("--split", choices=("test", "dev"), default="test")
     e.add_argument("--annotations", type=Path, help="BAP v2 test-set annotations (JSONL, blocksworld.annotations)")
     args = parser.parse_args(argv)
-    if args.command == "train":
-        if args.simulated_items is not None and args.simulated_items < 1:
-            parser.error("--simulated-items must be positive")
-        train(args)
-    else:
-        evaluate(args)
+    if args.command == "train" and args.simulated_items is not None and args.simulated_items < 1:
+        parser.error("--simulated-items must be positive")
+    if args.command == "evaluate" and not (args.run / "config.json").is_file():
+        parser.error(f"{args.run} is not a Builder run folder (no config.json)")
+    try:
+        train(args) if args.command == "train" else evaluate(args)
+    except (MdcDataError, AnnotationError) as error:  # a malformed corpus log or annotation file: name it, no traceback
+        raise SystemExit(f"error: {error}") from None
 
 
 if __name__ == "__main__":

@@ -56,13 +56,14 @@ def test_sets(config: TrainConfig, vocabulary: Vocabulary, data: str | None, spl
               log: Callable[[str], None]) -> dict[str, tuple[builder_data.Examples, np.ndarray | None]]:
     """Examples (and the fairer metric's alignment mask, None: empty-board items) of every test set."""
     out = {}
+    notes = v2.read_annotations(annotations) if annotations is not None else None  # a malformed file fails first
     if data:
         items = load_items(data, (split,))[split]
         context = items
         align = None
         name = f"MDC {split}"
-        if annotations is not None:
-            clean = v2.clean_test_set(items, v2.read_annotations(annotations))
+        if notes is not None:
+            clean = v2.clean_test_set(items, notes)
             log(f"BAP v2 clean {split} set: {len(clean.items)} of {len(items)} items ({clean.dropped_unclear} unclear and "
                 f"{clean.dropped_incorrect} unfixable dropped, {clean.fixed} fixed)")
             items, align, name = clean.items, np.asarray(clean.multiple, bool), f"MDC v2 {split}"
