@@ -35,7 +35,7 @@ import numpy as np
 
 from baselines import evaluate
 from baselines.ppo import CPU_QUICK, PPO, PPOConfig, config_from_dict, tables
-from baselines.tasks import WORLD_DATA, Task, make_task, world_split
+from baselines.tasks import WORLD_DATA, WORLD_SPEC, Task, spec_task, split_episodes
 
 DEFAULT_OUT = "runs/baselines/default"
 GROUNDING_GOALS = ("required=collect_wood),required=collect_sapling),required=collect_drink),required=place_table),"
@@ -65,10 +65,9 @@ Craftax's 10,000-step episodes, a 768-d frozen encoder, 50 evaluation episodes p
 on a named ground square. The grid-world presets add imitation of the world's expert (``--imitation
 1``): plain PPO did not learn them (README)."""
 RUN_DEFAULTS = {
-    "preset": "quick", "env": "CrafText-Classic-Symbolic-v1", "policy": "ppo-t", "encoder": None, "level": "easy", "release": "default", "goals": "",
+    "preset": "quick", **WORLD_SPEC, "policy": "ppo-t", "encoder": None,
     "paper": False, "total_steps": None, "num_envs": None, "num_steps": None, "layer_size": None, "lr": None, "seed": None,
-    "data": "", "data_size": 512, "max_episode_steps": 500, "checkpoint_every": None, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4",
-    "imitation": 0.0,
+    "checkpoint_every": None, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4", "imitation": 0.0,
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
 EVAL_DEFAULTS = {"eval_episodes": 4, "eval_mode": "sample", "eval_splits": ""}
@@ -133,47 +132,16 @@ def _fresh_folder(out: Path, explicit: bool, overwrite: bool) -> Path:
 
 
 def _split(run, split: str) -> tuple[list, dict]:
-    """(episodes, ``make_task`` settings) of one split of the run's world: CrafText (goal,
-    phrasings) pairs of ``--level`` / ``--release`` filtered by ``--goals``; the grid worlds'
-    ``--data`` (``tasks.world_split``: ``--data-size`` for train, a quarter of it for others)."""
-    if not run.env.startswith("CrafText"):
-        data = run.data or WORLD_DATA[run.env][0]
-        size = run.data_size if split == "train" else max(1, run.data_size // 4)
-        try:
-            return world_split(run.env, data, split, size)
-        except ValueError as error:
-            raise SystemExit(f"error: {error}") from None
-    from craftext import REGISTERED_IDS, dataset
-
-    pairs = dataset.load(run.level, split, classic=REGISTERED_IDS[run.env][0], release=run.release).pairs()
-    if run.goals:
-        terms = _goal_terms(run.goals)
-        wanted, unwanted = [t for t in terms if not t.startswith("-")], [t[1:] for t in terms if t.startswith("-")]
-        pairs = [(g, p) for g, p in pairs if any(w in g.key() for w in wanted) and not any(u in g.key() for u in unwanted)]
-    if not pairs:
-        raise SystemExit(f"no {run.level} goals in the {split} split match --goals {run.goals!r}")
-    return pairs, {}
-
-
-def _goal_terms(spec: str) -> list[str]:
-    """``--goals`` split at the commas outside parentheses, so a whole goal key is one term:
-    ``"required=collect_wood),-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"``
-    -> ``["required=collect_wood)", "-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"]``."""
-    terms, depth, current = [], 0, ""
-    for char in spec:
-        if char == "," and depth == 0:
-            terms.append(current)
-            current = ""
-            continue
-        depth = max(0, depth + (char == "(") - (char == ")"))
-        current += char
-    return [t.strip() for t in terms + [current] if t.strip()]
+    """(episodes, ``make_task`` settings) of one split of the run's world (``tasks.split_episodes``)."""
+    try:
+        return split_episodes(vars(run), split)
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
 
 
 def _task(run, split: tuple[list, dict], **settings) -> Task:
     """The run's world on one ``_split``."""
-    episodes, world_settings = split
-    return make_task(run.env, episodes, max_steps_in_episode=run.max_episode_steps, **world_settings, **settings)
+    return spec_task(vars(run), split, **settings)
 
 
 def _config(run) -> PPOConfig:

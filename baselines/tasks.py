@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,6 +213,62 @@ def world_split(env_id: str, data: str, split: str, size: int) -> tuple[list, di
     else:
         raise ValueError(f"{env_id} takes no --data (CrafText reads its dataset: --level, --release, --goals)")
     raise ValueError(f"--data {data!r} for {env_id}: use one of {', '.join(WORLD_DATA[env_id])} or a data folder")
+
+
+WORLD_SPEC = {"env": "CrafText-Classic-Symbolic-v1", "level": "easy", "release": "default", "goals": "", "data": "", "data_size": 512,
+              "max_episode_steps": 500}
+"""The settings that choose a world and its episodes (with a split: ``spec_task``), and their
+defaults: what a training run saves and what an episode file records to rebuild its world."""
+
+
+def world_spec(settings: Mapping) -> dict:
+    """The ``WORLD_SPEC`` entries of ``settings`` (defaults where absent; other keys dropped)."""
+    return {k: settings.get(k, v) for k, v in WORLD_SPEC.items()}
+
+
+def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
+    """(episodes, ``make_task`` settings) of one split of ``spec``'s world: CrafText (goal,
+    phrasings) pairs of ``level`` / ``release`` filtered by ``goals``; the grid worlds' ``data``
+    (``world_split``: ``data_size`` for train, a quarter of it for others). Raises ValueError."""
+    spec = world_spec(spec)
+    env = spec["env"]
+    if not env.startswith("CrafText"):
+        data = spec["data"] or WORLD_DATA[env][0]
+        size = spec["data_size"] if split == "train" else max(1, spec["data_size"] // 4)
+        return world_split(env, data, split, size)
+    import craftext
+    from craftext import dataset
+
+    pairs = dataset.load(spec["level"], split, classic=craftext.REGISTERED_IDS[env][0], release=spec["release"]).pairs()
+    if spec["goals"]:
+        terms = goal_terms(spec["goals"])
+        wanted, unwanted = [t for t in terms if not t.startswith("-")], [t[1:] for t in terms if t.startswith("-")]
+        pairs = [(g, p) for g, p in pairs if any(w in g.key() for w in wanted) and not any(u in g.key() for u in unwanted)]
+    if not pairs:
+        raise ValueError(f"no {spec['level']} goals in the {split} split match goals={spec['goals']!r}")
+    return pairs, {}
+
+
+def goal_terms(spec: str) -> list[str]:
+    """A goal filter split at the commas outside parentheses, so a whole goal key is one term:
+    ``"required=collect_wood),-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"``
+    -> ``["required=collect_wood)", "-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"]``."""
+    terms, depth, current = [], 0, ""
+    for char in spec:
+        if char == "," and depth == 0:
+            terms.append(current)
+            current = ""
+            continue
+        depth = max(0, depth + (char == "(") - (char == ")"))
+        current += char
+    return [t.strip() for t in terms + [current] if t.strip()]
+
+
+def spec_task(spec: Mapping, split: str | tuple[list, dict], **settings) -> Task:
+    """The ``Task`` of ``spec``'s world on a split (a name, or what ``split_episodes`` returned)."""
+    spec = world_spec(spec)
+    episodes, world_settings = split_episodes(spec, split) if isinstance(split, str) else split
+    return make_task(spec["env"], episodes, max_steps_in_episode=spec["max_episode_steps"], **world_settings, **settings)
 
 
 BUILDERS: dict[str, Callable[..., Task]] = {

@@ -34,10 +34,12 @@ from flax import struct
 from gymnax.environments import environment, spaces
 from jax import Array
 
+from blocksworld import render
 from blocksworld.item import BapItem
 from blocksworld.grid import (
     ACTIONS_PER_CELL,
     BLOCKS_PER_COLOUR,
+    COLOURS,
     FACES,
     NUM_CELL_ACTIONS,
     NUM_COLOURS,
@@ -287,6 +289,21 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
             target=params.references[state.item] if self.task == "build" else None,
             action_mask=self.action_mask(state, params) if self.observe_action_mask else None,
         )
+
+    action_axes = ("x", "y", "z")
+    """Names of the cell coordinates of the first 7623 actions (mixed radix 11 x 9 x 11 x 7)."""
+    tools = (*COLOURS, "remove")
+    """Names of the 7 per-cell actions (the last factor)."""
+
+    def render(self, state: EnvState, params: EnvParams) -> np.ndarray:
+        """(H, W, 3) uint8 picture of the grid from the Builder's side (``blocksworld.render``; on
+        the host, one unbatched state)."""
+        return np.asarray(render.to_image(np.asarray(state.grid), float(state.pose[3])))
+
+    def render_target(self, state: EnvState, params: EnvParams) -> np.ndarray:
+        """(H, W, 3) uint8 picture of the item's reference grid (what the Builder should build),
+        from the same side as ``render``."""
+        return np.asarray(render.to_image(np.asarray(params.references[state.item]), float(state.pose[3])))
 
     def action_mask(self, state: EnvState, params: EnvParams) -> Array:
         """(7624,) bool: feasible placements and removals, and STOP (``feasible_actions``)."""

@@ -35,8 +35,9 @@ from jax import Array
 from craftext.checkers import initial_memory, step_events, update
 from craftext.goals import ENCODING_SIZE, Goal
 from craftext.tokenizer import Vocabulary
-from craftext.world import NOOP, frame, version
+from craftext.world import NOOP, frame, keyboard, version
 
+BLOCK_PIXELS = 16  # pixels per block of ``CrafText.render`` (Craftax's image size)
 NEVER = 2**30  # Craftax's own time limit, disabled: the suite truncates with max_steps_in_episode
 
 
@@ -202,6 +203,28 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         success = success & ~state.done
         reward = jnp.where(state.done, 0.0, success.astype(jnp.float32) + params.craftax_reward_scale * world_reward)
         return self.get_obs(new, params), new, reward, new.done, {"success": success}
+
+    @property
+    def keys(self) -> dict[str, tuple[int, str]]:
+        """Keyboard controls for people: browser key name -> (action, name), Craftax's own key map."""
+        return keyboard(self.classic)
+
+    render_is_traceable = True
+    """``render`` runs under jit / vmap (the grid worlds render on the host)."""
+
+    def render(self, state: EnvState, params: EnvParams) -> Array:
+        """(144, 144, 3) Classic / (208, 176, 3) full uint8 picture of the agent's view and inventory:
+        Craftax's own pixel renderer at 16 pixels per block (jittable and vmappable)."""
+        return self._pixel_renderer(state.world).astype(jnp.uint8)
+
+    @functools.cached_property
+    def _pixel_renderer(self):
+        if self.classic:
+            from craftax.craftax_classic.renderer import make_craftax_pixel_renderer
+        else:
+            from craftax.craftax.renderer import make_craftax_pixel_renderer
+        with jax.ensure_compile_time_eval():  # Craftax builds its textures with jnp (maybe first under render's trace)
+            return make_craftax_pixel_renderer(BLOCK_PIXELS)
 
     def get_obs(self, state: EnvState, params: EnvParams, key: Array | None = None) -> Observation:
         return self._observation(self.craftax.get_obs(state.world), state, params)

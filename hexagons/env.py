@@ -32,8 +32,9 @@ from flax import struct
 from gymnax.environments import environment, spaces
 from jax import Array
 
+from hexagons import render
 from hexagons.procedure import Procedure
-from hexagons.geometry import NUM_COLOURS, NUM_TILES
+from hexagons.geometry import COLOUR_NAMES, NUM_COLOURS, NUM_TILES
 from hexagons.metrics import scores_from_counts
 from hexagons.tokenizer import Vocabulary
 
@@ -282,6 +283,20 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
             history=history,
             action_mask=self.action_mask(state, params) if self.observe_action_mask else None,
         )
+
+    action_axes = ("row", "column")
+    """Names of the tile coordinates of the paint actions (mixed radix 10 x 18 x 8)."""
+    tools = COLOUR_NAMES
+    """Names of the 8 paint colours (the last factor; white erases)."""
+
+    def render(self, state: EnvState, params: EnvParams) -> np.ndarray:
+        """(H, W, 3) uint8 picture of the board (``hexagons.render``; on the host, one unbatched state)."""
+        return np.asarray(render.to_image(np.asarray(state.board)))
+
+    def render_target(self, state: EnvState, params: EnvParams) -> np.ndarray:
+        """(H, W, 3) uint8 picture of the gold board after the current instruction."""
+        step = min(int(state.instruction) + 1, params.gold_boards.shape[1] - 1)
+        return np.asarray(render.to_image(np.asarray(params.gold_boards[state.procedure, step])))
 
     def action_mask(self, state: EnvState, params: EnvParams) -> Array:
         """(1441,) bool: paints that change their tile, and STOP (always valid; a finished

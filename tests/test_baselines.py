@@ -303,14 +303,13 @@ def test_cli_presets_are_defaults_that_flags_override(tmp_path):
 
 
 def test_goal_filter_keeps_whole_keys_and_drops_minus_terms():
-    from argparse import Namespace
-
-    from baselines.__main__ import GROUNDING_GOALS, _goal_terms, _split
+    from baselines.__main__ import GROUNDING_GOALS
+    from baselines.tasks import goal_terms, split_episodes
 
     plain_wood = "ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"
-    assert _goal_terms(f"required=collect_wood), -{plain_wood},x") == ["required=collect_wood)", f"-{plain_wood}", "x"]
-    run = Namespace(env="CrafText-Classic-Symbolic-v1", level="easy", release="full", goals=GROUNDING_GOALS)
-    keys = {split: [g.key() for g, _ in _split(run, split)[0]] for split in ("train", "test_paraphrased")}
+    assert goal_terms(f"required=collect_wood), -{plain_wood},x") == ["required=collect_wood)", f"-{plain_wood}", "x"]
+    spec = {"env": "CrafText-Classic-Symbolic-v1", "level": "easy", "release": "full", "goals": GROUNDING_GOALS}
+    keys = {split: [g.key() for g, _ in split_episodes(spec, split)[0]] for split in ("train", "test_paraphrased")}
     assert len(keys["train"]) == 17 and plain_wood not in keys["train"] and len(keys["test_paraphrased"]) == 3
     assert sum("required=collect_wood)" in k for k in keys["train"]) == 4 and not any("eat_cow)" in k for k in keys["test_paraphrased"])
 

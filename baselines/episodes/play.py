@@ -1,0 +1,199 @@
+"""Play any registered world in a browser; every step is recorded as it happens.
+
+``python -m baselines.episodes play --env ID`` serves a page (FastAPI + uvicorn, 127.0.0.1 by
+default) backed by the real jitted env of a ``World`` (compiled at startup): the page shows the
+frame of ``video.compose`` (the world, its target, the instruction), and sends actions. Controls
+come from the world: CrafText's ``env.keys`` (Craftax's key map), the grid worlds' factored action
+layout (``Task.action_factors``, ``env.action_axes``, ``env.tools``): pick a tool (a colour,
+remove), then click a cell; with three axes (the blocks world: x, y, z) the middle one is a layer
+selector, rows run along the last axis and columns along the first. Only feasible actions are
+offered (``Task.observe(obs).mask``); STOP is a button.
+
+Each step is appended to ``<out>/<episode>.jsonl`` before the page is answered (``Journal``); the
+episode file ``.npz`` is written when the episode ends (terminated, truncated, or the player ends
+it). A server started on a folder holding an unfinished journal of the same world resumes that
+episode (its actions replayed and checked) instead of starting a new one.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import secrets
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from baselines.episodes.episode import EpisodeError, Journal, state_digest
+from baselines.episodes.replay import ReplayMismatch, World
+from baselines.episodes.video import compose, world_pictures
+
+PAGE = Path(__file__).with_name("play.html")
+
+
+class PlaySession:
+    """One player's episodes in one world (thread-safe: requests are served one at a time)."""
+
+    def __init__(self, world: World, out: str | Path, player: str = "anonymous", text: int | None = None):
+        self.world, self.out, self.player, self.fixed_text = world, Path(out), player, text
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.Lock()
+        self.episodes_started = 0
+        self.last_file: Path | None = None
+        self.journal: Journal | None = None
+        resumable = [j for j in sorted(self.out.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if self._same_world(j)]
+        if resumable:
+            self._resume(resumable[-1])
+        else:
+            self.new_episode()
+
+    def _same_world(self, path: Path) -> bool:
+        try:
+            meta = Journal.open(path).meta
+        except EpisodeError:
+            return False
+        return meta.get("env") == self.world.env_id and meta.get("world") == {**self.world.spec, "split": self.world.split}
+
+    def _resume(self, path: Path) -> None:
+        journal = Journal.open(path)
+        self.obs, self.state = self.world.start(int(journal.meta["text"]), int(journal.meta["seed"]))
+        self.success = False
+        for t, step in enumerate(journal.steps):
+            out = self.world.step(self.state, step["action"], int(journal.meta["seed"]), t)
+            if np.float32(out.reward) != np.float32(step["reward"]):
+                raise ReplayMismatch(f"{path}: step {t} replays to reward {out.reward}, the journal has {step['reward']}")
+            self.obs, self.state, self.success = out.obs, out.state, self.success or out.success
+        self.journal, self.ended = journal, False
+        self.resumed = str(path)
+
+    def new_episode(self, text: int | None = None, seed: int | None = None) -> None:
+        """Close the current episode (if any) and start the next: ``text`` (default: the session's
+        fixed text, else the instructions in turn) with ``seed`` (default: a random uint32)."""
+        if self.journal is not None:
+            self._close()
+        count = len(self.world.task.texts)
+        text = text if text is not None else self.fixed_text if self.fixed_text is not None else self.episodes_started % count
+        seed = seed if seed is not None else secrets.randbits(32)
+        self.obs, self.state = self.world.start(int(text), int(seed))
+        self.success, self.ended, self.resumed = False, False, None
+        meta = self.world.meta(int(text), int(seed), f"human:{self.player}")
+        name = f"{self.world.env_id}-{meta['created'].replace(':', '')}-{seed:08x}"
+        self.journal = Journal.begin(self.out / name, meta)
+        self.episodes_started += 1
+
+    def _close(self) -> None:
+        self.last_file = self.journal.close(state_digest(self.state), self.success)
+        self.journal, self.ended = None, True
+
+    def act(self, action: int) -> None:
+        """Step the env with ``action`` (refused unless feasible) and record it; the episode file is
+        written when the episode ends."""
+        if self.journal is None:
+            raise ValueError("the episode has ended: start a new one")
+        if not 0 <= action < self.world.task.num_actions or not self.world.mask(self.obs)[action]:
+            raise ValueError(f"action {action} is not feasible now")
+        seed, t = int(self.journal.meta["seed"]), len(self.journal.steps)
+        out = self.world.step(self.state, action, seed, t)
+        self.journal.append(action, out.reward, out.terminated, out.truncated)
+        self.obs, self.state, self.success = out.obs, out.state, self.success or out.success
+        if out.terminated or out.truncated:
+            self._close()
+
+    def end(self) -> None:
+        """End the episode now (the player gives up or is done); it is saved as played."""
+        if self.journal is not None:
+            self._close()
+
+    def view(self) -> dict[str, Any]:
+        """What the page shows: the frame (PNG data URL), the instruction, the feasible actions,
+        the step, the return so far, whether the episode ended and the files written."""
+        world = self.world
+        steps = self.journal.steps if self.journal is not None else []
+        total = float(np.sum([s["reward"] for s in steps], dtype=np.float32))
+        instruction = world.instruction(self.obs)
+        target = getattr(world.task.env, "render_target", None)
+        picture = world_pictures(world, [self.state])[0]
+        status = f"step {len(steps)}  return {total:.2f}" + ("  (episode over)" if self.ended else "")
+        frame = compose(picture, target(self.state, world.task.params) if target else None, instruction, status)
+        buffer = io.BytesIO()
+        Image.fromarray(frame).save(buffer, format="PNG")
+        return {
+            "env": world.env_id,
+            "frame": "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode(),
+            "instruction": instruction,
+            "feasible": [] if self.ended else np.flatnonzero(world.mask(self.obs)).tolist(),
+            "step": len(steps),
+            "return": total,
+            "success": self.success,
+            "ended": self.ended,
+            "journal": str(self.journal.path) if self.journal is not None else None,
+            "saved": str(self.last_file) if self.last_file else None,
+            "resumed": self.resumed,
+        }
+
+    def controls(self) -> dict[str, Any]:
+        """The page's controls: ``keys`` (key -> [action, name]) for keyboard worlds, else the
+        factored layout: ``factors``, ``axes``, ``tools``; and ``stop``, the STOP action (or None)."""
+        task, env = self.world.task, self.world.task.env
+        if hasattr(env, "keys"):
+            return {"keys": {k: list(v) for k, v in env.keys.items()}, "stop": None}
+        factors = list(task.action_factors)
+        has_stop = task.num_actions == int(np.prod(factors)) + 1
+        return {"factors": factors, "axes": list(env.action_axes), "tools": list(env.tools), "stop": task.num_actions - 1 if has_stop else None}
+
+
+def create_app(session: PlaySession):
+    """The FastAPI app of a session: ``GET /`` the page, ``GET /api/view``, ``GET /api/controls``,
+    ``POST /api/act`` ``{"action": int}``, ``POST /api/new`` ``{"text"?: int, "seed"?: int}``,
+    ``POST /api/end``; errors are HTTP 400 with ``{"detail": message}``."""
+    from fastapi import Body, FastAPI, HTTPException
+    from fastapi.responses import HTMLResponse
+
+    app = FastAPI(title="instructworlds play")
+
+    def guarded(call):
+        with session.lock:
+            try:
+                call()
+            except ValueError as error:
+                raise HTTPException(400, str(error)) from None
+            return session.view()
+
+    @app.get("/", response_class=HTMLResponse)
+    def page() -> str:
+        return PAGE.read_text()
+
+    @app.get("/api/controls")
+    def controls() -> dict:
+        return session.controls()
+
+    @app.get("/api/view")
+    def view() -> dict:
+        return guarded(lambda: None)
+
+    @app.post("/api/act")
+    def act(action: int = Body(..., embed=True)) -> dict:
+        return guarded(lambda: session.act(action))
+
+    @app.post("/api/new")
+    def new(text: int | None = Body(None, embed=True), seed: int | None = Body(None, embed=True)) -> dict:
+        return guarded(lambda: session.new_episode(text, seed))
+
+    @app.post("/api/end")
+    def end() -> dict:
+        return guarded(session.end)
+
+    return app
+
+
+def serve(session: PlaySession, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Run the app with uvicorn until interrupted (the open episode stays in its journal)."""
+    import uvicorn
+
+    print(f"playing {session.world.env_id} ({session.world.split} split, {len(session.world.task.texts)} instructions) "
+          f"at http://{host}:{port}; episodes go to {session.out}" + (f"; resumed {session.resumed}" if session.resumed else ""), flush=True)
+    uvicorn.run(create_app(session), host=host, port=port, log_level="warning")
+

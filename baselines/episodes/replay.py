@@ -1,0 +1,165 @@
+"""Worlds of episodes and exact replay.
+
+``World`` is a registered world on one split (``baselines.tasks.spec_task``) with its start and
+step compiled once and the key rule of ``episode`` applied: it is what records (the browser player,
+the evaluator's saved episodes) and what replays. ``replay(episode)`` rebuilds the world from the
+episode's metadata, steps its actions and fails loudly (``ReplayMismatch``) when a reward, a
+termination flag or the final state's digest differs from the recording. ``record`` plays a
+scripted policy (random, or the world's expert) into an episode file.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from baselines.episodes.episode import SCHEMA, Episode, EpisodeError, Journal, now_utc, provenance, reset_key, state_digest, step_key
+from baselines.tasks import Task, spec_task, world_spec
+
+
+POLICIES = ("random", "expert")
+"""Scripted policies of ``record``."""
+
+
+class ReplayMismatch(EpisodeError):
+    """Replaying an episode did not give what was recorded."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one step returned: obs, state, reward (float), terminated, truncated, success (bools)."""
+
+    obs: Any
+    state: Any
+    reward: float
+    terminated: bool
+    truncated: bool
+    success: bool
+
+
+class World:
+    """A world's split, compiled for episodes: ``start(text, seed)`` and ``step(state, action, seed, t)``
+    (unbatched, one jitted function each, params passed as arguments)."""
+
+    def __init__(self, spec: dict, split: str):
+        self.spec, self.split = world_spec(spec), split
+        self.task: Task = spec_task(self.spec, split)
+        task = self.task
+
+        def start(key, text, params):
+            return task.start(key, text, params)
+
+        def step(state, action, seed, t, params):
+            obs, state, reward, terminated, info = task.env.step_env(step_key(seed, t), state, action, params)
+            return obs, state, reward, terminated, task.env.is_truncated(state, params), task.success(info)
+
+        self._start, self._step = jax.jit(start), jax.jit(step)
+
+    @property
+    def env_id(self) -> str:
+        return self.spec["env"]
+
+    def start(self, text: int, seed: int) -> tuple[Any, Any]:
+        """(obs, state) of an episode of instruction ``text`` with ``seed``."""
+        if not 0 <= text < len(self.task.texts):
+            raise ValueError(f"text id {text} outside this split's {len(self.task.texts)} instructions")
+        return self._start(reset_key(seed), np.int32(text), self.task.params)
+
+    def step(self, state: Any, action: int, seed: int, t: int) -> Step:
+        obs, state, reward, terminated, truncated, success = self._step(state, np.int32(action), np.uint32(seed), np.int32(t), self.task.params)
+        return Step(obs, state, float(reward), bool(terminated), bool(truncated), bool(success))
+
+    def instruction(self, obs: Any) -> str:
+        """The instruction an observation shows (it changes within a Hexagons procedure)."""
+        return self.task.texts[int(self.task.observe(obs).text)]
+
+    def mask(self, obs: Any) -> np.ndarray:
+        """(num_actions,) bool feasible actions of an observation."""
+        return np.asarray(self.task.observe(obs).mask)
+
+    def meta(self, text: int, seed: int, source: str) -> dict:
+        """The metadata of a new episode (``episode`` module docstring) before it is played."""
+        goal = self.task.goals[int(self.task.text_goal[text])]["key"]
+        return {"schema": SCHEMA, "env": self.env_id, "world": {**self.spec, "split": self.split}, "text": int(text), "goal": goal,
+                "instruction": self.task.texts[text], "seed": int(np.uint32(seed)), "source": source, **provenance(), "created": now_utc()}
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_world(spec_json: str, split: str) -> World:
+    return World(json.loads(spec_json), split)
+
+
+def world_of(meta: dict) -> World:
+    """The (cached) world an episode was played in."""
+    world = dict(meta["world"])
+    split = world.pop("split")
+    return _cached_world(json.dumps(world_spec(world), sort_keys=True), split)
+
+
+@dataclass
+class Replayed:
+    """An episode replayed: ``states`` (T + 1, with the reset state first; only when kept),
+    ``observations`` likewise, the final state, its digest and the success flag."""
+
+    final_state: Any
+    digest: str
+    success: bool
+    states: list
+    observations: list
+
+
+def replay(episode: Episode, keep_states: bool = False) -> Replayed:
+    """Regenerate an episode from its world, seed and actions; raises ``ReplayMismatch`` naming the
+    first step whose reward or flags differ, or a final-state digest that differs (a different
+    package version, jax or backend than the recording's, listed in the message)."""
+    meta = episode.meta
+    world = world_of(meta)
+    obs, state = world.start(int(meta["text"]), episode.seed)
+    states, observations = ([state], [obs]) if keep_states else ([], [])
+    success = False
+    made_by = {k: meta.get(k) for k in ("package", "git", "jax", "backend")}
+    for t, action in enumerate(episode.actions):
+        out = world.step(state, int(action), episode.seed, t)
+        recorded = (float(episode.rewards[t]), bool(episode.terminated[t]), bool(episode.truncated[t]))
+        if (np.float32(out.reward), out.terminated, out.truncated) != (np.float32(recorded[0]), *recorded[1:]):
+            raise ReplayMismatch(f"step {t}: recorded (reward, terminated, truncated) {recorded}, replayed "
+                                 f"{(out.reward, out.terminated, out.truncated)}; recorded with {made_by}, replayed with {provenance()}")
+        obs, state, success = out.obs, out.state, success or out.success
+        if keep_states:
+            states.append(state)
+            observations.append(obs)
+    digest = state_digest(state)
+    if digest != meta["final_state_sha256"]:
+        raise ReplayMismatch(f"final state sha256 {digest[:16]}... differs from the recorded {str(meta['final_state_sha256'])[:16]}...; "
+                             f"recorded with {made_by}, replayed with {provenance()}")
+    return Replayed(state, digest, success, states, observations)
+
+
+def record(world: World, policy: str, text: int, seed: int, path: str | Path, max_steps: int | None = None) -> Path:
+    """Play one episode with a scripted ``policy`` and write it to ``path`` (through a ``Journal``):
+    ``random`` (uniform over the feasible actions, drawn from ``seed``) or ``expert`` (the world's
+    gold next action, ``Task.expert``: the grid worlds). Stops when the episode ends or after
+    ``max_steps`` (default: the world's ``max_episode_steps``)."""
+    task = world.task
+    if policy == "expert" and task.expert is None:
+        raise ValueError(f"{world.env_id} has no expert; use policy random")
+    if policy not in POLICIES:
+        raise ValueError(f"policy {policy!r}: use one of {', '.join(POLICIES)}")
+    expert = jax.jit(task.expert) if policy == "expert" else None
+    obs, state = world.start(text, seed)
+    journal = Journal.begin(Path(path), world.meta(text, seed, f"agent:{policy}"))
+    rng, success = np.random.default_rng(seed), False
+    for t in range(max_steps or world.spec["max_episode_steps"]):
+        action = int(expert(state, task.params)) if expert else int(rng.choice(np.flatnonzero(world.mask(obs))))
+        out = world.step(state, action, seed, t)
+        journal.append(action, out.reward, out.terminated, out.truncated)
+        obs, state, success = out.obs, out.state, success or out.success
+        if out.terminated or out.truncated:
+            break
+    return journal.close(state_digest(state), success)

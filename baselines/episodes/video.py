@@ -1,0 +1,148 @@
+"""Episodes as pictures: frames with the instruction as a caption, mp4 (H.264), webm (VP9), GIF.
+
+A frame is the world's own picture (``env.render``: Craftax's pixel renderer for CrafText, the
+grid worlds' renderers), beside it the target where the world has one (``env.render_target``:
+the reference structure, the gold board of the current instruction), and below a caption: the
+instruction (the last lines of a long dialogue) and a status line. Frames of one episode share one
+size, a multiple of 16 in both directions (what H.264 and VP9 encoders want). Worlds whose
+``render`` is traceable (``env.render_is_traceable``) render a whole episode in one jitted vmap.
+"""
+
+from __future__ import annotations
+
+import functools
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from baselines.episodes.episode import Episode
+from baselines.episodes.replay import Replayed, World, replay, world_of
+
+MIN_WIDTH = 432
+"""Pictures narrower than this are enlarged by a whole factor (nearest neighbour)."""
+CAPTION_LINES = 6
+LINE_HEIGHT = 20
+BACKGROUND = (250, 250, 250)
+FORMATS = ("mp4", "webm", "gif")
+CODECS = {"mp4": ("libx264", ["-crf", "23"]), "webm": ("libvpx-vp9", ["-crf", "32", "-b:v", "0"])}
+
+
+def _font(size: int = 15) -> ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+def _enlarged(picture: np.ndarray) -> Image.Image:
+    image = Image.fromarray(np.asarray(picture, np.uint8))
+    factor = max(1, -(-MIN_WIDTH // image.width)) if image.width < MIN_WIDTH else 1
+    return image.resize((image.width * factor, image.height * factor), Image.NEAREST) if factor > 1 else image
+
+
+def world_pictures(world: World, states: list, chunk: int = 128) -> list[np.ndarray]:
+    """(H, W, 3) uint8 ``env.render`` of each state (where the render is traceable: a jitted vmap
+    over ``chunk`` states at a time, a shorter chunk padded to a power of two so that a few
+    compilations serve every length)."""
+    env, params = world.task.env, world.task.params
+    if not getattr(env, "render_is_traceable", False):
+        return [env.render(state, params) for state in states]
+    render = _batched_render(env)
+    pictures: list[np.ndarray] = []
+    for s in range(0, len(states), chunk):
+        part = states[s:s + chunk]
+        part = part + [part[-1]] * (min(chunk, 1 << (len(part) - 1).bit_length()) - len(part))
+        stacked = jax.tree.map(lambda *leaves: jnp.stack(leaves), *part)
+        pictures += list(np.asarray(render(stacked, params)))
+    return pictures[:len(states)]
+
+
+@functools.lru_cache(maxsize=4)
+def _batched_render(env):
+    return jax.jit(jax.vmap(env.render, in_axes=(0, None)))
+
+
+def compose(picture: np.ndarray, target: np.ndarray | None, instruction: str, status: str) -> np.ndarray:
+    """One frame: the picture (labelled ``world``), the target beside it (labelled ``target``) and
+    the caption; (H, W, 3) uint8 with H and W multiples of 16."""
+    panels = [("world", _enlarged(picture))] + ([("target", _enlarged(target))] if target is not None else [])
+    label = LINE_HEIGHT
+    width = sum(p.width for _, p in panels) + 8 * (len(panels) + 1)
+    width += -width % 16
+    chars = max(20, width // 8)
+    lines = textwrap.wrap(instruction, chars) or [""]
+    lines = (["..."] + lines[-(CAPTION_LINES - 2):]) if len(lines) > CAPTION_LINES - 1 else lines
+    top = label + max(p.height for _, p in panels) + 8
+    height = top + LINE_HEIGHT * CAPTION_LINES + 8
+    height += -height % 16
+    frame = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(frame)
+    x = 8
+    for name, panel in panels:
+        draw.text((x, 2), name, fill=(90, 90, 90), font=_font(14))
+        frame.paste(panel, (x, label))
+        x += panel.width + 8
+    for i, line in enumerate(lines):
+        draw.text((8, top + LINE_HEIGHT * i), line, fill=(20, 20, 20), font=_font())
+    draw.text((8, top + LINE_HEIGHT * (CAPTION_LINES - 1)), status, fill=(30, 90, 160), font=_font())
+    return np.asarray(frame)
+
+
+def episode_frames(episode: Episode, replayed: Replayed | None = None) -> list[np.ndarray]:
+    """T + 1 frames of an episode (the start, then after each action), replaying it if needed."""
+    world = world_of(episode.meta)
+    replayed = replayed if replayed is not None and replayed.states else replay(episode, keep_states=True)
+    pictures = world_pictures(world, replayed.states)
+    target = getattr(world.task.env, "render_target", None)
+    frames, total = [], 0.0
+    for t, (state, obs, picture) in enumerate(zip(replayed.states, replayed.observations, pictures)):
+        total += float(episode.rewards[t - 1]) if t else 0.0
+        action = f"action {int(episode.actions[t - 1])}" if t else "start"
+        status = f"step {t}/{len(episode)}  {action}  return {total:.2f}  {episode.meta['source']}"
+        frames.append(compose(picture, target(state, world.task.params) if target else None, world.instruction(obs), status))
+    return frames
+
+
+def write(frames: list[np.ndarray], path: str | Path, fps: float = 8.0) -> Path:
+    """Write frames (equal sizes, multiples of 16) as ``.mp4`` (H.264), ``.webm`` (VP9) or ``.gif``."""
+    path = Path(path)
+    kind = path.suffix.lstrip(".")
+    if kind not in FORMATS:
+        raise ValueError(f"{path}: use one of {', '.join('.' + f for f in FORMATS)}")
+    height, width = frames[0].shape[:2]
+    if height % 16 or width % 16 or any(f.shape != frames[0].shape for f in frames):
+        raise ValueError(f"frames must share one size with sides multiples of 16, got {frames[0].shape} first")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "gif":
+        images = [Image.fromarray(f) for f in frames]
+        images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0, optimize=True)
+        return path
+    import imageio_ffmpeg
+
+    codec, options = CODECS[kind]
+    writer = imageio_ffmpeg.write_frames(str(path), (width, height), fps=fps, codec=codec, pix_fmt_out="yuv420p", macro_block_size=16,
+                                         quality=None, output_params=options, ffmpeg_log_level="error")
+    writer.send(None)
+    for frame in frames:
+        writer.send(np.ascontiguousarray(frame, np.uint8).tobytes())
+    writer.close()
+    return path
+
+
+def render_folder(folder: str | Path, out: str | Path, formats: tuple[str, ...] = ("mp4",), fps: float = 8.0,
+                  progress: Any = print) -> list[Path]:
+    """Replay and render every episode file under ``folder`` to ``out`` (same relative names, one
+    file per format); returns the written files."""
+    from baselines.episodes.episode import load
+
+    folder, out = Path(folder), Path(out)
+    files = sorted(folder.rglob("*.npz"))
+    written = []
+    for i, path in enumerate(files, 1):
+        frames = episode_frames(load(path))
+        for kind in formats:
+            written.append(write(frames, (out / path.relative_to(folder)).with_suffix(f".{kind}"), fps))
+        progress(f"[{i}/{len(files)}] {path.name}: {len(frames)} frames -> {', '.join(formats)}")
+    return written

@@ -1,0 +1,210 @@
+"""Episode files, exact replay, videos, and playing every world through a real headless browser."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+from baselines.episodes import episode as episodes
+from baselines.episodes.episode import Episode, EpisodeError, Journal, load, state_digest
+from baselines.episodes.replay import ReplayMismatch, World, record, replay
+from baselines.episodes.video import compose, episode_frames, write
+
+WORLDS = {
+    "Hexagons-Paint-v1": {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 6, "data_size": 8},
+    "BlocksWorld-BAP-v1": {"env": "BlocksWorld-BAP-v1", "data": "explicit", "max_episode_steps": 4, "data_size": 8},
+    "CrafText-Classic-Symbolic-v1": {"env": "CrafText-Classic-Symbolic-v1", "max_episode_steps": 12},
+}
+
+
+@pytest.fixture(scope="module")
+def worlds():
+    """World per id, built lazily and shared by the module's tests (one compilation each)."""
+    cache: dict[str, World] = {}
+
+    def get(env_id: str) -> World:
+        if env_id not in cache:
+            cache[env_id] = World(WORLDS[env_id], "train")
+        return cache[env_id]
+
+    return get
+
+
+def test_episode_file_round_trip_and_clear_errors(tmp_path):
+    meta = {"schema": 1, "env": "X-v1", "world": {}, "text": 0, "seed": 3, "source": "agent:x", "length": 2, "final_state_sha256": "0"}
+    saved = Episode([1, 2], [0.0, 1.0], [False, True], [False, False], [0, 5], meta).save(tmp_path / "a.npz")
+    back = load(saved)
+    assert back.actions.dtype == np.int32 and back.t_ms.dtype == np.int64 and back.rewards.tolist() == [0.0, 1.0] and back.meta == meta
+    assert not list(tmp_path.glob("*.partial"))
+    Episode([1], [0.0], [False], [False], [0], {**meta, "length": 1, "schema": 99}).save(tmp_path / "b.npz")
+    with pytest.raises(EpisodeError, match=r"b\.npz: schema 99"):
+        load(tmp_path / "b.npz")
+    np.savez_compressed(tmp_path / "c.npz", actions=np.zeros(1, np.int32), meta=np.asarray(json.dumps(meta)))
+    with pytest.raises(EpisodeError, match=r"c\.npz: missing field\(s\) rewards, terminated, truncated, t_ms"):
+        load(tmp_path / "c.npz")
+    with pytest.raises(EpisodeError, match="differ in length"):
+        Episode([1, 2], [0.0], [False], [False], [0], meta)
+    (tmp_path / "d.npz").write_text("not a zip")
+    with pytest.raises(EpisodeError, match=r"d\.npz: not an episode file"):
+        load(tmp_path / "d.npz")
+
+
+def test_key_rule_is_fixed():
+    root = jax.random.key(7)
+    assert (jax.random.key_data(episodes.reset_key(7)) == jax.random.key_data(jax.random.fold_in(root, 0))).all()
+    assert (jax.random.key_data(episodes.step_key(7, 4)) == jax.random.key_data(jax.random.fold_in(jax.random.fold_in(root, 1), 4))).all()
+
+
+def test_recorded_episode_replays_exactly_and_tampering_is_caught(worlds, tmp_path):
+    world = worlds("Hexagons-Paint-v1")
+    path = record(world, "random", 2, 11, tmp_path / "episode")
+    loaded = load(path)
+    assert loaded.meta["source"] == "agent:random" and loaded.meta["world"]["split"] == "train" and loaded.meta["length"] == len(loaded)
+    replayed = replay(loaded, keep_states=True)
+    assert replayed.digest == loaded.meta["final_state_sha256"] and len(replayed.states) == len(loaded) + 1
+    other = loaded.actions.copy()
+    other[-1] = 0 if other[-1] != 0 else 1  # another paint (or the same tile in another colour) last
+    with pytest.raises(ReplayMismatch, match="final state sha256|step"):
+        replay(Episode(other, loaded.rewards, loaded.terminated, loaded.truncated, loaded.t_ms, loaded.meta))
+    wrong_reward = Episode(loaded.actions, loaded.rewards + 1.0, loaded.terminated, loaded.truncated, loaded.t_ms, loaded.meta)
+    with pytest.raises(ReplayMismatch, match="step 0: recorded"):
+        replay(wrong_reward)
+    rows = episodes.read_index(tmp_path)
+    assert [r["file"] for r in rows] == [path.name] and rows[0]["seed"] == 11
+
+
+def test_journal_survives_a_crash_mid_write(worlds, tmp_path):
+    world = worlds("Hexagons-Paint-v1")
+    obs, state = world.start(0, 5)
+    journal = Journal.begin(tmp_path / "live", world.meta(0, 5, "human:t"))
+    action = int(np.flatnonzero(world.mask(obs))[0])
+    out = world.step(state, action, 5, 0)
+    journal.append(action, out.reward, out.terminated, out.truncated)
+    with journal.path.open("a") as handle:
+        handle.write('{"action": 3, "rew')  # the server died while writing step 1
+    reopened = Journal.open(journal.path)
+    assert [s["action"] for s in reopened.steps] == [action] and reopened.meta["seed"] == 5
+    journal.path.write_text(journal.path.read_text().replace('{"action": 3, "rew', '{"action": 3}\n{"action": 1}'))
+    with pytest.raises(EpisodeError, match=r"live\.jsonl: line 3 lacks field 'reward'"):
+        Journal.open(journal.path)
+
+
+def test_frames_and_videos(worlds, tmp_path):
+    world = worlds("BlocksWorld-BAP-v1")
+    loaded = load(record(world, "random", 1, 2, tmp_path / "episode", max_steps=3))
+    frames = episode_frames(loaded)
+    assert len(frames) == len(loaded) + 1 and all(f.shape == frames[0].shape for f in frames)
+    assert frames[0].shape[0] % 16 == 0 and frames[0].shape[1] % 16 == 0 and frames[0].dtype == np.uint8
+    magic = {"mp4": b"ftyp", "webm": b"\x1a\x45\xdf\xa3", "gif": b"GIF8"}
+    for kind, start in magic.items():
+        data = write(frames, tmp_path / f"v.{kind}").read_bytes()
+        assert start in data[:12] and len(data) > 1000
+    with pytest.raises(ValueError, match="multiples of 16"):
+        write([frames[0][:-1]], tmp_path / "bad.gif")
+    assert compose(np.zeros((10, 10, 3), np.uint8), None, "a " * 400, "s").shape[1] % 16 == 0
+
+
+def test_cli_render_replay_index(worlds, tmp_path):
+    from baselines.episodes.__main__ import main
+
+    world = worlds("Hexagons-Paint-v1")
+    record(world, "expert", 0, 1, tmp_path / "eps" / "one")
+    main(["render", str(tmp_path / "eps"), "--out", str(tmp_path / "videos"), "--formats", "gif"])
+    assert (tmp_path / "videos" / "one.gif").stat().st_size > 0
+    main(["replay", str(tmp_path / "eps" / "one.npz")])
+    main(["index", str(tmp_path / "eps")])
+    assert json.loads((tmp_path / "eps" / "index.jsonl").read_text())["file"] == "one.npz"
+    with pytest.raises(SystemExit, match="--formats 'avi'"):
+        main(["render", str(tmp_path / "eps"), "--out", str(tmp_path / "v2"), "--formats", "avi"])
+
+
+def test_session_resumes_an_unfinished_journal(worlds, tmp_path):
+    from baselines.episodes.play import PlaySession
+
+    world = worlds("Hexagons-Paint-v1")
+    first = PlaySession(world, tmp_path, "p", text=3)
+    feasible = first.view()["feasible"]
+    first.act(feasible[0])
+    with pytest.raises(ValueError, match="not feasible"):
+        first.act(world.task.num_actions + 5)
+    again = PlaySession(world, tmp_path, "p")  # the server restarted mid-episode
+    assert again.resumed and again.view()["step"] == 1 and state_digest(again.state) == state_digest(first.state)
+    again.end()
+    assert load(again.last_file).actions.tolist() == [feasible[0]] and replay(load(again.last_file)).digest
+
+
+# ----------------------------------------------------------------------------- the browser
+def chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium with apt-get)")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True)
+        yield launched
+        launched.close()
+
+
+def serve_in_thread(session):
+    import uvicorn
+
+    from baselines.episodes.play import create_app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the play server did not start"
+        time.sleep(0.05)
+    return server, thread, f"http://127.0.0.1:{port}/"
+
+
+@pytest.mark.parametrize("env_id", list(WORLDS))
+def test_play_in_a_real_browser(env_id, worlds, browser, tmp_path):
+    from baselines.episodes.play import PlaySession
+
+    session = PlaySession(worlds(env_id), tmp_path / "episodes", "browser-test", text=0)
+    server, thread, url = serve_in_thread(session)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=true]")
+        if env_id.startswith("CrafText"):
+            for step, key in enumerate(["d", "w", " "], start=1):
+                page.keyboard.press("Space" if key == " " else key)
+                page.wait_for_selector(f"body[data-step='{step}']")
+        else:
+            page.click("button[data-tool='1']")
+            page.click("button.cell:not([disabled]) >> nth=3")
+            page.wait_for_selector("body[data-step='1']")
+        page.screenshot(path=str(tmp_path / "page.png"))
+        final_digest = state_digest(session.state)
+        page.click("#end")
+        page.wait_for_selector("body[data-ended=true]")
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+    saved = load(session.last_file)
+    assert saved.meta["source"] == "human:browser-test" and len(saved) >= 1 and saved.t_ms[-1] >= 0
+    assert replay(saved).digest == final_digest == saved.meta["final_state_sha256"]
+    assert (tmp_path / "page.png").stat().st_size > 10_000
