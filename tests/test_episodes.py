@@ -187,6 +187,7 @@ def test_play_in_a_real_browser(env_id, worlds, browser, tmp_path):
     server, thread, url = serve_in_thread(session)
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(120_000)  # a loaded 2-core machine
         page.goto(url)
         page.wait_for_selector("body[data-ready=true]")
         if env_id.startswith("CrafText"):

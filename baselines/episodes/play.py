@@ -44,11 +44,13 @@ class PlaySession:
         self.episodes_started = 0
         self.last_file: Path | None = None
         self.journal: Journal | None = None
+        world.compile()
         resumable = [j for j in sorted(self.out.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if self._same_world(j)]
         if resumable:
             self._resume(resumable[-1])
         else:
             self.new_episode()
+        self.view()  # compiles the renderer before the first page asks for a frame
 
     def _same_world(self, path: Path) -> bool:
         try:

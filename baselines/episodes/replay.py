@@ -61,6 +61,11 @@ class World:
 
         self._start, self._step = jax.jit(start), jax.jit(step)
 
+    def compile(self) -> None:
+        """Compile start and step now (a player's first request would otherwise wait for it)."""
+        obs, state = self.start(0, 0)
+        self.step(state, int(np.flatnonzero(self.mask(obs))[0]), 0, 0)
+
     @property
     def env_id(self) -> str:
         return self.spec["env"]
