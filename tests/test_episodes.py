@@ -7,7 +7,6 @@ import shutil
 import socket
 import threading
 import time
-from pathlib import Path
 
 import jax
 import numpy as np
@@ -135,8 +134,13 @@ def test_session_resumes_an_unfinished_journal(worlds, tmp_path):
     first.act(feasible[0])
     with pytest.raises(ValueError, match="not feasible"):
         first.act(world.task.num_actions + 5)
+    with pytest.raises(ValueError, match="text id 100000 outside"):
+        first.new_episode(text=100_000)
+    with pytest.raises(ValueError, match="seed -1 is not a uint32"):
+        first.new_episode(seed=-1)
+    assert not first.current.ended and first.view()["step"] == 1 and len(list(tmp_path.glob("*.jsonl"))) == 1  # nothing was lost
     again = PlaySession(world, tmp_path, "p")  # the server restarted mid-episode
-    assert again.resumed and again.view()["step"] == 1 and state_digest(again.state) == state_digest(first.state)
+    assert again.resumed and again.view()["step"] == 1 and state_digest(again.current.state) == state_digest(first.current.state)
     again.end()
     assert load(again.last_file).actions.tolist() == [feasible[0]] and replay(load(again.last_file)).digest
 
@@ -199,7 +203,7 @@ def test_play_in_a_real_browser(env_id, worlds, browser, tmp_path):
             page.click("button.cell:not([disabled]) >> nth=3")
             page.wait_for_selector("body[data-step='1']")
         page.screenshot(path=str(tmp_path / "page.png"))
-        final_digest = state_digest(session.state)
+        final_digest = state_digest(session.current.state)
         page.click("#end")
         page.wait_for_selector("body[data-ended=true]")
     finally:

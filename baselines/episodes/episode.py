@@ -196,9 +196,9 @@ class Journal:
     per step (flushed and fsynced: a dead server or browser loses nothing), ``close`` the episode
     file ``<path>.npz`` (then the journal is removed). ``open`` reads a journal back."""
 
-    def __init__(self, path: Path, meta: dict, steps: list[dict] | None = None, started: float | None = None):
+    def __init__(self, path: Path, meta: dict, steps: list[dict] | None = None):
         self.path, self.meta, self.steps = Path(path), meta, steps or []
-        self.started = time.monotonic() - (self.steps[-1]["t_ms"] / 1000 if self.steps else 0.0) if started is None else started
+        self.started = time.monotonic() - (self.steps[-1]["t_ms"] / 1000 if self.steps else 0.0)
 
     @classmethod
     def begin(cls, path: Path, meta: dict) -> "Journal":
@@ -241,8 +241,12 @@ class Journal:
         self.steps.append(step)
         self._write(json.dumps(step) + "\n")
 
+    def arrays(self) -> dict[str, list]:
+        """The steps so far as the episode's per-step arrays (``ARRAYS`` names, lists)."""
+        return {name: [step[key] for step in self.steps] for name, key in STEP_FIELDS.items()}
+
     def episode(self, final_state_sha256: str, success: bool) -> Episode:
-        arrays = {name: [step[key] for step in self.steps] for name, key in STEP_FIELDS.items()}
+        arrays = self.arrays()
         meta = {**self.meta, "length": len(self.steps), "return": float(np.sum(arrays["rewards"], dtype=np.float32)), "success": bool(success),
                 "final_state_sha256": final_state_sha256}
         return Episode(**arrays, meta=meta)

@@ -2,15 +2,15 @@
 
 ``python -m baselines.episodes play --env ID`` serves a page (FastAPI + uvicorn, 127.0.0.1 by
 default) backed by the real jitted env of a ``World`` (compiled at startup): the page shows the
-frame of ``video.compose`` (the world, its target, the instruction), and sends actions. Controls
+frame of ``video.world_frame`` (the world, its target, the instruction), and sends actions. Controls
 come from the world: CrafText's ``env.keys`` (Craftax's key map), the grid worlds' factored action
 layout (``Task.action_factors``, ``env.action_axes``, ``env.tools``): pick a tool (a colour,
 remove), then click a cell; with three axes (the blocks world: x, y, z) the middle one is a layer
 selector, rows run along the last axis and columns along the first. Only feasible actions are
 offered (``Task.observe(obs).mask``); STOP is a button.
 
-Each step is appended to ``<out>/<episode>.jsonl`` before the page is answered (``Journal``); the
-episode file ``.npz`` is written when the episode ends (terminated, truncated, or the player ends
+Each step is appended to ``<out>/<episode>.jsonl`` before the page is answered (a ``Recording``
+and its ``Journal``); the episode file ``.npz`` is written when the episode ends (terminated, truncated, or the player ends
 it). A server started on a folder holding an unfinished journal of the same world resumes that
 episode (its actions replayed and checked) instead of starting a new one.
 """
@@ -27,15 +27,16 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from baselines.episodes.episode import EpisodeError, Journal, state_digest
-from baselines.episodes.replay import ReplayMismatch, World
-from baselines.episodes.video import compose, world_pictures
+from baselines.episodes.episode import EpisodeError, Journal, now_utc
+from baselines.episodes.replay import Recording, World
+from baselines.episodes.video import world_frame, world_pictures
 
 PAGE = Path(__file__).with_name("play.html")
 
 
 class PlaySession:
-    """One player's episodes in one world (thread-safe: requests are served one at a time)."""
+    """One player's episodes in one world (thread-safe: requests are served one at a time);
+    ``current`` is the episode being played (or just ended), a ``Recording``."""
 
     def __init__(self, world: World, out: str | Path, player: str = "anonymous", text: int | None = None):
         self.world, self.out, self.player, self.fixed_text = world, Path(out), player, text
@@ -43,11 +44,12 @@ class PlaySession:
         self.lock = threading.Lock()
         self.episodes_started = 0
         self.last_file: Path | None = None
-        self.journal: Journal | None = None
+        self.current: Recording | None = None
+        self.resumed: str | None = None
         world.compile()
         resumable = [j for j in sorted(self.out.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if self._same_world(j)]
         if resumable:
-            self._resume(resumable[-1])
+            self.current, self.resumed = Recording.resume(world, resumable[-1]), str(resumable[-1])
         else:
             self.new_episode()
         self.view()  # compiles the renderer before the first page asks for a frame
@@ -57,81 +59,52 @@ class PlaySession:
             meta = Journal.open(path).meta
         except EpisodeError:
             return False
-        return meta.get("env") == self.world.env_id and meta.get("world") == {**self.world.spec, "split": self.world.split}
-
-    def _resume(self, path: Path) -> None:
-        journal = Journal.open(path)
-        self.obs, self.state = self.world.start(int(journal.meta["text"]), int(journal.meta["seed"]))
-        self.success = False
-        for t, step in enumerate(journal.steps):
-            out = self.world.step(self.state, step["action"], int(journal.meta["seed"]), t)
-            if np.float32(out.reward) != np.float32(step["reward"]):
-                raise ReplayMismatch(f"{path}: step {t} replays to reward {out.reward}, the journal has {step['reward']}")
-            self.obs, self.state, self.success = out.obs, out.state, self.success or out.success
-        self.journal, self.ended = journal, False
-        self.resumed = str(path)
+        return meta.get("env") == self.world.env_id and meta.get("world") == self.world.identity
 
     def new_episode(self, text: int | None = None, seed: int | None = None) -> None:
         """Close the current episode (if any) and start the next: ``text`` (default: the session's
         fixed text, else the instructions in turn) with ``seed`` (default: a random uint32)."""
-        if self.journal is not None:
-            self._close()
         count = len(self.world.task.texts)
         text = text if text is not None else self.fixed_text if self.fixed_text is not None else self.episodes_started % count
         seed = seed if seed is not None else secrets.randbits(32)
-        self.obs, self.state = self.world.start(int(text), int(seed))
-        self.success, self.ended, self.resumed = False, False, None
-        meta = self.world.meta(int(text), int(seed), f"human:{self.player}")
-        name = f"{self.world.env_id}-{meta['created'].replace(':', '')}-{seed:08x}"
-        self.journal = Journal.begin(self.out / name, meta)
+        name = f"{self.world.env_id}-{now_utc().replace(':', '')}-{seed:08x}"
+        following = Recording.begin(self.world, int(text), int(seed), self.out / name, f"human:{self.player}")  # a bad text / seed stops here
+        if self.current is not None:
+            self.end()
+        self.current, self.resumed = following, None
         self.episodes_started += 1
-
-    def _close(self) -> None:
-        self.last_file = self.journal.close(state_digest(self.state), self.success)
-        self.journal, self.ended = None, True
 
     def act(self, action: int) -> None:
         """Step the env with ``action`` (refused unless feasible) and record it; the episode file is
         written when the episode ends."""
-        if self.journal is None:
-            raise ValueError("the episode has ended: start a new one")
-        if not 0 <= action < self.world.task.num_actions or not self.world.mask(self.obs)[action]:
-            raise ValueError(f"action {action} is not feasible now")
-        seed, t = int(self.journal.meta["seed"]), len(self.journal.steps)
-        out = self.world.step(self.state, action, seed, t)
-        self.journal.append(action, out.reward, out.terminated, out.truncated)
-        self.obs, self.state, self.success = out.obs, out.state, self.success or out.success
-        if out.terminated or out.truncated:
-            self._close()
+        self.current.act(action)
+        self.last_file = self.current.file or self.last_file
 
     def end(self) -> None:
         """End the episode now (the player gives up or is done); it is saved as played."""
-        if self.journal is not None:
-            self._close()
+        if not self.current.ended:
+            self.last_file = self.current.close()
 
     def view(self) -> dict[str, Any]:
         """What the page shows: the frame (PNG data URL), the instruction, the feasible actions,
         the step, the return so far, whether the episode ended and the files written."""
-        world = self.world
-        steps = self.journal.steps if self.journal is not None else []
+        world, current = self.world, self.current
+        steps = current.journal.steps
         total = float(np.sum([s["reward"] for s in steps], dtype=np.float32))
-        instruction = world.instruction(self.obs)
-        target = getattr(world.task.env, "render_target", None)
-        picture = world_pictures(world, [self.state])[0]
-        status = f"step {len(steps)}  return {total:.2f}" + ("  (episode over)" if self.ended else "")
-        frame = compose(picture, target(self.state, world.task.params) if target else None, instruction, status)
+        status = f"step {len(steps)}  return {total:.2f}" + ("  (episode over)" if current.ended else "")
+        frame = world_frame(world, current.state, current.obs, world_pictures(world, [current.state])[0], status)
         buffer = io.BytesIO()
         Image.fromarray(frame).save(buffer, format="PNG")
         return {
             "env": world.env_id,
             "frame": "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode(),
-            "instruction": instruction,
-            "feasible": [] if self.ended else np.flatnonzero(world.mask(self.obs)).tolist(),
+            "instruction": world.instruction(current.obs),
+            "feasible": [] if current.ended else np.flatnonzero(world.mask(current.obs)).tolist(),
             "step": len(steps),
             "return": total,
-            "success": self.success,
-            "ended": self.ended,
-            "journal": str(self.journal.path) if self.journal is not None else None,
+            "success": current.success,
+            "ended": current.ended,
+            "journal": None if current.ended else str(current.journal.path),
             "saved": str(self.last_file) if self.last_file else None,
             "resumed": self.resumed,
         }

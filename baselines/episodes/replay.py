@@ -4,7 +4,8 @@
 step compiled once and the key rule of ``episode`` applied: it is what records (the browser player,
 the evaluator's saved episodes) and what replays. ``replay(episode)`` rebuilds the world from the
 episode's metadata, steps its actions and fails loudly (``ReplayMismatch``) when a reward, a
-termination flag or the final state's digest differs from the recording. ``record`` plays a
+termination flag or the final state's digest differs from the recording. A ``Recording`` is an
+episode being played and journaled (the browser player's and ``record``'s); ``record`` plays a
 scripted policy (random, or the world's expert) into an episode file.
 """
 
@@ -60,6 +61,7 @@ class World:
             return obs, state, reward, terminated, task.env.is_truncated(state, params), task.success(info)
 
         self._start, self._step = jax.jit(start), jax.jit(step)
+        self._expert = jax.jit(task.expert) if task.expert is not None else None
 
     def compile(self) -> None:
         """Compile start and step now (a player's first request would otherwise wait for it)."""
@@ -74,11 +76,23 @@ class World:
         """(obs, state) of an episode of instruction ``text`` with ``seed``."""
         if not 0 <= text < len(self.task.texts):
             raise ValueError(f"text id {text} outside this split's {len(self.task.texts)} instructions")
+        if not 0 <= seed < 2**32:
+            raise ValueError(f"seed {seed} is not a uint32 (0 .. 2**32 - 1)")
         return self._start(reset_key(seed), np.int32(text), self.task.params)
 
     def step(self, state: Any, action: int, seed: int, t: int) -> Step:
         obs, state, reward, terminated, truncated, success = self._step(state, np.int32(action), np.uint32(seed), np.int32(t), self.task.params)
         return Step(obs, state, float(reward), bool(terminated), bool(truncated), bool(success))
+
+    def expert(self, state: Any) -> int:
+        """The world's gold next action in ``state`` (``Task.expert``, compiled once; only for
+        worlds that have one)."""
+        return int(self._expert(state, self.task.params))
+
+    @property
+    def identity(self) -> dict:
+        """What an episode records as its ``world``: the spec and the split."""
+        return {**self.spec, "split": self.split}
 
     def instruction(self, obs: Any) -> str:
         """The instruction an observation shows (it changes within a Hexagons procedure)."""
@@ -91,7 +105,7 @@ class World:
     def meta(self, text: int, seed: int, source: str) -> dict:
         """The metadata of a new episode (``episode`` module docstring) before it is played."""
         goal = self.task.goals[int(self.task.text_goal[text])]["key"]
-        return {"schema": SCHEMA, "env": self.env_id, "world": {**self.spec, "split": self.split}, "text": int(text), "goal": goal,
+        return {"schema": SCHEMA, "env": self.env_id, "world": self.identity, "text": int(text), "goal": goal,
                 "instruction": self.task.texts[text], "seed": int(np.uint32(seed)), "source": source, **provenance(), "created": now_utc()}
 
 
@@ -110,8 +124,9 @@ def world_of(meta: dict) -> World:
 @dataclass
 class Replayed:
     """An episode replayed: ``states`` (T + 1, with the reset state first; only when kept),
-    ``observations`` likewise, the final state, its digest and the success flag."""
+    ``observations`` likewise, the final observation and state, its digest and the success flag."""
 
+    final_obs: Any
     final_state: Any
     digest: str
     success: bool
@@ -119,52 +134,106 @@ class Replayed:
     observations: list
 
 
-def replay(episode: Episode, keep_states: bool = False) -> Replayed:
-    """Regenerate an episode from its world, seed and actions; raises ``ReplayMismatch`` naming the
-    first step whose reward or flags differ, or a final-state digest that differs (a different
-    package version, jax or backend than the recording's, listed in the message)."""
+def _rerun(world: World, episode: Episode, keep_states: bool = False) -> Replayed:
+    """Step an episode's actions from its start; raises ``ReplayMismatch`` at the first step whose
+    reward or flags differ from the recorded ones (the digest is computed, not checked)."""
     meta = episode.meta
-    world = world_of(meta)
     obs, state = world.start(int(meta["text"]), episode.seed)
     states, observations = ([state], [obs]) if keep_states else ([], [])
     success = False
-    made_by = {k: meta.get(k) for k in ("package", "git", "jax", "backend")}
     for t, action in enumerate(episode.actions):
         out = world.step(state, int(action), episode.seed, t)
         recorded = (float(episode.rewards[t]), bool(episode.terminated[t]), bool(episode.truncated[t]))
         if (np.float32(out.reward), out.terminated, out.truncated) != (np.float32(recorded[0]), *recorded[1:]):
             raise ReplayMismatch(f"step {t}: recorded (reward, terminated, truncated) {recorded}, replayed "
-                                 f"{(out.reward, out.terminated, out.truncated)}; recorded with {made_by}, replayed with {provenance()}")
+                                 f"{(out.reward, out.terminated, out.truncated)}; recorded with {_made_by(meta)}, replayed with {provenance()}")
         obs, state, success = out.obs, out.state, success or out.success
         if keep_states:
             states.append(state)
             observations.append(obs)
-    digest = state_digest(state)
-    if digest != meta["final_state_sha256"]:
-        raise ReplayMismatch(f"final state sha256 {digest[:16]}... differs from the recorded {str(meta['final_state_sha256'])[:16]}...; "
-                             f"recorded with {made_by}, replayed with {provenance()}")
-    return Replayed(state, digest, success, states, observations)
+    return Replayed(obs, state, state_digest(state), success, states, observations)
+
+
+def _made_by(meta: dict) -> dict:
+    return {k: meta.get(k) for k in ("package", "git", "jax", "backend")}
+
+
+def replay(episode: Episode, keep_states: bool = False) -> Replayed:
+    """Regenerate an episode from its world, seed and actions; raises ``ReplayMismatch`` naming the
+    first step whose reward or flags differ, or a final-state digest that differs (a different
+    package version, jax or backend than the recording's, listed in the message)."""
+    meta = episode.meta
+    replayed = _rerun(world_of(meta), episode, keep_states)
+    if replayed.digest != meta["final_state_sha256"]:
+        raise ReplayMismatch(f"final state sha256 {replayed.digest[:16]}... differs from the recorded {str(meta['final_state_sha256'])[:16]}...; "
+                             f"recorded with {_made_by(meta)}, replayed with {provenance()}")
+    return replayed
+
+
+class Recording:
+    """An episode being played in a world and journaled step by step (``Journal``): ``act`` steps
+    the world with a feasible action and records it; when the episode ends (terminated or
+    truncated) or ``close`` ends it early, the episode file is written (``file``)."""
+
+    def __init__(self, world: World, journal: Journal, obs: Any, state: Any, success: bool = False):
+        self.world, self.journal, self.obs, self.state, self.success = world, journal, obs, state, success
+        self.file: Path | None = None
+
+    @classmethod
+    def begin(cls, world: World, text: int, seed: int, path: str | Path, source: str) -> "Recording":
+        """A new episode of instruction ``text`` with ``seed``, journaled at ``path`` (.jsonl)."""
+        obs, state = world.start(text, seed)
+        return cls(world, Journal.begin(Path(path), world.meta(text, seed, source)), obs, state)
+
+    @classmethod
+    def resume(cls, world: World, path: str | Path) -> "Recording":
+        """The unfinished episode of journal ``path``, its steps replayed and checked (``ReplayMismatch``
+        names the journal and the step)."""
+        journal = Journal.open(path)
+        try:
+            replayed = _rerun(world, Episode(**journal.arrays(), meta=journal.meta))
+        except ReplayMismatch as error:
+            raise ReplayMismatch(f"{path}: {error}") from None
+        return cls(world, journal, replayed.final_obs, replayed.final_state, replayed.success)
+
+    @property
+    def ended(self) -> bool:
+        return self.file is not None
+
+    def act(self, action: int) -> None:
+        """Step with ``action`` and record it; ValueError if the episode has ended or the action is
+        not feasible now."""
+        if self.ended:
+            raise ValueError("the episode has ended: start a new one")
+        if not 0 <= action < self.world.task.num_actions or not self.world.mask(self.obs)[action]:
+            raise ValueError(f"action {action} is not feasible now")
+        seed, t = int(self.journal.meta["seed"]), len(self.journal.steps)
+        out = self.world.step(self.state, action, seed, t)
+        self.journal.append(action, out.reward, out.terminated, out.truncated)
+        self.obs, self.state, self.success = out.obs, out.state, self.success or out.success
+        if out.terminated or out.truncated:
+            self.close()
+
+    def close(self) -> Path:
+        """Write the episode file (once) and remove the journal; returns the file."""
+        if self.file is None:
+            self.file = self.journal.close(state_digest(self.state), self.success)
+        return self.file
 
 
 def record(world: World, policy: str, text: int, seed: int, path: str | Path, max_steps: int | None = None) -> Path:
-    """Play one episode with a scripted ``policy`` and write it to ``path`` (through a ``Journal``):
+    """Play one episode with a scripted ``policy`` and write it to ``path`` (a ``Recording``):
     ``random`` (uniform over the feasible actions, drawn from ``seed``) or ``expert`` (the world's
     gold next action, ``Task.expert``: the grid worlds). Stops when the episode ends or after
     ``max_steps`` (default: the world's ``max_episode_steps``)."""
-    task = world.task
-    if policy == "expert" and task.expert is None:
-        raise ValueError(f"{world.env_id} has no expert; use policy random")
     if policy not in POLICIES:
         raise ValueError(f"policy {policy!r}: use one of {', '.join(POLICIES)}")
-    expert = jax.jit(task.expert) if policy == "expert" else None
-    obs, state = world.start(text, seed)
-    journal = Journal.begin(Path(path), world.meta(text, seed, f"agent:{policy}"))
-    rng, success = np.random.default_rng(seed), False
-    for t in range(max_steps or world.spec["max_episode_steps"]):
-        action = int(expert(state, task.params)) if expert else int(rng.choice(np.flatnonzero(world.mask(obs))))
-        out = world.step(state, action, seed, t)
-        journal.append(action, out.reward, out.terminated, out.truncated)
-        obs, state, success = out.obs, out.state, success or out.success
-        if out.terminated or out.truncated:
+    if policy == "expert" and world.task.expert is None:
+        raise ValueError(f"{world.env_id} has no expert; use policy random")
+    recording = Recording.begin(world, text, seed, path, f"agent:{policy}")
+    rng = np.random.default_rng(seed)
+    for _ in range(max_steps or world.spec["max_episode_steps"]):
+        if recording.ended:
             break
-    return journal.close(state_digest(state), success)
+        recording.act(world.expert(recording.state) if policy == "expert" else int(rng.choice(np.flatnonzero(world.mask(recording.obs)))))
+    return recording.close()

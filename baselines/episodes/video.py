@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from baselines.episodes.episode import Episode
+from baselines.episodes.episode import Episode, load
 from baselines.episodes.replay import Replayed, World, replay, world_of
 
 MIN_WIDTH = 432
@@ -90,18 +90,24 @@ def compose(picture: np.ndarray, target: np.ndarray | None, instruction: str, st
     return np.asarray(frame)
 
 
+def world_frame(world: World, state: Any, obs: Any, picture: np.ndarray, status: str) -> np.ndarray:
+    """The frame of one state: its picture (``world_pictures``), the world's target where it has one
+    (``env.render_target``), the instruction ``obs`` shows and ``status``."""
+    target = getattr(world.task.env, "render_target", None)
+    return compose(picture, target(state, world.task.params) if target else None, world.instruction(obs), status)
+
+
 def episode_frames(episode: Episode, replayed: Replayed | None = None) -> list[np.ndarray]:
     """T + 1 frames of an episode (the start, then after each action), replaying it if needed."""
     world = world_of(episode.meta)
     replayed = replayed if replayed is not None and replayed.states else replay(episode, keep_states=True)
     pictures = world_pictures(world, replayed.states)
-    target = getattr(world.task.env, "render_target", None)
     frames, total = [], 0.0
     for t, (state, obs, picture) in enumerate(zip(replayed.states, replayed.observations, pictures)):
         total += float(episode.rewards[t - 1]) if t else 0.0
         action = f"action {int(episode.actions[t - 1])}" if t else "start"
         status = f"step {t}/{len(episode)}  {action}  return {total:.2f}  {episode.meta['source']}"
-        frames.append(compose(picture, target(state, world.task.params) if target else None, world.instruction(obs), status))
+        frames.append(world_frame(world, state, obs, picture, status))
     return frames
 
 
@@ -135,8 +141,6 @@ def render_folder(folder: str | Path, out: str | Path, formats: tuple[str, ...] 
                   progress: Any = print) -> list[Path]:
     """Replay and render every episode file under ``folder`` to ``out`` (same relative names, one
     file per format); returns the written files."""
-    from baselines.episodes.episode import load
-
     folder, out = Path(folder), Path(out)
     files = sorted(folder.rglob("*.npz"))
     written = []
