@@ -6,6 +6,7 @@
     python -m baselines --preset blocks                  # blocks world: one block on a named square (BAP, imitation)
     python -m baselines --policy film --env CrafText-Classic-Pixels-v1 --paper   # Table 9 scale (GPU)
     python -m baselines --out runs/baselines/demo --resume                        # continue after a kill
+    python -m baselines --preset hexagons --init-from runs/bc/hexagons            # PPO from a cloned policy (python -m baselines.bc)
 
 The run folder (``--out``) holds ``config.json`` (every setting of the run), ``checkpoints/``
 (orbax, every ``--checkpoint-every`` updates, the last 3 kept), ``metrics.jsonl`` (one line per
@@ -35,7 +36,7 @@ import numpy as np
 
 from baselines import evaluate
 from baselines.ppo import CPU_QUICK, PPO, PPOConfig, config_from_dict, tables
-from baselines.tasks import WORLD_DATA, WORLD_SPEC, Task, spec_task, split_episodes
+from baselines.tasks import EVAL_SPLITS, WORLD_DATA, WORLD_SPEC, Task, spec_task, split_episodes
 
 DEFAULT_OUT = "runs/baselines/default"
 GROUNDING_GOALS = ("required=collect_wood),required=collect_sapling),required=collect_drink),required=place_table),"
@@ -67,12 +68,10 @@ on a named ground square. The grid-world presets add imitation of the world's ex
 RUN_DEFAULTS = {
     "preset": "quick", **WORLD_SPEC, "policy": "ppo-t", "encoder": None,
     "paper": False, "total_steps": None, "num_envs": None, "num_steps": None, "layer_size": None, "lr": None, "seed": None,
-    "checkpoint_every": None, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4", "imitation": 0.0,
+    "checkpoint_every": None, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4", "imitation": 0.0, "init_from": "",
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
 EVAL_DEFAULTS = {"eval_episodes": 4, "eval_mode": "sample", "eval_splits": ""}
-EVAL_SPLITS = {"CrafText": "train,test_paraphrased,test_new_objects", "Hexagons": "train,test", "BlocksWorld": "train,test"}
-"""Default evaluation splits of each world family."""
 
 
 def _flag(name: str) -> str:
@@ -105,7 +104,12 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     if run["data"] and run["env"].startswith("CrafText"):
         raise SystemExit("error: --data is for the grid worlds; CrafText reads its dataset (--level, --release, --goals)")
     if run["imitation"] and run["env"].startswith("CrafText"):
-        raise SystemExit("error: --imitation needs a world with an expert (Hexagons, blocks world); CrafText has none")
+        from craftext.expert import COVERED, covers
+
+        uncovered = [goal.key() for goal, _ in _split(argparse.Namespace(**run), "train")[0] if not covers(goal)]
+        if uncovered:
+            raise SystemExit(f"error: --imitation needs a world with an expert; CrafText's scripted expert (craftext.expert) plays "
+                             f"achievement goals of {', '.join(COVERED)}, not {uncovered[0]} (and {len(uncovered) - 1} more goals)")
     for name in ("checkpoint_every", "max_episode_steps", "data_size"):
         if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
@@ -196,7 +200,10 @@ def train(args: argparse.Namespace) -> None:
     config.validate()
     train_split = _split(run, "train")
     task = _task(run, train_split)
-    ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=True)
+    try:
+        ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=True)
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
     out.mkdir(parents=True, exist_ok=True)
     if not run.resume:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
@@ -207,6 +214,14 @@ def train(args: argparse.Namespace) -> None:
     import orbax.checkpoint as ocp
 
     runner = ppo.init(jax.random.key(config.seed))
+    if run.init_from and not run.resume:
+        from baselines.bc import load_params
+
+        try:
+            runner = runner.replace(params=load_params(run.init_from, config, runner.params))
+        except ValueError as error:
+            raise SystemExit(f"error: {error}") from None
+        print(f"policy initialised from the cloned one in {run.init_from}", flush=True)
     if run.resume:
         runner = _restore(out, runner)
         _keep_metrics_until(out / "metrics.jsonl", int(runner.update))
@@ -259,32 +274,20 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
     """Three policies (agent, shuffled instruction, random) on every evaluation split
     (``train_split``: the ``_split`` trained on, not loaded again)."""
     splits = {split: train_split if split == "train" else _split(run, split) for split in run.eval_splits.split(",")}
-    settings = {}
-    if run.env.startswith("CrafText"):
-        pairs = [episodes for episodes, _ in splits.values()]
-        settings["capacity"] = (max(len(p) for p in pairs), max(sum(len(t) for _, t in p) for p in pairs))
-    evaluator = evaluate.Evaluator(ppo.task, ppo.network)
-    key = jax.random.key(10_000 + config.seed)
-    results: dict[str, dict] = {}
-    for split, episodes in splits.items():
-        task = _task(run, episodes, **settings)
-        rows = settings["capacity"][1] if settings else len(task.texts)
-        embeddings = tables(config, task, planner=_planner(run), reference=ppo.task)
-        results[split] = evaluator.evaluate(params, task, *embeddings, key, run.eval_episodes,
-                                            run.max_episode_steps, greedy=run.eval_mode == "greedy", table_rows=rows)
-        for policy, summary in results[split].items():
-            others = "".join(f", {name} {summary[name]:.3f}" for name in task.metrics[1:])
-            print(f"{split:<18} {policy:<9} {task.metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} goals x "
-                  f"{run.eval_episodes} episodes", flush=True)
-            if writer:
+    results = evaluate.evaluate_splits(vars(run), splits, ppo.task, ppo.network, params, config, run.eval_episodes,
+                                       run.max_episode_steps, greedy=run.eval_mode == "greedy", planner=_planner(run))
+    if writer:
+        for split, by_policy in results.items():
+            for policy, summary in by_policy.items():
                 writer.add_scalar(f"{split}/{policy}/success_rate", summary["success"], config.num_updates)
     plans = ""
     if config.policy == "ppo-t+":
         plans = f", {'chat' if run.planner_url else config.planner} plans" + (" (gold goal: not a fair result)" if config.planner == "oracle" and not run.planner_url else "")
     imitation = f" + imitation {config.imitation_coef:g}" if config.imitation_coef else ""
-    labels = {"agent": f"agent ({config.policy}{imitation}{plans}, {run.eval_mode})", "shuffled": "shuffled instruction", "random": "random"}
+    cloned = " from BC" if run.init_from else ""
+    labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {run.eval_mode})", "shuffled": "shuffled instruction", "random": "random"}
     meta = {"env": run.env, "policy": config.policy, "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None, "level": run.level, "release": run.release, "goals": run.goals, "data": run.data, "success_metric": ppo.task.metrics[0],
-            "imitation_coef": config.imitation_coef,
+            "imitation_coef": config.imitation_coef, "init_from": run.init_from,
             "episodes_per_goal": run.eval_episodes, "max_steps": run.max_episode_steps, "eval_mode": run.eval_mode,
             "device": str(jax.devices()[0]), "jax": jax.__version__}
     print("\n" + evaluate.save(results, run.out, meta, labels))
@@ -351,7 +354,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int)
     p.add_argument("--imitation", type=_non_negative_float, metavar="COEF",
                    help="weight of an auxiliary cross entropy towards the world's expert action on the agent's own rollouts "
-                        "(DAgger-style; Hexagons and blocks world; default 0: plain PPO)")
+                        "(DAgger-style; Hexagons, blocks world and the CrafText goals of craftext.expert; default 0: plain PPO)")
+    p.add_argument("--init-from", metavar="RUN", help="start from the policy cloned by python -m baselines.bc in RUN "
+                                                      "(same world, --policy, --encoder and --layer-size)")
     p.add_argument("--max-episode-steps", type=int, help=f"episode limit (truncation) in training and evaluation (default {d['max_episode_steps']})")
     p.add_argument("--out", help=f"run folder (default {DEFAULT_OUT}, or the next free {DEFAULT_OUT}-N)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint, with its saved settings")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import jax
@@ -29,8 +30,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from baselines.networks import ActorCritic
-from baselines.ppo import policy_inputs
-from baselines.tasks import Task
+from baselines.ppo import PPOConfig, policy_inputs, tables
+from baselines.tasks import Task, spec_task
 
 POLICIES = ("agent", "shuffled", "random")
 COLUMNS = ("Conditional", "Building", "Localization", "Achievement", "Combo")
@@ -117,6 +118,32 @@ class Evaluator:
                 sums[name].append(np.stack([np.asarray(value), np.asarray(count)])[:, :batch - pad])
         totals = {name: np.concatenate(parts, 1).reshape(2, len(policies), len(goal_texts), episodes) for name, parts in sums.items()}
         return {policy: summarize(task, {name: t[:, i] for name, t in totals.items()}) for i, policy in enumerate(policies)}
+
+
+def evaluate_splits(spec: Mapping, splits: Mapping[str, tuple[list, dict]], trained: Task, network: ActorCritic, params, config: PPOConfig,
+                    episodes: int, max_steps: int, greedy: bool = False, planner: Callable[[str], list[str]] | None = None) -> dict[str, dict]:
+    """split -> policy -> summary: the three policies on each of ``splits`` (name -> what
+    ``tasks.split_episodes`` returned) of ``spec``'s world, for a network trained on ``trained``
+    (the reference of PPO-T+'s retrieval planner); ``episodes`` per goal, at most ``max_steps`` steps
+    each, keys from ``config.seed``. CrafText splits are padded to one capacity, so they share one
+    compilation. Prints one line per split and policy."""
+    settings = {}
+    if spec["env"].startswith("CrafText"):
+        pairs = [split_pairs for split_pairs, _ in splits.values()]
+        settings["capacity"] = (max(len(p) for p in pairs), max(sum(len(t) for _, t in p) for p in pairs))
+    evaluator = Evaluator(trained, network)
+    key = jax.random.key(10_000 + config.seed)
+    results: dict[str, dict] = {}
+    for split, split_episodes in splits.items():
+        task = spec_task(spec, split_episodes, **settings)
+        rows = settings["capacity"][1] if settings else len(task.texts)
+        embeddings = tables(config, task, planner=planner, reference=trained)
+        results[split] = evaluator.evaluate(params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows)
+        for policy, summary in results[split].items():
+            others = "".join(f", {name} {summary[name]:.3f}" for name in task.metrics[1:])
+            print(f"{split:<18} {policy:<9} {task.metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} goals x "
+                  f"{episodes} episodes", flush=True)
+    return results
 
 
 def summarize(task: Task, totals: dict[str, np.ndarray]) -> dict:

@@ -3,7 +3,7 @@ evaluation bars from ``evaluation.json``, saved beside them as PNG.
 
     python -m baselines.plots RUN_FOLDER      # (re)draw a finished run's pictures
 
-``python -m baselines`` draws both at the end of a run.
+``python -m baselines`` and ``python -m baselines.bc`` draw both at the end of a run.
 """
 
 from __future__ import annotations
@@ -35,12 +35,18 @@ def save(fig, path: Path, title: str | None = None) -> Path:
     return path
 
 
-def learning_curve(run: Path) -> Path:
-    """``run/learning_curve.png``: training success rate and mean episode return against
-    environment steps (one point per update of ``run/metrics.jsonl``)."""
+def _metrics(run: Path) -> list[dict]:
+    """The rows of ``run/metrics.jsonl``; ValueError when there are none."""
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
     if not rows:
         raise ValueError(f"{run / 'metrics.jsonl'} has no rows to plot")
+    return rows
+
+
+def learning_curve(run: Path) -> Path:
+    """``run/learning_curve.png``: training success rate and mean episode return against
+    environment steps (one point per update of ``run/metrics.jsonl``)."""
+    rows = _metrics(run)
     plt = pyplot()
     from matplotlib.ticker import EngFormatter
 
@@ -53,6 +59,25 @@ def learning_curve(run: Path) -> Path:
     for ax in (left, right):
         ax.grid(alpha=0.3)
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+    return save(fig, run / "learning_curve.png", run.name)
+
+
+def cloning_curve(run: Path) -> Path:
+    """``run/learning_curve.png`` of a behavioural-cloning run: loss and accuracy of the demonstrated
+    actions per epoch, training minibatches and (when held out) validation episodes."""
+    rows = _metrics(run)
+    plt = pyplot()
+    epochs = [r["epoch"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    for prefix, label in (("", "training"), ("val_", "validation")):
+        if prefix + "loss" in rows[0]:
+            left.plot(epochs, [r[prefix + "loss"] for r in rows], label=label)
+            right.plot(epochs, [r[prefix + "accuracy"] for r in rows], label=label)
+    left.set(xlabel="epoch", ylabel="cross entropy of the demonstrated action")
+    right.set(xlabel="epoch", ylabel="accuracy (most likely action)", ylim=(0, 1.02))
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
     return save(fig, run / "learning_curve.png", run.name)
 
 
@@ -81,9 +106,10 @@ def evaluation_bars(run: Path) -> Path:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m baselines.plots", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", type=Path, help="a run folder of python -m baselines")
+    parser.add_argument("run", type=Path, help="a run folder of python -m baselines or python -m baselines.bc")
     run = parser.parse_args(argv).run
-    for draw, needs in ((learning_curve, "metrics.jsonl"), (evaluation_bars, "evaluation.json")):
+    cloned = (run / "params").is_dir()
+    for draw, needs in ((cloning_curve if cloned else learning_curve, "metrics.jsonl"), (evaluation_bars, "evaluation.json")):
         if not (run / needs).is_file():
             raise SystemExit(f"error: {run / needs} does not exist")
         print(draw(run))

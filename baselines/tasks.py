@@ -49,7 +49,8 @@ class Task:
     episode; ``metrics`` names them, the headline first. reset_ratio: optimistic-reset ratio.
     action_factors: the mixed-radix layout of the first ``prod(action_factors)`` actions (for
     factored policy heads; empty: no such structure). expert(state, params) -> () int32: the world's
-    gold next action in an env state (a demonstrator for imitation; None: the world has none).
+    gold next action in an env state (a demonstrator for imitation; None: the world has none, or
+    CrafText goals its scripted expert does not cover).
     """
 
     name: str
@@ -85,6 +86,7 @@ def craftext_task(env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence 
     """CrafText on ``pairs`` of (Goal, phrasings) (default: the shipped ``level`` / ``split``)."""
     import craftext
     from craftext import dataset
+    from craftext.expert import covers
     from craftext.generator import level as goal_level
 
     if pairs is None:
@@ -106,7 +108,7 @@ def craftext_task(env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence 
         return {"success": (info["success"].astype(jnp.float32), ended.astype(jnp.float32))}
 
     return Task(env_id, env, params, texts, observe, n, text_goal, goals, lambda info: info["success"], start, score, ("success",),
-                reset_ratio=16, goal_objects=tuple(g for g, _ in pairs))
+                reset_ratio=16, expert=env.expert_action if all(covers(g) for g, _ in pairs) else None, goal_objects=tuple(g for g, _ in pairs))
 
 
 def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None = None, **kwargs) -> Task:
@@ -173,6 +175,8 @@ WORLD_DATA = {
 """Built-in data of the grid worlds (the first is the default); a folder path reads the released
 Hexagons JSONL (``hexagons.data``) or the Minecraft Dialogue Corpus (``blocksworld.data``) instead."""
 SPLIT_SEEDS = {"train": 0, "dev": 1, "test": 2}
+EVAL_SPLITS = {"CrafText": "train,test_paraphrased,test_new_objects", "Hexagons": "train,test", "BlocksWorld": "train,test"}
+"""Default evaluation splits of each world family."""
 
 
 def world_split(env_id: str, data: str, split: str, size: int) -> tuple[list, dict]:

@@ -33,6 +33,7 @@ from gymnax.environments import environment, spaces
 from jax import Array
 
 from craftext.checkers import initial_memory, step_events, update
+from craftext.expert import expert_action
 from craftext.goals import ENCODING_SIZE, Goal
 from craftext.tokenizer import Vocabulary
 from craftext.world import NOOP, frame, keyboard, version
@@ -203,6 +204,11 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         success = success & ~state.done
         reward = jnp.where(state.done, 0.0, success.astype(jnp.float32) + params.craftax_reward_scale * world_reward)
         return self.get_obs(new, params), new, reward, new.done, {"success": success}
+
+    def expert_action(self, state: EnvState, params: EnvParams) -> Array:
+        """() int32: the scripted expert's action (``craftext.expert``; ``NOOP`` once the episode
+        has ended and for goals it does not cover, ``craftext.expert.covers``)."""
+        return jnp.where(state.done, NOOP, expert_action(state.world, state.goal, self.classic)).astype(jnp.int32)
 
     @property
     def keys(self) -> dict[str, tuple[int, str]]:

@@ -325,8 +325,9 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     assert paper.eval_splits == "train,test_paraphrased,test_new_objects"
     with pytest.raises(SystemExit, match="--data is for the grid worlds"):
         settings(parser().parse_args(["--data", "tiles", "--out", str(tmp_path / "c")]))
-    with pytest.raises(SystemExit, match="--imitation needs a world with an expert"):
-        settings(parser().parse_args(["--imitation", "1", "--out", str(tmp_path / "d")]))
+    with pytest.raises(SystemExit, match="--imitation needs a world with an expert; CrafText.s scripted expert"):
+        settings(parser().parse_args(["--imitation", "1", "--preset", "level", "--out", str(tmp_path / "d")]))
+    assert settings(parser().parse_args(["--imitation", "1", "--out", str(tmp_path / "q")])).imitation == 1.0  # quick: goals it plays
     with pytest.raises(SystemExit):
         parser().parse_args(["--imitation", "-1"])
     assert hexagons.imitation == 1.0 and settings(parser().parse_args(["--out", str(tmp_path / "e")])).imitation == 0.0

@@ -13,12 +13,11 @@ What is scored is the env's final grid: what a Builder executing the actions wou
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jax

@@ -29,13 +29,13 @@ def main(argv: list[str] | None = None) -> None:
     _world_arguments(play)
     play.add_argument("--out", type=Path, default=Path("episodes"), help="folder of the recorded episodes (default ./episodes)")
     play.add_argument("--player", default="anonymous", help="recorded as source human:<player>")
-    play.add_argument("--text", type=int, help="always this instruction id (default: the split's instructions in turn)")
+    play.add_argument("--text", type=int, help="always this instruction id (default: the split's goals in turn, each goal's phrasings in turn)")
     play.add_argument("--host", default="127.0.0.1")
     play.add_argument("--port", type=int, default=8000)
     rec = commands.add_parser("record", help="record episodes of a scripted policy (random, or the world's expert)")
     _world_arguments(rec)
     rec.add_argument("--policy", choices=("random", "expert"), default="random")
-    rec.add_argument("--episodes", type=int, default=4, help="episodes, over the split's instructions in turn (default 4)")
+    rec.add_argument("--episodes", type=int, default=4, help="episodes: the split's goals in turn, each goal's phrasings in turn (default 4)")
     rec.add_argument("--seed", type=int, default=0, help="seed of the first episode (the next ones count up)")
     rec.add_argument("--out", type=Path, required=True)
     check = commands.add_parser("replay", help="replay episode files and check them against their recording")
@@ -76,8 +76,7 @@ def _run(args: argparse.Namespace) -> None:
 
         world = World({name: getattr(args, name) for name in WORLD_SPEC}, args.split)
         for i in range(args.episodes):
-            text, seed = i % len(world.task.texts), args.seed + i
-            path = record(world, args.policy, text, seed, args.out / f"{args.env}-{args.policy}-{i:04d}")
+            path = record(world, args.policy, world.schedule(i), args.seed + i, args.out / f"{args.env}-{args.policy}-{i:04d}")
             meta = episode.load(path).meta
             print(f"{path}: {meta['length']} steps, return {meta['return']:.2f}, success {meta['success']}", flush=True)
     elif args.command == "replay":

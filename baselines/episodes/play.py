@@ -63,9 +63,8 @@ class PlaySession:
 
     def new_episode(self, text: int | None = None, seed: int | None = None) -> None:
         """Close the current episode (if any) and start the next: ``text`` (default: the session's
-        fixed text, else the instructions in turn) with ``seed`` (default: a random uint32)."""
-        count = len(self.world.task.texts)
-        text = text if text is not None else self.fixed_text if self.fixed_text is not None else self.episodes_started % count
+        fixed text, else ``World.schedule``) with ``seed`` (default: a random uint32)."""
+        text = text if text is not None else self.fixed_text if self.fixed_text is not None else self.world.schedule(self.episodes_started)
         seed = seed if seed is not None else secrets.randbits(32)
         name = f"{self.world.env_id}-{now_utc().replace(':', '')}-{seed:08x}"
         following = Recording.begin(self.world, int(text), int(seed), self.out / name, f"human:{self.player}")  # a bad text / seed stops here

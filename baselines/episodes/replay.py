@@ -84,6 +84,21 @@ class World:
         obs, state, reward, terminated, truncated, success = self._step(state, np.int32(action), np.uint32(seed), np.int32(t), self.task.params)
         return Step(obs, state, float(reward), bool(terminated), bool(truncated), bool(success))
 
+    @functools.cached_property
+    def opening_texts(self) -> np.ndarray:
+        """(len(texts),) bool: the instruction ids an episode starts by showing (not a Hexagons
+        procedure's later steps); found by starting every one (one batched call)."""
+        texts = np.arange(len(self.task.texts), dtype=np.int32)
+        obs, _ = jax.jit(jax.vmap(self.task.start, in_axes=(None, 0, None)))(reset_key(0), texts, self.task.params)
+        return np.asarray(jax.vmap(self.task.observe)(obs).text) == texts
+
+    def schedule(self, episode: int) -> int:
+        """The instruction id of the ``episode``-th episode of a session: the split's goals in
+        turn, and within a goal its opening instructions (phrasings) in turn."""
+        goal = episode % len(self.task.goals)
+        openings = np.flatnonzero((self.task.text_goal == goal) & self.opening_texts)
+        return int(openings[(episode // len(self.task.goals)) % len(openings)])
+
     def expert(self, state: Any) -> int:
         """The world's gold next action in ``state`` (``Task.expert``, compiled once; only for
         worlds that have one)."""
@@ -224,12 +239,13 @@ class Recording:
 def record(world: World, policy: str, text: int, seed: int, path: str | Path, max_steps: int | None = None) -> Path:
     """Play one episode with a scripted ``policy`` and write it to ``path`` (a ``Recording``):
     ``random`` (uniform over the feasible actions, drawn from ``seed``) or ``expert`` (the world's
-    gold next action, ``Task.expert``: the grid worlds). Stops when the episode ends or after
+    gold next action, ``Task.expert``: the grid worlds, and CrafText goal sets that
+    ``craftext.expert`` covers). Stops when the episode ends or after
     ``max_steps`` (default: the world's ``max_episode_steps``)."""
     if policy not in POLICIES:
         raise ValueError(f"policy {policy!r}: use one of {', '.join(POLICIES)}")
     if policy == "expert" and world.task.expert is None:
-        raise ValueError(f"{world.env_id} has no expert; use policy random")
+        raise ValueError(f"{world.env_id} has no expert for this split's goals (CrafText: craftext.expert.covers); use policy random")
     recording = Recording.begin(world, text, seed, path, f"agent:{policy}")
     rng = np.random.default_rng(seed)
     for _ in range(max_steps or world.spec["max_episode_steps"]):

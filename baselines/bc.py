@@ -1,0 +1,377 @@
+"""Behavioural cloning from episode files: the PPO baselines' policies trained on demonstrations.
+
+    python -m baselines.episodes record --env Hexagons-Paint-v1 --data tiles --policy expert --episodes 512 --out demos/hexagons
+    python -m baselines.bc --demos demos/hexagons --policy ppo-t --out runs/bc/hexagons
+    python -m baselines --preset hexagons --init-from runs/bc/hexagons       # PPO from the cloned policy
+
+Demonstrations are the episode files under ``--demos`` (``baselines.episodes``: people's, from the
+browser player, or a scripted expert's), all of one world and split. Exact replay turns each into
+the observations the policy sees, checking every recorded reward, termination flag and the final
+state (``ReplayMismatch`` names the file and the step).
+
+Training: the cross entropy of each demonstrated action under the policy (``baselines.networks``:
+PPO-T or FiLM, instruction-conditioned, its GRU run over each whole episode from its first step),
+averaged over the steps of the episodes (padding masked), Adam with gradient clipping. Episodes are
+grouped by length into power-of-two buckets (padded within a bucket), and epochs of minibatches of
+each bucket's episodes run in one ``jax.jit``. ``--validation`` episodes are held out and scored
+every epoch; the params of the epoch with the lowest validation loss are kept. Evaluation: the three-policy protocol of ``baselines.evaluate`` (agent, shuffled
+instruction, random) on the world's splits.
+
+The run folder holds ``config.json`` (the network settings, in ``PPOConfig`` terms, and the world),
+``params/`` (orbax), ``metrics.jsonl`` (one line per epoch), ``evaluation.{json,md}`` and the
+pictures ``learning_curve.png`` and ``evaluation.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import struct
+from jax import Array
+
+from baselines.networks import make_network
+from baselines.ppo import PPOConfig, tables
+from baselines.tasks import Task
+
+POLICIES = ("ppo-t", "film")
+"""Policies BC trains (PPO-T+ also needs plans; clone PPO-T and give it plans with PPO)."""
+NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions")
+"""``PPOConfig`` fields that fix the network's parameters: what ``--init-from`` checks."""
+
+
+@struct.dataclass
+class Demos:
+    """Replayed demonstrations, time-major: world (T, N, *F) float32 features, text (T, N) int32
+    instruction ids, mask (T, N, A) bool feasible actions, action (T, N) int32 demonstrated actions,
+    valid (T, N) bool (False past each episode's end)."""
+
+    world: Array
+    text: Array
+    mask: Array
+    action: Array
+    valid: Array
+
+    @property
+    def episodes(self) -> int:
+        return self.action.shape[1]
+
+    def take(self, ids: Array) -> Demos:
+        """The episodes ``ids`` (K,)."""
+        return jax.tree.map(lambda x: x[:, ids], self)
+
+
+def load_demos(folder: str | Path) -> tuple[list[Path], list]:
+    """(paths, episodes) of every episode file under ``folder``, sorted; raises ``EpisodeError``
+    naming the file for an unreadable one or one of another world or split than the first."""
+    from baselines.episodes.episode import EpisodeError, load
+
+    paths = sorted(Path(folder).rglob("*.npz"))
+    if not paths:
+        raise EpisodeError(f"{folder}: no episode files (*.npz) to learn from")
+    episodes = [load(p) for p in paths]
+    first = episodes[0].meta["world"]
+    for path, episode in zip(paths, episodes):
+        if episode.meta["world"] != first:
+            raise EpisodeError(f"{path}: field world {episode.meta['world']} differs from {paths[0]}'s {first}; "
+                               "clone one world and split at a time")
+        if len(episode) == 0:
+            raise EpisodeError(f"{path}: field actions is empty")
+    return paths, episodes
+
+
+def length_buckets(lengths: list[int], shortest: int = 8) -> dict[int, list[int]]:
+    """Padded length -> ids of the episodes padded to it: the next power of two of each length (at
+    least ``shortest``), so padding at most doubles the work and only a few shapes compile."""
+    buckets: dict[int, list[int]] = {}
+    for i, n in enumerate(lengths):
+        buckets.setdefault(max(shortest, 1 << (n - 1).bit_length()), []).append(i)
+    return dict(sorted(buckets.items()))
+
+
+def replay_demos(task: Task, paths: list[Path], episodes: list) -> list[Demos]:
+    """The observations of ``episodes`` (recorded in ``task``'s world), one ``Demos`` per
+    ``length_buckets`` bucket, by exact replay (``baselines.episodes.replay``: the recording's own
+    compiled step, one episode at a time, since a batched replay is not bitwise the same
+    computation); raises ``ReplayMismatch`` naming the file where a reward, a flag or the final
+    state differs from the recording."""
+    from baselines.episodes.replay import ReplayMismatch, replay
+
+    observe = jax.jit(jax.vmap(jax.vmap(task.observe)))
+    observed = []
+    for path, e in zip(paths, episodes):
+        try:
+            observed.append(replay(e, keep_states=True).observations[:-1])
+        except ReplayMismatch as error:
+            raise ReplayMismatch(f"{path}: {error}") from None
+    demos = []
+    for length, ids in length_buckets([len(e) for e in episodes]).items():
+        padded = [observed[i] + observed[i][-1:] * (length - len(observed[i])) for i in ids]
+        seen = observe(jax.tree.map(lambda *x: np.stack(x).reshape(len(ids), length, *x[0].shape).swapaxes(0, 1),
+                                    *[obs for episode in padded for obs in episode]))
+        actions = np.zeros((length, len(ids)), np.int32)
+        for j, i in enumerate(ids):
+            actions[: len(episodes[i]), j] = episodes[i].actions
+        valid = np.arange(length)[:, None] < np.asarray([len(episodes[i]) for i in ids])[None]
+        demos.append(Demos(seen.world.astype(jnp.float32), seen.text, seen.mask, jnp.asarray(actions), jnp.asarray(valid)))
+    return demos
+
+
+@dataclass(frozen=True)
+class BCConfig:
+    """epochs: passes over the training episodes; batch_episodes: episodes per minibatch (fewer if
+    there are fewer); validation: fraction of the episodes held out (at least one when > 0)."""
+
+    policy: str = "ppo-t"
+    encoder: str = "hashed"
+    layer_size: int = 256
+    factored_actions: bool = True
+    lr: float = 1e-3
+    max_grad_norm: float = 1.0
+    epochs: int = 50
+    batch_episodes: int = 32
+    validation: float = 0.1
+    seed: int = 0
+
+    def validate(self) -> None:
+        """Raise ValueError naming the bad field."""
+        if self.policy not in POLICIES:
+            raise ValueError(f"BCConfig.policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        for name in ("layer_size", "epochs", "batch_episodes"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"BCConfig.{name} must be >= 1, got {getattr(self, name)}")
+        if not 0.0 <= self.validation < 1.0:
+            raise ValueError(f"BCConfig.validation must be in [0, 1), got {self.validation}")
+        for name in ("lr", "max_grad_norm"):
+            if not math.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
+                raise ValueError(f"BCConfig.{name} must be a finite number > 0, got {getattr(self, name)}")
+
+    def network_config(self, env_id: str) -> PPOConfig:
+        """The ``PPOConfig`` of the same network (what PPO needs to continue from these params)."""
+        return PPOConfig(env_id=env_id, policy=self.policy, encoder=self.encoder, layer_size=self.layer_size,
+                         factored_actions=self.factored_actions, seed=self.seed)
+
+
+class BehaviouralCloning:
+    """A policy of ``baselines.networks`` cloned from ``Demos`` of ``task``'s world."""
+
+    def __init__(self, config: BCConfig, task: Task, instruction_table: np.ndarray, progress: bool = False):
+        config.validate()
+        self.config, self.task, self.progress = config, task, progress
+        self.instructions = jnp.asarray(instruction_table, jnp.float32)
+        self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size,
+                                    task.action_factors if config.factored_actions else ())
+        self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
+
+    def init(self, key: Array, demos: Demos) -> tuple[Any, Any]:
+        """(params, optimizer state) for a network that reads ``demos``."""
+        one = demos.take(jnp.arange(1))
+        params = self.network.init(key, self.network.initial_hidden(1), *self._inputs(one))
+        return params, self.optimizer.init(params)
+
+    def _inputs(self, demos: Demos) -> tuple:
+        reset = jnp.zeros(demos.action.shape, bool).at[0].set(True)
+        return demos.world, self.instructions[demos.text], None, reset, demos.mask
+
+    def sums(self, params, demos: Demos) -> tuple[Array, Array, Array]:
+        """Over the valid steps of ``demos``: (summed negative log-likelihood of the demonstrated
+        actions, how many of them are the most likely action, how many steps)."""
+        _, pi, _ = self.network.apply(params, self.network.initial_hidden(demos.episodes), *self._inputs(demos))
+        weight = demos.valid.astype(jnp.float32)
+        return -(pi.log_prob(demos.action) * weight).sum(), ((pi.logits.argmax(-1) == demos.action) * weight).sum(), weight.sum()
+
+    def loss(self, params, demos: Demos) -> tuple[Array, Array]:
+        """(mean negative log-likelihood, accuracy) per valid step of ``demos``."""
+        nll, correct, steps = self.sums(params, demos)
+        return nll / jnp.maximum(steps, 1.0), correct / jnp.maximum(steps, 1.0)
+
+    def score(self, params, buckets: list[Demos]) -> tuple[Array, Array]:
+        """``loss`` over every valid step of several buckets."""
+        nll, correct, steps = (sum(parts) for parts in zip(*(self.sums(params, d) for d in buckets)))
+        return nll / jnp.maximum(steps, 1.0), correct / jnp.maximum(steps, 1.0)
+
+    def train(self, params, opt_state, key: Array, train: list[Demos], held_out: list[Demos]) -> tuple[Any, Any, dict]:
+        """``config.epochs`` epochs (one ``lax.scan``; jit it): each goes through the buckets of
+        ``train`` in turn, the episodes of each in a random order, in minibatches of at most
+        ``batch_episodes`` (the remainder of the order is left out that epoch). Returns params,
+        optimizer state and per-epoch metrics (epochs,): loss and accuracy (mean over the epoch's
+        minibatches) and, with ``held_out`` buckets, val_loss and val_accuracy."""
+        grad = jax.value_and_grad(self.loss, has_aux=True)
+
+        def minibatches(carry, demos: Demos, key: Array):
+            size = min(self.config.batch_episodes, demos.episodes)
+            order = jax.random.permutation(key, demos.episodes)[: demos.episodes // size * size].reshape(-1, size)
+
+            def minibatch(carry, ids):
+                params, opt_state = carry
+                (nll, accuracy), grads = grad(params, demos.take(ids))
+                updates, opt_state = self.optimizer.update(grads, opt_state, params)
+                return (optax.apply_updates(params, updates), opt_state), (nll, accuracy)
+
+            return jax.lax.scan(minibatch, carry, order)
+
+        def epoch(carry, inputs):
+            index, key = inputs
+            train_carry, best = carry
+            nll, accuracy = [], []
+            for b, demos in enumerate(train):
+                train_carry, (bucket_nll, bucket_accuracy) = minibatches(train_carry, demos, jax.random.fold_in(key, b))
+                nll.append(bucket_nll)
+                accuracy.append(bucket_accuracy)
+            params = train_carry[0]
+            metrics = {"epoch": index + 1, "loss": jnp.concatenate(nll).mean(), "accuracy": jnp.concatenate(accuracy).mean()}
+            if held_out:
+                metrics["val_loss"], metrics["val_accuracy"] = self.score(params, held_out)
+                better = metrics["val_loss"] < best[1]
+                best = jax.tree.map(lambda new, old: jnp.where(better, new, old), (params, metrics["val_loss"], index + 1), best)
+            else:
+                best = (params, best[1], index + 1)
+            if self.progress:
+                jax.debug.callback(self._report, metrics)
+            return (train_carry, best), metrics
+
+        keys = jax.random.split(key, self.config.epochs)
+        start = ((params, opt_state), (params, jnp.float32(jnp.inf), jnp.int32(0)))
+        ((_, opt_state), (best, _, best_epoch)), metrics = jax.lax.scan(epoch, start, (jnp.arange(self.config.epochs), keys))
+        return best, opt_state, {**metrics, "best_epoch": best_epoch}
+
+    def _report(self, metrics: dict) -> None:
+        m = {k: float(v) for k, v in metrics.items()}
+        held = f"  validation loss {m['val_loss']:.4f} accuracy {m['val_accuracy']:.3f}" if "val_loss" in m else ""
+        print(f"epoch {int(m['epoch']):>4}/{self.config.epochs}  loss {m['loss']:.4f}  accuracy {m['accuracy']:.3f}{held}", flush=True)
+
+
+def split_held_out(episodes: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(training ids, held-out ids) of ``episodes`` demonstrations: a seeded random ``fraction``
+    held out (at least one when the fraction is > 0 and there are two or more episodes)."""
+    order = np.random.default_rng(seed).permutation(episodes)
+    held = 0 if fraction == 0 or episodes < 2 else max(1, int(round(fraction * episodes)))
+    return np.sort(order[held:]), np.sort(order[:held])
+
+
+def save_params(out: Path, params) -> Path:
+    """Write ``out/params`` (orbax)."""
+    import orbax.checkpoint as ocp
+
+    path = (out / "params").absolute()
+    if path.exists():
+        shutil.rmtree(path)
+    with ocp.StandardCheckpointer() as checkpointer:
+        checkpointer.save(path, params)
+    return path
+
+
+def load_params(run: str | Path, config: PPOConfig, target) -> Any:
+    """The cloned params of BC run folder ``run`` for a PPO run of ``config`` (``target``: params of
+    the same structure); raises ValueError naming the run and the network setting that differs."""
+    import orbax.checkpoint as ocp
+
+    run = Path(run)
+    saved_path = run / "config.json"
+    if not saved_path.is_file() or not (run / "params").is_dir():
+        raise ValueError(f"--init-from {run}: not a behavioural-cloning run folder (needs config.json and params/)")
+    saved = json.loads(saved_path.read_text())["network"]
+    clash = [f"{name} {saved[name]!r} (this run: {getattr(config, name)!r})" for name in NETWORK_FIELDS if saved[name] != getattr(config, name)]
+    if clash:
+        raise ValueError(f"--init-from {run}: the cloned network differs: " + "; ".join(clash))
+    with ocp.StandardCheckpointer() as checkpointer:
+        return checkpointer.restore((run / "params").absolute(), target)
+
+
+def main(argv: list[str] | None = None) -> None:
+    d = BCConfig()
+    p = argparse.ArgumentParser(prog="python -m baselines.bc", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--demos", type=Path, required=True, help="folder of episode files (one world and split)")
+    p.add_argument("--policy", choices=POLICIES, default=d.policy)
+    p.add_argument("--out", type=Path, default=Path("runs/bc/default"), help="run folder (default runs/bc/default)")
+    p.add_argument("--overwrite", action="store_true", help="replace a run already in --out")
+    p.add_argument("--encoder", default=d.encoder, help=f"frozen text encoder (default {d.encoder})")
+    p.add_argument("--layer-size", type=int, default=d.layer_size)
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--epochs", type=int, default=d.epochs)
+    p.add_argument("--batch-episodes", type=int, default=d.batch_episodes)
+    p.add_argument("--validation", type=float, default=d.validation, help=f"fraction of the episodes held out (default {d.validation})")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--eval-episodes", type=int, default=8, help="evaluation episodes per goal and split (default 8)")
+    p.add_argument("--eval-splits", help="splits to evaluate (default: the world's: CrafText train,test_paraphrased,test_new_objects; grid worlds train,test)")
+    p.add_argument("--eval-mode", choices=("sample", "greedy"), default="sample")
+    args = p.parse_args(argv)
+    from baselines.episodes.episode import EpisodeError
+
+    try:
+        run(args)
+    except (EpisodeError, ValueError) as error:
+        sys.exit(f"error: {error}")
+
+
+def run(args: argparse.Namespace) -> None:
+    from baselines import evaluate, plots
+    from baselines.episodes.replay import world_of
+    from baselines.tasks import EVAL_SPLITS, split_episodes
+
+    config = BCConfig(policy=args.policy, encoder=args.encoder, layer_size=args.layer_size, lr=args.lr, epochs=args.epochs,
+                      batch_episodes=args.batch_episodes, validation=args.validation, seed=args.seed)
+    config.validate()
+    if args.eval_episodes < 1:
+        raise ValueError(f"--eval-episodes must be >= 1, got {args.eval_episodes}")
+    out = args.out
+    if out.exists() and any(out.iterdir()):
+        if not args.overwrite:
+            raise ValueError(f"{out} already holds a run; replace it with --overwrite")
+        shutil.rmtree(out)
+    paths, episodes = load_demos(args.demos)
+    world = world_of(episodes[0].meta)  # the world the demonstrations replay in
+    spec, trained_split, task = world.spec, world.split, world.task
+    train_split = split_episodes(spec, trained_split)
+    train_ids, held_ids = split_held_out(len(episodes), config.validation, config.seed)
+    began = time.perf_counter()
+    train_demos = replay_demos(task, [paths[i] for i in train_ids], [episodes[i] for i in train_ids])
+    held_out = replay_demos(task, [paths[i] for i in held_ids], [episodes[i] for i in held_ids]) if len(held_ids) else []
+    lengths = [len(e) for e in episodes]
+    print(f"{len(paths)} demonstrations ({sum(lengths):,} steps, {min(lengths)} to {max(lengths)} per episode) of {spec['env']} "
+          f"{trained_split} replayed in {time.perf_counter() - began:.1f} s; sources {sorted({e.meta['source'] for e in episodes})}; "
+          f"demonstrated success {np.mean([bool(e.meta.get('success')) for e in episodes]):.3f}", flush=True)
+    network_config = config.network_config(spec["env"])
+    cloner = BehaviouralCloning(config, task, tables(network_config, task)[0], progress=True)
+    key_init, key_train = jax.random.split(jax.random.key(config.seed))
+    params, opt_state = cloner.init(key_init, train_demos[0])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps({
+        "bc": dataclasses.asdict(config), "network": {name: getattr(network_config, name) for name in NETWORK_FIELDS},
+        "world": {**spec, "split": trained_split}, "demos": str(args.demos), "episodes": len(paths), "held_out": len(held_ids)}, indent=1))
+    shapes = ", ".join(f"{d.episodes} x {d.action.shape[0]}" for d in train_demos)
+    print(f"cloning {config.policy} on {len(train_ids)} episodes ({len(held_ids)} held out) in buckets of episodes x steps {shapes}, "
+          f"{config.epochs} epochs, devices {jax.devices()}", flush=True)
+    began = time.perf_counter()
+    params, _, metrics = jax.block_until_ready(jax.jit(cloner.train)(params, opt_state, key_train, train_demos, held_out))
+    best_epoch = int(metrics.pop("best_epoch"))
+    print(f"trained in {time.perf_counter() - began:.0f} s (compilation included); kept the params of epoch {best_epoch}"
+          + (" (lowest validation loss)" if held_out else ""), flush=True)
+    save_params(out, params)
+    rows = [{k: float(np.asarray(v)[i]) for k, v in metrics.items()} for i in range(config.epochs)]
+    (out / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    split_names = (args.eval_splits or EVAL_SPLITS[spec["env"].split("-")[0]]).split(",")
+    splits = {name: train_split if name == trained_split else split_episodes(spec, name) for name in split_names}
+    results = evaluate.evaluate_splits(spec, splits, task, cloner.network, params, network_config, args.eval_episodes,
+                                       spec["max_episode_steps"], greedy=args.eval_mode == "greedy")
+    labels = {"agent": f"agent (BC {config.policy}, {args.eval_mode})", "shuffled": "shuffled instruction", "random": "random"}
+    meta = {**spec, "policy": f"BC {config.policy}", "demos": len(paths), "best_epoch": best_epoch, "success_metric": task.metrics[0], "episodes_per_goal": args.eval_episodes,
+            "eval_mode": args.eval_mode, "device": str(jax.devices()[0]), "jax": jax.__version__}
+    print("\n" + evaluate.save(results, out, meta, labels))
+    print(f"pictures: {plots.cloning_curve(out)}, {plots.evaluation_bars(out)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
