@@ -86,6 +86,17 @@ def test_cloning_learns_the_demonstrations_and_initialises_ppo(hexagon_demos, tm
     with pytest.raises(ValueError, match="not a behavioural-cloning run folder"):
         bc.load_params(tmp_path, config, fresh)
 
+    from baselines.episodes.agent import Agent
+
+    world = World(HEXAGONS, "train")
+    agent = Agent(out, world, greedy=True)
+    recorded = [load(record(world, agent, world.schedule(i), i, tmp_path / "agent" / f"e{i}")) for i in range(4)]
+    assert all(e.meta["source"] == "agent:ppo-t:run" for e in recorded)
+    assert sum(e.meta["success"] for e in recorded) >= 3  # the cloned policy, greedy, on its training procedures
+    assert all(replay(e).success == e.meta["success"] for e in recorded)
+    with pytest.raises(ValueError, match="not a run folder"):
+        Agent(tmp_path / "agent", world)
+
 
 def test_bad_settings_fail_before_anything_is_compiled(hexagon_demos, tmp_path, capsys):
     with pytest.raises(ValueError, match="BCConfig.validation"):

@@ -236,20 +236,29 @@ class Recording:
         return self.file
 
 
-def record(world: World, policy: str, text: int, seed: int, path: str | Path, max_steps: int | None = None) -> Path:
-    """Play one episode with a scripted ``policy`` and write it to ``path`` (a ``Recording``):
-    ``random`` (uniform over the feasible actions, drawn from ``seed``) or ``expert`` (the world's
-    gold next action, ``Task.expert``: the grid worlds, and CrafText goal sets that
-    ``craftext.expert`` covers). Stops when the episode ends or after
-    ``max_steps`` (default: the world's ``max_episode_steps``)."""
-    if policy not in POLICIES:
+def record(world: World, policy: str | Any, text: int, seed: int, path: str | Path, max_steps: int | None = None) -> Path:
+    """Play one episode and write it to ``path`` (a ``Recording``). ``policy``: ``random`` (uniform
+    over the feasible actions, drawn from ``seed``), ``expert`` (the world's gold next action,
+    ``Task.expert``: the grid worlds, and CrafText goal sets that ``craftext.expert`` covers), or a
+    trained ``baselines.episodes.agent.Agent``. Stops when the episode ends or after ``max_steps``
+    (default: the world's ``max_episode_steps``)."""
+    scripted = isinstance(policy, str)
+    if scripted and policy not in POLICIES:
         raise ValueError(f"policy {policy!r}: use one of {', '.join(POLICIES)}")
     if policy == "expert" and world.task.expert is None:
         raise ValueError(f"{world.env_id} has no expert for this split's goals (CrafText: craftext.expert.covers); use policy random")
-    recording = Recording.begin(world, text, seed, path, f"agent:{policy}")
+    recording = Recording.begin(world, text, seed, path, f"agent:{policy if scripted else policy.name}")
     rng = np.random.default_rng(seed)
-    for _ in range(max_steps or world.spec["max_episode_steps"]):
+    if not scripted:
+        policy.reset(seed)
+    for t in range(max_steps or world.spec["max_episode_steps"]):
         if recording.ended:
             break
-        recording.act(world.expert(recording.state) if policy == "expert" else int(rng.choice(np.flatnonzero(world.mask(recording.obs)))))
+        if not scripted:
+            action = policy.act(recording.obs, t)
+        elif policy == "expert":
+            action = world.expert(recording.state)
+        else:
+            action = int(rng.choice(np.flatnonzero(world.mask(recording.obs))))
+        recording.act(action)
     return recording.close()

@@ -1,0 +1,94 @@
+"""A trained policy playing a ``World`` one step at a time, so that its episodes are recorded by the
+same compiled step that replays them (exact replay holds; a batched evaluator's worlds are not
+bitwise the unbatched ones on XLA:CPU, see the README's behavioural-cloning section).
+
+``Agent(run, world)`` loads a run folder of ``python -m baselines.bc`` (``params/``) or of
+``python -m baselines`` (the latest checkpoint's params): PPO-T or FiLM, on the world's env id.
+``reset(seed)`` starts an episode; ``act(obs, t)`` carries the policy's GRU state through it and
+samples an action from a key of the agent's own (``fold_in(fold_in(key(seed), 2), t)``, apart
+from the episode's keys), or takes the most likely one (``greedy``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from baselines.episodes.replay import World
+from baselines.networks import make_network
+from baselines.ppo import PPOConfig, config_from_dict, policy_inputs, tables
+
+
+def run_config(run: Path) -> PPOConfig:
+    """The network settings of a BC or PPO run folder; ValueError naming the folder otherwise."""
+    path = run / "config.json"
+    if not path.is_file():
+        raise ValueError(f"{run}: not a run folder of python -m baselines or python -m baselines.bc (no config.json)")
+    saved = json.loads(path.read_text())
+    if "network" in saved:
+        return PPOConfig(**saved["network"])
+    if "ppo" in saved:
+        return config_from_dict(saved["ppo"])
+    raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")
+
+
+def _params(run: Path, target: Any) -> Any:
+    """BC params, or the params of a PPO run's latest checkpoint."""
+    import orbax.checkpoint as ocp
+
+    if (run / "params").is_dir():
+        with ocp.StandardCheckpointer() as checkpointer:
+            return checkpointer.restore((run / "params").absolute(), target)
+    manager = ocp.CheckpointManager((run / "checkpoints").absolute())
+    step = manager.latest_step()
+    if step is None:
+        raise ValueError(f"{run}: no params/ and no checkpoint to load")
+    runner = manager.restore(step, args=ocp.args.StandardRestore())
+    manager.close()
+    return jax.tree.map(lambda saved, like: jnp.asarray(saved, like.dtype), runner["params"], target)
+
+
+class Agent:
+    """A trained policy acting in ``world`` (module docstring)."""
+
+    def __init__(self, run: str | Path, world: World, greedy: bool = False):
+        run = Path(run)
+        config = run_config(run)
+        if config.env_id != world.env_id:
+            raise ValueError(f"{run}: trained on {config.env_id}, not {world.env_id}")
+        if config.policy == "ppo-t+":
+            raise ValueError(f"{run}: policy ppo-t+ needs plans; record PPO-T or FiLM agents")
+        task = world.task
+        self.name = f"{config.policy}:{run.name}"
+        self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size,
+                                    task.action_factors if config.factored_actions else ())
+        instructions = jnp.asarray(tables(config, task)[0], jnp.float32)
+
+        def step(params, hidden, obs, reset, key):
+            inputs = policy_inputs(task, instructions, None, jax.tree.map(lambda x: x[None, None], obs), reset[None, None])
+            hidden, pi, _ = self.network.apply(params, hidden, *inputs)
+            logits = pi.logits[0, 0]
+            return hidden, jnp.where(greedy, logits.argmax(), jax.random.categorical(key, logits))
+
+        obs, _ = world.start(0, 0)
+        hidden = self.network.initial_hidden(1)
+        target = self.network.init(jax.random.key(0), hidden, *policy_inputs(task, instructions, None, jax.tree.map(lambda x: x[None, None], obs),
+                                                                             jnp.ones((1, 1), bool)))
+        self.params = _params(run, target)
+        self._step = jax.jit(step)
+        self.reset(0)
+
+    def reset(self, seed: int) -> None:
+        """The next ``act`` starts an episode of ``seed``."""
+        self.hidden, self.first = self.network.initial_hidden(1), True
+        self._root = jax.random.fold_in(jax.random.key(seed), 2)
+
+    def act(self, obs: Any, t: int) -> int:
+        """The action for observation ``obs`` at step ``t`` of the episode."""
+        self.hidden, action = self._step(self.params, self.hidden, obs, jnp.bool_(self.first), jax.random.fold_in(self._root, t))
+        self.first = False
+        return int(action)
