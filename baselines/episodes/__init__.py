@@ -2,7 +2,7 @@
 
     python -m baselines.episodes render DIR --out VIDEOS [--formats mp4,webm,gif]
     python -m baselines.episodes play --env ID [--port 8000] [--out DIR]
-    python -m baselines.episodes record --env ID --policy random|expert --out DIR
+    python -m baselines.episodes record --env ID --policy random|expert|agent [--run RUN] --out DIR
     python -m baselines.episodes replay FILE...
     python -m baselines.episodes index DIR
 
