@@ -100,6 +100,8 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
             given["preset"] = "paper"
         preset = PRESETS[given.get("preset", RUN_DEFAULTS["preset"])]
         run = {k: given.get(k, preset.get(k, v)) for k, v in RUN_DEFAULTS.items()}
+        if "goals_file" in given and "goals" not in given:
+            run["goals"] = ""  # a preset's goal filter is for the shipped dataset
         out = _fresh_folder(out, explicit=args.out is not None, overwrite=bool(args.overwrite))
     if run["data"] and run["env"].startswith("CrafText"):
         raise SystemExit("error: --data is for the grid worlds; CrafText reads its dataset (--level, --release, --goals)")
@@ -114,6 +116,18 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
         if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
     evaluation = {k: given.get(k, PRESETS[run["preset"]].get(k, v)) for k, v in EVAL_DEFAULTS.items()}
+    if run["goals_file"]:
+        if not run["env"].startswith("CrafText"):
+            raise SystemExit("error: --goals-file is for CrafText (the grid worlds take --data)")
+        from craftext.goalfile import GoalFileError, load_goals
+
+        try:
+            present = {e.split for e in load_goals(run["goals_file"], "Classic" in run["env"]).entries}
+        except GoalFileError as error:
+            raise SystemExit(f"error: --goals-file {error}") from None
+        if "train" not in present:
+            raise SystemExit(f"error: --goals-file {run['goals_file']} has no train goals")
+        evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(s for s in EVAL_SPLITS["CrafText"].split(",") if s in present)
     evaluation["eval_splits"] = evaluation["eval_splits"] or EVAL_SPLITS[run["env"].split("-")[0]]
     if evaluation["eval_episodes"] < 1:
         raise SystemExit(f"error: --eval-episodes must be >= 1, got {evaluation['eval_episodes']}")
@@ -340,6 +354,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--release", choices=("default", "full"), help="CrafText dataset release (default: default)")
     p.add_argument("--goals", help="comma-separated substrings of goal keys to keep, a leading '-' drops the goals that match instead "
                                    "(e.g. 'required=collect_wood),-forbidden=eat_cow'; a whole key, commas and all, is one term)")
+    p.add_argument("--goals-file", help="a CrafText goal file of your own (craftext.goalfile: JSON lines or YAML; check it with "
+                                        "python -m craftext.validate FILE); its splits replace the shipped dataset's, all levels")
     p.add_argument("--data", help="Hexagons / blocks-world data: " + "; ".join(f"{k.split('-')[0]} {', '.join(v)}" for k, v in WORLD_DATA.items())
                    + " (the first is the default), or a folder of the released Hexagons JSONL / the Minecraft Dialogue Corpus")
     p.add_argument("--data-size", type=int, help=f"procedures / items of built-in grid-world data for train (others: a quarter; default {d['data_size']})")

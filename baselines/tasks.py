@@ -219,8 +219,8 @@ def world_split(env_id: str, data: str, split: str, size: int) -> tuple[list, di
     raise ValueError(f"--data {data!r} for {env_id}: use one of {', '.join(WORLD_DATA[env_id])} or a data folder")
 
 
-WORLD_SPEC = {"env": "CrafText-Classic-Symbolic-v1", "level": "easy", "release": "default", "goals": "", "data": "", "data_size": 512,
-              "max_episode_steps": 500}
+WORLD_SPEC = {"env": "CrafText-Classic-Symbolic-v1", "level": "easy", "release": "default", "goals": "", "goals_file": "", "data": "",
+              "data_size": 512, "max_episode_steps": 500}
 """The settings that choose a world and its episodes (with a split: ``spec_task``), and their
 defaults: what a training run saves and what an episode file records to rebuild its world."""
 
@@ -232,7 +232,8 @@ def world_spec(settings: Mapping) -> dict:
 
 def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
     """(episodes, ``make_task`` settings) of one split of ``spec``'s world: CrafText (goal,
-    phrasings) pairs of ``level`` / ``release`` filtered by ``goals``; the grid worlds' ``data``
+    phrasings) pairs of ``level`` / ``release`` (or of the goal file ``goals_file``, all levels)
+    filtered by ``goals``; the grid worlds' ``data``
     (``world_split``: ``data_size`` for train, a quarter of it for others). Raises ValueError."""
     spec = world_spec(spec)
     env = spec["env"]
@@ -243,7 +244,15 @@ def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
     import craftext
     from craftext import dataset
 
-    pairs = dataset.load(spec["level"], split, classic=craftext.REGISTERED_IDS[env][0], release=spec["release"]).pairs()
+    classic = craftext.REGISTERED_IDS[env][0]
+    if spec["goals_file"]:
+        from craftext.goalfile import load_goals
+
+        pairs = load_goals(spec["goals_file"], classic).select(split=split).pairs()
+        if not pairs:
+            raise ValueError(f"{spec['goals_file']} has no goals in split {split!r}")
+    else:
+        pairs = dataset.load(spec["level"], split, classic=classic, release=spec["release"]).pairs()
     if spec["goals"]:
         terms = goal_terms(spec["goals"])
         wanted, unwanted = [t for t in terms if not t.startswith("-")], [t[1:] for t in terms if t.startswith("-")]

@@ -8,6 +8,7 @@ Craftax states without the env.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Sequence
 
 import jax.numpy as jnp
@@ -46,7 +47,7 @@ __all__ = [
 
 def make(
     env_id: str,
-    goals: Sequence[tuple[Goal, Sequence[str]]] | None = None,
+    goals: Sequence[tuple[Goal, Sequence[str]]] | str | os.PathLike | None = None,
     vocabulary: Vocabulary | None = None,
     *,
     level: str = "medium",
@@ -56,8 +57,9 @@ def make(
 ) -> tuple[CrafText, EnvParams]:
     """Build a registered CrafText env and its params.
 
-    goals: ``(Goal, phrasings)`` pairs (default: the shipped dataset's ``level`` / ``split`` for this
-        Craftax version). vocabulary: token ids (default: the shipped vocabulary, which also covers
+    goals: ``(Goal, phrasings)`` pairs, or the path of a goal file (``craftext.goalfile``; its
+        ``split`` goals), default: the shipped dataset's ``level`` / ``split`` for this Craftax
+        version. vocabulary: token ids (default: the shipped vocabulary, which also covers
         every test split). settings: ``craftax_reward_scale``, ``max_steps_in_episode``.
     """
     if not isinstance(env_id, str) or env_id not in REGISTERED_IDS:
@@ -65,6 +67,13 @@ def make(
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown CrafText env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
     classic, pixels = REGISTERED_IDS[env_id]
+    if isinstance(goals, (str, os.PathLike)):
+        from craftext.goalfile import load_goals
+
+        chosen = load_goals(goals, classic).select(split=split)
+        if not chosen.entries:
+            raise ValueError(f"{goals}: no goals in split {split!r}")
+        goals = chosen.pairs()
     if goals is None or vocabulary is None:
         from craftext import dataset
 
