@@ -36,7 +36,7 @@ import numpy as np
 
 from baselines import evaluate
 from baselines.ppo import CPU_QUICK, PPO, PPOConfig, config_from_dict, tables
-from baselines.tasks import EVAL_SPLITS, WORLD_DATA, WORLD_SPEC, Task, spec_task, split_episodes
+from baselines.tasks import EVAL_SPLITS, WORLD_DATA, WORLD_SPEC, Task, data_file_splits, spec_task, split_episodes
 
 DEFAULT_OUT = "runs/baselines/default"
 GROUNDING_GOALS = ("required=collect_wood),required=collect_sapling),required=collect_drink),required=place_table),"
@@ -106,12 +106,12 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     if run["data"] and run["env"].startswith("CrafText"):
         raise SystemExit("error: --data is for the grid worlds; CrafText reads its dataset (--level, --release, --goals)")
     if run["imitation"] and run["env"].startswith("CrafText"):
-        from craftext.expert import COVERED, covers
+        from craftext.expert import covers
 
         uncovered = [goal.key() for goal, _ in _split(argparse.Namespace(**run), "train")[0] if not covers(goal)]
         if uncovered:
-            raise SystemExit(f"error: --imitation needs a world with an expert; CrafText's scripted expert (craftext.expert) plays "
-                             f"achievement goals of {', '.join(COVERED)}, not {uncovered[0]} (and {len(uncovered) - 1} more goals)")
+            raise SystemExit(f"error: --imitation needs a world with an expert; CrafText's scripted expert (craftext.expert) does not "
+                             f"play {uncovered[0]} (and {len(uncovered) - 1} more goals): it does not fight, eat or sleep")
     for name in ("checkpoint_every", "max_episode_steps", "data_size"):
         if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
@@ -128,6 +128,17 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
         if "train" not in present:
             raise SystemExit(f"error: --goals-file {run['goals_file']} has no train goals")
         evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(s for s in EVAL_SPLITS["CrafText"].split(",") if s in present)
+    if run["data"] and Path(run["data"]).is_file():
+        from blocksworld.targets import TargetFileError
+        from hexagons.data import HexagonsDataError
+
+        try:
+            present = data_file_splits(run["env"], run["data"])
+        except (TargetFileError, HexagonsDataError, ValueError) as error:
+            raise SystemExit(f"error: --data {error}") from None
+        if "train" not in present:
+            raise SystemExit(f"error: --data {run['data']} has no train targets")
+        evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(s for s in present if s != "dev")
     evaluation["eval_splits"] = evaluation["eval_splits"] or EVAL_SPLITS[run["env"].split("-")[0]]
     if evaluation["eval_episodes"] < 1:
         raise SystemExit(f"error: --eval-episodes must be >= 1, got {evaluation['eval_episodes']}")
@@ -357,7 +368,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--goals-file", help="a CrafText goal file of your own (craftext.goalfile: JSON lines or YAML; check it with "
                                         "python -m craftext.validate FILE); its splits replace the shipped dataset's, all levels")
     p.add_argument("--data", help="Hexagons / blocks-world data: " + "; ".join(f"{k.split('-')[0]} {', '.join(v)}" for k, v in WORLD_DATA.items())
-                   + " (the first is the default), or a folder of the released Hexagons JSONL / the Minecraft Dialogue Corpus")
+                   + " (the first is the default), a folder of the released Hexagons JSONL / the Minecraft Dialogue Corpus, or a file:"
+                   " your own Hexagons procedures (released JSONL format) or Build targets (blocksworld.targets)")
     p.add_argument("--data-size", type=int, help=f"procedures / items of built-in grid-world data for train (others: a quarter; default {d['data_size']})")
     p.add_argument("--paper", action="store_true", default=None,
                    help="the paper's setup (preset paper): Table 9 scale (1024 envs x 100 steps, 1e9 steps), Classic pixels, medium level, "

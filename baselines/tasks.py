@@ -173,7 +173,8 @@ WORLD_DATA = {
     "BlocksWorld-Build-v1": ("blocks", "shapes", "random", "explicit"),
 }
 """Built-in data of the grid worlds (the first is the default); a folder path reads the released
-Hexagons JSONL (``hexagons.data``) or the Minecraft Dialogue Corpus (``blocksworld.data``) instead."""
+Hexagons JSONL (``hexagons.data``) or the Minecraft Dialogue Corpus (``blocksworld.data``) instead,
+a file path a user's own Hexagons procedures or Build targets (``data_file_splits``)."""
 SPLIT_SEEDS = {"train": 0, "dev": 1, "test": 2}
 EVAL_SPLITS = {"CrafText": "train,test_paraphrased,test_new_objects", "Hexagons": "train,test", "BlocksWorld": "train,test"}
 """Default evaluation splits of each world family."""
@@ -200,6 +201,8 @@ def world_split(env_id: str, data: str, split: str, size: int) -> tuple[list, di
             return synthetic.generate(size, SPLIT_SEEDS[split]), {}
         if Path(data).is_dir():
             return released.load_dataset(data, (split,))[split], {}
+        if Path(data).is_file():
+            return released.load_split(data), {}
     elif env_id.startswith("BlocksWorld"):
         from blocksworld import data as corpus, synthetic
 
@@ -214,9 +217,31 @@ def world_split(env_id: str, data: str, split: str, size: int) -> tuple[list, di
                     episodes += [synthetic.as_target(game)] if build else game.items
         if Path(data).is_dir() and not build:
             return corpus.load_items(data, (split,))[split], {}
+        if Path(data).is_file() and build:
+            from blocksworld.targets import load_targets
+
+            return load_targets(data, split), {}
     else:
         raise ValueError(f"{env_id} takes no --data (CrafText reads its dataset: --level, --release, --goals)")
     raise ValueError(f"--data {data!r} for {env_id}: use one of {', '.join(WORLD_DATA[env_id])} or a data folder")
+
+
+def data_file_splits(env_id: str, path: str) -> tuple[str, ...]:
+    """The splits a user's data file gives, after validating all of it (the loaders' errors name
+    file, line and field): a Hexagons JSON lines file of procedures in the released format is one
+    set, used as every split (a folder of ``train`` / ``dev`` / ``test.jsonl`` holds splits); a
+    Build target file (``blocksworld.targets``) has the splits its records name."""
+    if env_id.startswith("Hexagons"):
+        from hexagons.data import load_split
+
+        load_split(path)
+        return ("train",)
+    if env_id == "BlocksWorld-Build-v1":
+        from blocksworld.targets import SPLITS, load_targets
+
+        present = {item.split for item in load_targets(path)}
+        return tuple(s for s in SPLITS if s in present)
+    raise ValueError(f"a data file is for Hexagons-Paint-v1 (procedures) or BlocksWorld-Build-v1 (targets); {env_id} reads a folder")
 
 
 WORLD_SPEC = {"env": "CrafText-Classic-Symbolic-v1", "level": "easy", "release": "default", "goals": "", "goals_file": "", "data": "",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from pathlib import Path
 
 from blocksworld.item import BapItem
 from blocksworld.env import BlocksWorld, EnvParams, EnvState, Observation
@@ -23,7 +24,7 @@ __all__ = ["REGISTERED_IDS", "STOP", "BapItem", "BlocksWorld", "EnvParams", "Env
 
 def make(
     env_id: str,
-    items: Sequence[BapItem] | None = None,
+    items: Sequence[BapItem] | str | Path | None = None,
     vocabulary: Vocabulary | None = None,
     *,
     simulator: str | None = None,
@@ -34,7 +35,8 @@ def make(
 ) -> tuple[BlocksWorld, EnvParams]:
     """Build a registered blocks-world env and its params.
 
-    items: BAP items (BAP) or target items (Build; the reference end structure is the target).
+    items: BAP items (BAP) or target items (Build; the reference end structure is the target), or
+        for Build the path of a user target file (``blocksworld.targets``: all its splits).
         Default: ``num_items`` synthetic items / targets of ``simulator`` (``random``, ``blocks`` or
         ``shapes``; default ``random`` for BAP, ``blocks`` for Build) and ``seed``; draw fresh ones
         of the same shapes with ``blocksworld.synthetic.endless_params``.
@@ -47,6 +49,12 @@ def make(
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown blocks-world env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
     task = REGISTERED_IDS[env_id]
+    if isinstance(items, (str, Path)):
+        if task != "build":
+            raise ValueError(f"a target file is for BlocksWorld-Build-v1; {env_id} takes BAP items (blocksworld.data.load_items)")
+        from blocksworld.targets import load_targets
+
+        items = load_targets(items)
     if items is None:
         from blocksworld import synthetic
 

@@ -208,7 +208,7 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
     def expert_action(self, state: EnvState, params: EnvParams) -> Array:
         """() int32: the scripted expert's action (``craftext.expert``; ``NOOP`` once the episode
         has ended and for goals it does not cover, ``craftext.expert.covers``)."""
-        return jnp.where(state.done, NOOP, expert_action(state.world, state.goal, self.classic)).astype(jnp.int32)
+        return jnp.where(state.done, NOOP, expert_action(state.world, state.goal, state.memory, state.placed, self.classic)).astype(jnp.int32)
 
     @property
     def keys(self) -> dict[str, tuple[int, str]]:

@@ -1,19 +1,40 @@
-"""A scripted expert for CrafText's simplest goals: a demonstrator for behavioural cloning and for
-imitation on the agent's own rollouts.
+"""A scripted, privileged CrafText expert: a planner on the real Craftax dynamics for every
+scenario, used to check that goals are feasible (``craftext.validate``), as a demonstrator for
+behavioural cloning and for imitation on the agent's own rollouts.
 
-It covers ``ACHIEVEMENTS`` goals whose required achievements are all in ``COVERED`` (collect wood,
-collect a sapling, drink water, place a crafting table), in either Craftax version, with any
-forbidden achievement (the expert never does anything but its own targets). It is privileged: it
-reads the whole map of the player's floor, not the observation.
+It reads the whole map of the player's floor, the inventory, the agent-placed map and the goal's
+checker memory (which phase of a conditional goal is done), never the observation. Each step:
 
-Each step the first required achievement not unlocked yet picks a target and an action: a tree
-and ``DO`` (wood), grass and ``DO`` (a sapling drops with probability 0.1 per try), water and
-``DO`` (drink), and for a table first wood until the inventory holds the 2 it costs, then
-``PLACE_TABLE`` onto grass, sand or path. Facing a target cell with no creature in it, the expert
-takes the action; next to one, it turns (or steps) towards it; otherwise it takes the first step
-of a shortest walk over grass, sand and path to a cell next to a target (a distance field relaxed
-``REACH`` times, so targets further than ``REACH`` steps are not seen); with none in reach it walks
-in a direction that changes every 8 steps. Goals it does not cover (``covers``) get ``NOOP``.
+1. **Objective** from the goal (``_objective``): gather an item (wood from trees, stone / coal /
+   iron / diamond by mining, a sapling from grass, a drink from water), craft a tool, place an
+   object anywhere, place it on a given cell, wait (for night or day), or wander (to lose sight of
+   a block before exploring for it). Achievements goals pursue their first required achievement
+   not unlocked yet; conditional and combined goals follow the checker memory's phases.
+2. **Prerequisites** (``_prerequisite``, applied until none is left): mining needs the pickaxe of
+   its tier, crafting needs its materials, a crafting table nearby (one is placed: 2 wood) and for
+   iron tools a furnace nearby (1 stone), placing needs the object's cost in the inventory (a table
+   2 wood, stone or a furnace 1 stone, a plant 1 sapling). All materials, stations included, are
+   gathered before the first is placed, so the agent crafts where it builds its table; a
+   structure's blocks too, up to the 9 of an item the inventory holds (then in batches).
+3. **Placing on a cell** (structures, relative placement): the cell ``X`` is faced from the cell
+   below it (``N``), reached by stepping up from the cell below that (``P``), so every target cell
+   is entered from the same side and the agent never stands where it must place. A structure is
+   laid out row by row from its top (lines straight or diagonal, filled squares, "+" or "x"
+   crosses; "either" builds the straight / "+" form) at the anchor where the cells it has already
+   placed are a prefix of the layout and every other cell, with its ``N`` and ``P``, is open ground
+   (the nearest such anchor when nothing is placed yet), searched within ``WINDOW`` cells of the
+   agent. A relative placement takes the nearest target block (within ``WINDOW`` cells) whose
+   offset cell and approach from any side are open, walks towards the target when none is, and
+   places the target first if the world has none and it can be placed.
+4. **Moving**: a shortest walk (distance field relaxed ``REACH`` times) over grass, sand and path,
+   and once the agent holds a pickaxe also through natural stone, which it mines on the way;
+   with nothing in reach it walks in a direction that changes every 8 steps.
+
+To stay alive it drinks when its drink level is ``THIRSTY`` or lower, hunts a cow when hungry
+(unless the goal forbids it) and hits back a zombie next to it. ``covers`` says which goals it
+plays; others get ``NOOP``: it does not play goals that require fighting, eating or sleeping
+(``eat_cow``, ``defeat_zombie``, ``eat_plant``, ``wake_up``, ...) or full Craftax's floors below
+the overworld. A goal it misses may still be feasible.
 """
 
 from __future__ import annotations
@@ -21,98 +42,371 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from craftax.craftax import constants as full_constants
+from craftax.craftax_classic import constants as classic_constants
 from jax import Array
 
-from craftext.goals import ACHIEVE_1, ACHIEVE_2, ACHIEVE_3, SCENARIO, Goal, Scenario
-from craftext.world import FACING, NOOP, frame, version
+from craftext import checkers as C
+from craftext.goals import (ACHIEVE_1, ACHIEVE_2, ACHIEVE_3, CROSS, CROSS_ARMS, EXPLORE_BLOCK, ITEM, LINE, LINE_SIZES, NIGHT,
+                            FORBIDDEN, OBJECT_COUNT, ORDERED, PLACE_DISTANCE, PLACE_OBJECT, PLACE_SIDE, PLACE_TARGET, SCENARIO, SQUARE, SQUARE_SIZES,
+                            STRUCT_BLOCK, STRUCT_KIND, STRUCT_SIZE, STRUCT_VARIANT, Goal, Scenario)
+from craftext.world import FACING, ITEMS, NOOP, PLACEABLE, frame, version
 
-COVERED = ("collect_wood", "collect_sapling", "collect_drink", "place_table")
-"""Achievements the expert can unlock."""
-TARGETS = {"collect_wood": ("tree",), "collect_sapling": ("grass",), "collect_drink": ("water",), "place_table": ("grass", "sand", "path")}
-"""Blocks each achievement's action is aimed at."""
-ACTIONS = {"collect_wood": 5, "collect_sapling": 5, "collect_drink": 5, "place_table": 8}
-"""The action that unlocks it when facing a target: DO (5) or PLACE_TABLE (8), the same ids in both versions."""
-WALKABLE = ("grass", "sand", "path")
-TABLE_WOOD = 2  # wood a crafting table costs in both versions
+DO = 5
 REACH = 32  # steps of the distance field
+CARRY = 9  # Craftax's inventory holds at most 9 of an item
 FAR = 10_000
+PAD = 10  # cells a layout offset, with its approach, reaches from its anchor
+WINDOW = 10  # structures and relative placements are planned within this many cells of the agent
+GATHER, CRAFT, PLACE_ANY, PLACE_AT, WAIT, WANDER, UNCOVERED = range(7)
+DRINK, MEAT = len(ITEMS), len(ITEMS) + 1  # pseudo items: a drink of water, a cow eaten
+VISIT = -1  # the argument of GATHER that walks to the goal's explore or target block and does nothing there
+THIRSTY = HUNGRY = 3  # at this drink / food level (of 9) the expert drinks / hunts a cow first
+SOURCES = {"wood": "tree", "stone": "stone", "coal": "coal", "iron": "iron", "diamond": "diamond", "sapling": "grass", "drink": "water"}
+"""The block each gatherable item comes from (by ``DO`` on it)."""
+PICKAXE_TIER = {"stone": 1, "coal": 1, "iron": 2, "diamond": 3}
+PICKAXES = ("make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe")
+CRAFTS = {  # (wood, stone, coal, iron), needs a furnace nearby
+    "make_wood_pickaxe": ((1, 0, 0, 0), False), "make_stone_pickaxe": ((1, 1, 0, 0), False), "make_iron_pickaxe": ((1, 1, 1, 1), True),
+    "make_wood_sword": ((1, 0, 0, 0), False), "make_stone_sword": ((1, 1, 0, 0), False), "make_iron_sword": ((1, 1, 1, 1), True),
+}
+OBJECTS = tuple(PLACEABLE)  # stone, crafting_table, furnace, plant
+COSTS = {"stone": ("stone", 1), "crafting_table": ("wood", 2), "furnace": ("stone", 1), "plant": ("sapling", 1)}
+GROUND = {"stone": ("grass", "sand", "path"), "crafting_table": ("grass", "sand", "path"), "furnace": ("grass", "sand", "path"),
+          "plant": ("grass",)}
+"""Where the expert puts each object (Craftax also allows stone on water and lava)."""
+WALKABLE = ("grass", "sand", "path")
+TABLE, FURNACE = OBJECTS.index("crafting_table"), OBJECTS.index("furnace")
+ACHIEVEMENT_OBJECTIVES = {
+    **{f"collect_{item}": (GATHER, ITEMS.index(item)) for item in ("wood", "stone", "coal", "iron", "diamond", "sapling")},
+    "collect_drink": (GATHER, DRINK),
+    "place_stone": (PLACE_ANY, 0), "place_table": (PLACE_ANY, TABLE), "place_furnace": (PLACE_ANY, FURNACE), "place_plant": (PLACE_ANY, 3),
+    **{name: (CRAFT, i) for i, name in enumerate(CRAFTS)},
+}
+"""The objective that unlocks each achievement the expert can unlock."""
 
 
 def covers(goal: Goal) -> bool:
-    """Whether the expert plays ``goal``: an achievements goal whose required ones are all ``COVERED``."""
-    return goal.scenario == Scenario.ACHIEVEMENTS and all(name in COVERED for name in goal.arguments["required"])
+    """Whether the expert plays ``goal``: every achievement, craft and item it names is one it can
+    reach (``ACHIEVEMENT_OBJECTIVES``, ``CRAFTS``, ``SOURCES``); every scenario otherwise."""
+    a = goal.arguments
+    if goal.scenario == Scenario.ACHIEVEMENTS:
+        return all(name in ACHIEVEMENT_OBJECTIVES for name in a["required"])
+    if goal.scenario == Scenario.CRAFT_ORDER and a["craft"] not in CRAFTS:
+        return False
+    return a.get("item", "wood") in SOURCES
 
 
-class _Tables:
-    """Per Craftax version: achievement id -> (block id -> is a target), its action, whether it is
-    covered; block id -> walkable."""
+def _layouts() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Structure layouts: lookup (kind 0..3, size 0..7, variant 0..2) -> row, offsets (rows, 49, 2)
+    sorted top to bottom, and the number of cells of each row."""
+    shapes = {}
+    for size in LINE_SIZES:
+        straight, diagonal = [(0, j) for j in range(size)], [(j, j) for j in range(size)]
+        shapes[LINE, size] = (straight, diagonal, straight)
+    for size in SQUARE_SIZES:
+        square = [(i, j) for i in range(size) for j in range(size)]
+        shapes[SQUARE, size] = (square,) * 3
+    for arm in CROSS_ARMS:
+        plus = [(0, 0)] + [(i * dr, i * dc) for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)) for i in range(1, arm + 1)]
+        x = [(0, 0)] + [(i * dr, i * dc) for dr, dc in ((1, 1), (1, -1), (-1, 1), (-1, -1)) for i in range(1, arm + 1)]
+        shapes[CROSS, arm] = (plus, x, plus)
+    cells = max(SQUARE_SIZES) ** 2
+    lookup = np.zeros((4, cells + 1, 3), np.int32)
+    offsets, counts = [np.zeros((cells, 2), np.int32)], [0]
+    for (kind, size), variants in shapes.items():
+        for variant, layout in enumerate(variants):
+            lookup[kind, size, variant] = len(offsets)
+            row = np.zeros((cells, 2), np.int32)
+            row[: len(layout)] = sorted(layout)
+            offsets.append(row)
+            counts.append(len(layout))
+    return lookup, np.stack(offsets), np.array(counts, np.int32)
+
+
+_LAYOUT_LOOKUP, _LAYOUT_OFFSETS, _LAYOUT_COUNTS = _layouts()
+_STEPS = np.array([[0, -1], [0, 1], [-1, 0], [1, 0]], np.int32)  # directions 1..4: left, right, up, down
+
+
+class _Rules:
+    """Per Craftax version, as arrays indexed by ids: what each item comes from and the pickaxe it
+    needs, recipes, objects' costs, grounds and place actions, achievements' objectives."""
 
     def __init__(self, classic: bool):
         v = version(classic)
-        num_blocks = max(v.blocks.values()) + 1
-        num_achievements = max(v.achievements.values()) + 1
-        self.targets = np.zeros((num_achievements, num_blocks), bool)
-        self.action = np.full(num_achievements, NOOP, np.int32)
-        self.covered = np.zeros(num_achievements, bool)
-        for name in COVERED:
-            a = v.achievements[name]
-            self.targets[a, [v.blocks[b] for b in TARGETS[name]]] = True
-            self.action[a], self.covered[a] = ACTIONS[name], True
-        self.walkable = np.zeros(num_blocks, bool)
+        blocks = max(v.blocks.values()) + 1
+        actions = classic_constants.Action if classic else full_constants.Action
+        self.close = np.asarray((classic_constants if classic else full_constants).CLOSE_BLOCKS)
+        self.source = np.zeros((MEAT + 1, blocks), bool)  # MEAT comes from cows, not blocks
+        self.tier = np.zeros(MEAT + 1, np.int32)
+        for item, block in SOURCES.items():
+            i = DRINK if item == "drink" else ITEMS.index(item)
+            self.source[i, v.blocks[block]] = True
+            self.tier[i] = PICKAXE_TIER.get(item, 0)
+        self.pickaxe = np.array([0] + [list(CRAFTS).index(p) for p in PICKAXES], np.int32)  # tier -> craft
+        self.recipe = np.array([np.pad(r, (0, len(ITEMS) - 4)) for r, _ in CRAFTS.values()], np.int32)
+        self.furnace = np.array([f for _, f in CRAFTS.values()])
+        self.craft_action = np.array([actions[name.upper()].value for name in CRAFTS], np.int32)
+        self.cost_item = np.array([ITEMS.index(COSTS[o][0]) for o in OBJECTS], np.int32)
+        self.cost = np.array([COSTS[o][1] for o in OBJECTS], np.int32)
+        self.place_action = np.array([PLACEABLE[o] for o in OBJECTS], np.int32)
+        self.ground = np.zeros((len(OBJECTS), blocks), bool)
+        for i, o in enumerate(OBJECTS):
+            self.ground[i, [v.blocks[b] for b in GROUND[o]]] = True
+        self.object = np.full(blocks, -1, np.int32)  # block id -> object index
+        self.object[[v.blocks[o] for o in OBJECTS]] = np.arange(len(OBJECTS))
+        self.object[v.blocks["ripe_plant"]] = OBJECTS.index("plant")
+        self.walkable = np.zeros(blocks, bool)
         self.walkable[[v.blocks[b] for b in WALKABLE]] = True
-        self.wood, self.table = v.achievements["collect_wood"], v.achievements["place_table"]
+        self.stone = v.blocks["stone"]
+        self.drink, self.eat_cow = v.achievements["collect_drink"], v.achievements["eat_cow"]
+        self.defeat = [v.achievements[a] for a in v.achievements if a.startswith("defeat_")]
+        self.achievement = np.tile(np.array([UNCOVERED, 0], np.int32), (max(v.achievements.values()) + 1, 1))
+        self.craft = np.zeros(len(self.achievement), np.int32)  # achievement id -> craft index
+        for name, objective in ACHIEVEMENT_OBJECTIVES.items():
+            self.achievement[v.achievements[name]] = objective
+            if name in CRAFTS:
+                self.craft[v.achievements[name]] = list(CRAFTS).index(name)
 
 
-_TABLES = {classic: _Tables(classic) for classic in (True, False)}
+_RULES = {classic: _Rules(classic) for classic in (True, False)}
 
 
-def _shift(grid: Array, step: Array, fill) -> Array:
-    """grid[r + step_r, c + step_c] for every (r, c), ``fill`` outside (step: a static (2,) offset)."""
+def _shifts(grid: Array, fill):
+    """A function of ``step`` (2,), traced or static, |step| <= PAD: grid[r + step_r, c + step_c]
+    for every (r, c), ``fill`` outside the map (the grid is padded once)."""
     h, w = grid.shape
-    padded = jnp.pad(grid, 1, constant_values=fill)
-    return jax.lax.dynamic_slice(padded, (1 + step[0], 1 + step[1]), (h, w))
+    padded = jnp.pad(grid, PAD, constant_values=fill)
+    return lambda step: jax.lax.dynamic_slice(padded, (PAD + step[0], PAD + step[1]), (h, w))
 
 
-def distance_to(targets: Array, walkable: Array) -> Array:
-    """(H, W) int32: steps over ``walkable`` cells from each cell to a walkable cell next to a
-    ``targets`` cell (0 there), ``FAR`` where none is within ``REACH`` steps."""
-    beside = jnp.zeros_like(targets)
-    for d in range(1, 5):
-        beside |= _shift(targets, FACING[d], False)
-    start = jnp.where(walkable & beside, 0, FAR)
+def _shift(grid: Array, step, fill) -> Array:
+    """grid[r + step_r, c + step_c] for every (r, c), ``fill`` outside (``_shifts``)."""
+    return _shifts(grid, fill)(step)
 
+
+def _window(grid: Array, centre: Array, fill) -> Array:
+    """(2 WINDOW + 1, 2 WINDOW + 1) cells of ``grid`` centred on ``centre``, ``fill`` off the map."""
+    size = 2 * WINDOW + 1
+    return jax.lax.dynamic_slice(jnp.pad(grid, WINDOW, constant_values=fill), (centre[0], centre[1]), (size, size))
+
+
+def distance_field(start: Array, passable: Array) -> Array:
+    """(H, W) int32: steps over ``passable`` cells to the nearest ``start`` cell (0 there), ``FAR``
+    where none is within ``REACH`` steps."""
     def relax(_, dist):
-        nearest = jnp.stack([_shift(dist, FACING[d], FAR) for d in range(1, 5)]).min(0)
-        return jnp.where(walkable, jnp.minimum(dist, nearest + 1), FAR)
+        shifted = _shifts(dist, FAR)
+        nearest = jnp.stack([shifted(FACING[d]) for d in range(1, 5)]).min(0)
+        return jnp.where(passable, jnp.minimum(dist, nearest + 1), FAR)
 
-    return jax.lax.fori_loop(0, REACH, relax, start)
+    return jax.lax.fori_loop(0, REACH, relax, jnp.where(start & passable, 0, FAR))
 
 
-def expert_action(craftax_state, goal: Array, classic: bool) -> Array:
-    """() int32: the expert's action in a Craftax state for a goal encoding (20,) (module docstring)."""
-    tables, f = _TABLES[classic], frame(craftax_state, classic)
+def _beside(cells: Array) -> Array:
+    """Cells with a ``cells`` cell left, right, above or below."""
+    return jnp.stack([_shift(cells, FACING[d], False) for d in range(1, 5)]).any(0)
+
+
+def _structure_cell(mine: Array, ground: Array, walkable: Array, position: Array, facing: Array, goal: Array) -> tuple[Array, Array, Array]:
+    """The next cell of the goal's structure: (cell (2,), found (), cells left to place ()).
+
+    mine: (H, W) cells holding an agent-placed block of the structure's kind; ground: where its
+    blocks can go; walkable: where the agent can stand (module docstring, point 3). An anchor
+    counts its placed prefix first, then its nearness: facing its next cell from below, else the
+    steps to the cell two below it."""
+    row = jnp.asarray(_LAYOUT_LOOKUP)[jnp.clip(goal[STRUCT_KIND], 0, 3), jnp.clip(goal[STRUCT_SIZE], 0, _LAYOUT_LOOKUP.shape[1] - 1),
+                                      jnp.clip(goal[STRUCT_VARIANT], 0, 2)]
+    offsets, count = jnp.asarray(_LAYOUT_OFFSETS)[row], jnp.asarray(_LAYOUT_COUNTS)[row]
+    below = jnp.asarray([1, 0])
+    mine_at, ground_at, walkable_at = _shifts(mine, False), _shifts(ground, False), _shifts(walkable, False)
+    placed, ok, prefix = jnp.zeros(mine.shape, jnp.int32), jnp.ones(mine.shape, bool), jnp.ones(mine.shape, bool)
+    for i in range(_LAYOUT_OFFSETS.shape[1]):
+        o = offsets[i]
+        filled = mine_at(o)
+        open_ = ground_at(o) & walkable_at(o + below) & walkable_at(o + 2 * below)
+        used = i < count
+        ok &= ~used | (prefix & filled) | open_
+        prefix &= ~used | filled
+        placed += (used & prefix).astype(jnp.int32)
+    h, w = mine.shape
+    r, c = jnp.arange(h)[:, None], jnp.arange(w)[None, :]
+    first = offsets[0]
+    ready = (r + first[0] + 1 == position[0]) & (c + first[1] == position[1]) & (r + first[0] == facing[0]) & (c + first[1] == facing[1])
+    approach = jnp.where(ready, -1, jnp.abs(r + first[0] + 2 - position[0]) + jnp.abs(c + first[1] - position[1]))
+    score = jnp.where(ok & (placed < count), placed * 4 * h * w - approach, -FAR * h * w)
+    best = jnp.argmax(score)
+    anchor = jnp.stack([best // w, best % w])
+    k = placed.reshape(-1)[best]
+    return anchor + offsets[jnp.clip(k, 0, offsets.shape[0] - 1)], score.reshape(-1)[best] > -FAR * h * w, count - k
+
+
+def _relative_cell(grid: Array, ground: Array, walkable: Array, position: Array, facing: Array, goal: Array) -> tuple[Array, Array, Array]:
+    """Where to place the goal's object ``distance`` cells on ``side`` of a target block: (cell (2,),
+    approach direction 1..4, found ()); the cell the agent faces from its approach if it is one,
+    else the one with the nearest approach start."""
+    offset = jnp.asarray(_STEPS)[jnp.clip(goal[PLACE_SIDE], 0, 3)] * goal[PLACE_DISTANCE]
+    target = _shift(C.is_block(grid, goal[PLACE_TARGET]), -offset, False)  # cell X has the target at X - offset
+    h, w = grid.shape
+    r, c = jnp.arange(h)[:, None], jnp.arange(w)[None, :]
+    scores = []
+    for d in range(4):
+        step = _STEPS[d]
+        ok = target & ground & _shift(walkable, -step, False) & _shift(walkable, -2 * step, False)
+        ready = (r - step[0] == position[0]) & (c - step[1] == position[1]) & (r == facing[0]) & (c == facing[1])
+        scores.append(jnp.where(ok, jnp.where(ready, 1, -(jnp.abs(r - 2 * step[0] - position[0]) + jnp.abs(c - 2 * step[1] - position[1]))), -FAR))
+    scores = jnp.stack(scores).reshape(-1)
+    best = jnp.argmax(scores)
+    cell = best % (h * w)
+    return jnp.stack([cell // w, cell % w]), 1 + best // (h * w), scores[best] > -FAR
+
+
+def _mobs(mobs, floor: Array | None, shape: tuple[int, int]) -> Array:
+    """(H, W) bool: cells holding one of ``mobs`` (Craftax ``Mobs``; per floor in full Craftax)."""
+    position, mask = (mobs.position, mobs.mask) if floor is None else (mobs.position[floor], mobs.mask[floor])
+    return jnp.zeros(shape, bool).at[position[:, 0], position[:, 1]].max(mask, mode="drop")
+
+
+def _pickaxe_tier(craftax_state, classic: bool) -> Array:
+    inv = craftax_state.inventory
+    if classic:
+        return jnp.maximum(jnp.maximum(inv.wood_pickaxe > 0, 2 * (inv.stone_pickaxe > 0)), 3 * (inv.iron_pickaxe > 0)).astype(jnp.int32)
+    return jnp.asarray(inv.pickaxe, jnp.int32)
+
+
+def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, classic: bool) -> Array:
+    """() int32: the expert's action for a goal encoding (20,) with its checker memory (10,) and the
+    agent-placed map (Craftax map shape), in a Craftax state (module docstring)."""
+    R, f = _RULES[classic], frame(craftax_state, classic)
+    grid, position, inventory = f.floor_map, f.position, f.inventory
+    h, w = grid.shape
+    mobs = craftax_state.mob_map if classic else craftax_state.mob_map[f.floor]
+    floor = None if classic else f.floor
+    hostile = _mobs(craftax_state.zombies if classic else craftax_state.melee_mobs, floor, (h, w))
+    cows = _mobs(craftax_state.cows if classic else craftax_state.passive_mobs, floor, (h, w))
+    mine_map = placed if classic else placed[f.floor]
+    walkable = jnp.asarray(R.walkable)[grid]
+    tier = _pickaxe_tier(craftax_state, classic)
+    tunnel = (tier >= 1) & (grid == R.stone) & ~mine_map  # natural stone the agent can mine its way through
+    near = jax.vmap(lambda o: grid[jnp.clip(position[0] + o[0], 0, h - 1), jnp.clip(position[1] + o[1], 0, w - 1)])(jnp.asarray(R.close))
+    near_table = jnp.any(near == version(classic).blocks["crafting_table"])
+    near_furnace = jnp.any(near == version(classic).blocks["furnace"])
+
+    def ground_of(obj):
+        return jnp.asarray(R.ground)[jnp.clip(obj, 0, len(OBJECTS) - 1)][grid]
+
+    def cost_of(obj):
+        obj = jnp.clip(obj, 0, len(OBJECTS) - 1)
+        return jnp.asarray(R.cost_item)[obj], jnp.asarray(R.cost)[obj]
+
+    # 1. the objective: (kind, argument, cell, direction)
+    sc = goal[SCENARIO]
     required = goal[jnp.asarray([ACHIEVE_1, ACHIEVE_2, ACHIEVE_3])]
     pending = (required >= 0) & ~f.achievements[jnp.maximum(required, 0)]
-    achievement = required[jnp.argmax(pending)]
-    playable = (goal[SCENARIO] == Scenario.ACHIEVEMENTS) & pending.any() & jnp.all(~pending | jnp.asarray(tables.covered)[jnp.maximum(required, 0)])
-    achievement = jnp.where((achievement == tables.table) & (f.inventory[0] < TABLE_WOOD), tables.wood, jnp.maximum(achievement, 0))
+    achievement_kind, achievement_arg = jnp.asarray(R.achievement)[jnp.maximum(required[jnp.argmax(pending)], 0)]
+    no_cell = jnp.zeros(2, jnp.int32)
 
-    mobs = craftax_state.mob_map if classic else craftax_state.mob_map[f.floor]
-    grid = f.floor_map
-    h, w = grid.shape
-    targets = jnp.asarray(tables.targets)[achievement][grid] & ~mobs
-    walkable = jnp.asarray(tables.walkable)[grid]
+    struct_object = jnp.asarray(R.object)[jnp.maximum(goal[STRUCT_BLOCK], 0)]
+    mine = mine_map & C.is_block(grid, goal[STRUCT_BLOCK])
+    corner = position - WINDOW  # window cell (i, j) is map cell corner + (i, j)
+    centre = jnp.asarray([WINDOW, WINDOW])
+    near_walkable = _window(walkable, position, False)
+    cell, found, left = _structure_cell(_window(mine, position, False), _window(ground_of(struct_object), position, False), near_walkable,
+                                        centre, f.facing - corner, goal)
+    cell = cell + corner
+    material, unit = cost_of(struct_object)
+    short = inventory[material] < jnp.minimum(left * unit, CARRY - CARRY % unit)  # more than the inventory holds: in batches
+    build = jnp.stack([jnp.where(short, GATHER, jnp.where(found, PLACE_AT, WANDER)), jnp.where(short, material, struct_object),
+                       cell[0], cell[1], 3])  # approached from below: moving up
 
-    def at(cells: Array, position: Array):
-        inside = (position >= 0).all() & (position < jnp.asarray([h, w])).all()
-        return inside & cells[jnp.clip(position[0], 0, h - 1), jnp.clip(position[1], 0, w - 1)]
+    place_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_OBJECT], 0)]
+    clearable = tunnel & (place_object != OBJECTS.index("plant"))  # stone is mined out of the way (a plant needs grass)
+    rel_cell, rel_direction, rel_found = _relative_cell(_window(grid, position, -1), _window(ground_of(place_object) | clearable, position, False),
+                                                        _window(walkable | tunnel, position, False), centre, f.facing - corner, goal)
+    rel_cell = rel_cell + corner
+    target_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_TARGET], 0)]
+    target_absent = (target_object >= 0) & ~jnp.any(C.is_block(grid, goal[PLACE_TARGET]))
+    relative = jnp.stack([jnp.where(rel_found, PLACE_AT, jnp.where(target_absent, PLACE_ANY, GATHER)),
+                          jnp.where(rel_found, place_object, jnp.where(target_absent, target_object, VISIT)), rel_cell[0], rel_cell[1],
+                          rel_direction])
 
-    neighbours = f.position + FACING[1:]  # (4, 2): left, right, up, down
-    target_beside = jax.vmap(lambda p: at(targets, p))(neighbours)
-    dist = distance_to(targets, walkable)
-    step_cost = jax.vmap(lambda p: jnp.where(at(walkable, p), dist[jnp.clip(p[0], 0, h - 1), jnp.clip(p[1], 0, w - 1)], FAR))(neighbours)
+    def objective(kind, arg):
+        return jnp.stack([jnp.asarray(kind, jnp.int32), jnp.asarray(arg, jnp.int32), *no_cell, 0])
+
+    gather_item, place_any = objective(GATHER, goal[ITEM]), objective(PLACE_ANY, place_object)
+    craft = objective(CRAFT, jnp.asarray(R.craft)[jnp.maximum(goal[ACHIEVE_1], 0)])
+    collected, structure_done, placed_done = memory[C.T_COLLECT] >= 0, memory[C.T_STRUCT] >= 0, memory[C.PLACED_COUNT] >= goal[OBJECT_COUNT]
+    place_material, place_unit = cost_of(place_object)
+    time_right = (f.light < C.NIGHT_LIGHT) == (goal[NIGHT] > 0)
+    visited = C.is_block(grid, jnp.where(sc == Scenario.EXPLORE, goal[EXPLORE_BLOCK], goal[PLACE_TARGET]))
+    S = Scenario
+    by_scenario = jnp.stack([
+        jnp.where(pending.any(), objective(achievement_kind, achievement_arg), objective(WAIT, 0)),  # ACHIEVEMENTS
+        build, build, build,  # BUILD_LINE, BUILD_SQUARE, BUILD_CROSS
+        relative,  # PLACE_RELATIVE
+        jnp.where(collected, place_any, gather_item),  # COLLECT_THEN_PLACE
+        jnp.where(placed_done, gather_item, place_any),  # PLACE_THEN_COLLECT
+        jnp.where(jnp.where(goal[ORDERED] == 0, memory[C.T_ACH1] >= 0, ~collected), gather_item, craft),  # CRAFT_ORDER
+        jnp.where(structure_done, relative, build),  # LINE_AND_PLACE
+        jnp.where(collected, build, gather_item),  # COLLECT_THEN_LINE
+        jnp.where(collected, build, gather_item),  # COLLECT_AND_SQUARE
+        jnp.where(time_right | (inventory[place_material] < place_unit), place_any, objective(WAIT, 0)),  # TIME_PLACE (stocked, waits)
+        objective(jnp.where(memory[C.WAS_OUT_OF_VIEW] > 0, GATHER, WANDER), VISIT),  # EXPLORE
+    ])
+    current = by_scenario[jnp.clip(sc, 0, len(S) - 1)]
+    forbidden = goal[FORBIDDEN]
+    thirsty = (craftax_state.player_drink <= THIRSTY) & (forbidden != R.drink)
+    hungry = (craftax_state.player_food <= HUNGRY) & (forbidden != R.eat_cow)
+    current = jnp.where(thirsty, objective(GATHER, DRINK), jnp.where(hungry, objective(GATHER, MEAT), current))
+    kind, arg, cell = current[0], current[1], current[2:4]
+    direction = current[4]
+
+    # 2. prerequisites
+    for _ in range(6):
+        gather = kind == GATHER
+        need_tier = jnp.where(arg >= 0, jnp.asarray(R.tier)[jnp.clip(arg, 0, MEAT)], 0)
+        tool = gather & (tier < need_tier)
+        recipe = jnp.asarray(R.recipe)[jnp.clip(arg, 0, len(CRAFTS) - 1)]
+        furnace = jnp.asarray(R.furnace)[jnp.clip(arg, 0, len(CRAFTS) - 1)]
+        needs = recipe.at[0].add(2 * ~near_table).at[1].add(furnace & ~near_furnace)
+        lacking = inventory < needs
+        crafting = kind == CRAFT
+        placing = (kind == PLACE_ANY) | (kind == PLACE_AT)
+        material, unit = cost_of(arg)
+        poor = placing & (inventory[material] < unit)
+        new_kind = jnp.select([tool, crafting & lacking.any(), crafting & ~near_table, crafting & furnace & ~near_furnace, poor],
+                              [CRAFT, GATHER, PLACE_ANY, PLACE_ANY, GATHER], kind)
+        new_arg = jnp.select([tool, crafting & lacking.any(), crafting & ~near_table, crafting & furnace & ~near_furnace, poor],
+                             [jnp.asarray(R.pickaxe)[jnp.clip(need_tier, 0, 3)], jnp.argmax(lacking), TABLE, FURNACE, material], arg)
+        kind, arg = new_kind, new_arg
+
+    # 3. the action
+    passable = walkable | tunnel
+    source = jnp.where(arg >= 0, jnp.asarray(R.source)[jnp.clip(arg, 0, MEAT)][grid], visited) & ~mine_map
+    targets = jnp.where(kind == GATHER, jnp.where(arg == MEAT, cows, source & ~mobs), ground_of(arg) & ~mobs)
+    step = jnp.asarray(_STEPS)[jnp.clip(direction - 1, 0, 3)]
+    stand, before = cell - step, cell - 2 * step
+    at_cell = jnp.zeros((h, w), bool).at[before[0], before[1]].set(True)
+    start = jnp.where(kind == PLACE_AT, at_cell, _beside(targets))
+    dist = distance_field(start, passable)
+
+    def at(cells: Array, p: Array) -> Array:
+        inside = (p >= 0).all() & (p < jnp.asarray([h, w])).all()
+        return inside & cells[jnp.clip(p[0], 0, h - 1), jnp.clip(p[1], 0, w - 1)]
+
+    neighbours = position + FACING[1:]
+    cost = jax.vmap(lambda p: jnp.where(at(passable, p), dist[jnp.clip(p[0], 0, h - 1), jnp.clip(p[1], 0, w - 1)], FAR))(neighbours)
     wander = 1 + (jnp.asarray(craftax_state.timestep, jnp.uint32) // 8 * jnp.uint32(2654435761) >> 16) % 4
-    move = jnp.where(step_cost.min() < FAR, 1 + jnp.argmin(step_cost), wander)
-    action = jnp.where(at(targets, f.facing), jnp.asarray(tables.action)[achievement],
-                       jnp.where(target_beside.any(), 1 + jnp.argmax(target_beside), move))
-    return jnp.where(playable, action, NOOP).astype(jnp.int32)
+    best = jnp.argmin(cost)
+    dig = at(tunnel, neighbours[best]) & (f.facing == neighbours[best]).all()
+    move = jnp.where(cost[best] < FAR, jnp.where(dig, DO, 1 + best), wander)
+    target_beside = jax.vmap(lambda p: at(targets, p))(neighbours)
+    interact_action = jnp.where(kind == GATHER, jnp.where(arg == VISIT, NOOP, DO), jnp.asarray(R.place_action)[jnp.clip(arg, 0, len(OBJECTS) - 1)])
+    interact = jnp.where(at(targets, f.facing), interact_action, jnp.where(target_beside.any(), 1 + jnp.argmax(target_beside), move))
+    facing_cell = (position == stand).all() & (f.facing == cell).all()
+    facing_stand = (position == before).all() & (f.facing == stand).all()
+    place_at = jnp.where(facing_cell, jnp.where(at(tunnel, cell), DO, jnp.asarray(R.place_action)[jnp.clip(arg, 0, len(OBJECTS) - 1)]),
+                         jnp.where((position == before).all(), jnp.where(facing_stand & at(tunnel, stand), DO, direction), move))
+    attacker = jax.vmap(lambda p: at(hostile, p))(neighbours) & ~jnp.isin(forbidden, jnp.asarray(R.defeat))
+    action = jnp.select([at(hostile, f.facing) & attacker.any(), attacker.any(), kind == GATHER, kind == PLACE_ANY, kind == PLACE_AT, kind == CRAFT, kind == WANDER],
+                        [DO, 1 + jnp.argmax(attacker), interact, interact, place_at, jnp.asarray(R.craft_action)[jnp.clip(arg, 0, len(CRAFTS) - 1)], wander], NOOP)
+    return action.astype(jnp.int32)

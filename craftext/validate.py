@@ -5,20 +5,26 @@
 Checks, all reported at once:
 
 1. every record parses (file, line and field of each problem);
-2. no goal appears twice in a split, and no phrasing belongs to two different goals;
+2. no goal appears twice in a split, no phrasing belongs to two different goals, and no goal is
+   infeasible by the Craftax rules from an empty inventory (``infeasible``: an ordered craft and
+   collection that contradict the recipes);
 3. no goal fires at once: in ``N`` worlds per goal (reset, then one no-op step), its checker
    must not report success;
-4. feasibility where a scripted expert exists (``craftext.expert``: achievement goals of wood,
-   sapling, drink and table): the expert plays each such goal in the ``N`` worlds for at most
-   ``S`` steps, and goals it never completes are reported.
+4. feasibility where the scripted expert plays the goal (``craftext.expert``: every scenario;
+   achievements short of fighting, eating and sleeping): it plays each such goal in the ``N``
+   worlds for at most ``S`` steps, and goals it never completes are reported;
+5. phrasings that name a block or item their goal does not involve (``foreign_objects``, by the
+   lexicon's unambiguous synonyms) are reported.
 
-Prints a table per scenario and exits 1 when a check of 1-3 fails (4 is reported: the expert is a
-sufficiency check, a goal it misses may still be feasible).
+Prints a table per scenario and exits 1 when a check of 1-3 fails (4 and 5 are warnings: the
+expert is a sufficiency check, a goal it misses may still be feasible, and a phrasing may name
+another object on purpose, as the shipped release's flavour clauses do).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -27,10 +33,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from craftext import lexicon
 from craftext.dataset import Dataset
-from craftext.expert import covers
+from craftext.expert import CRAFTS, PICKAXE_TIER, PICKAXES, covers
 from craftext.goalfile import GoalFileError, load_goals
-from craftext.world import NOOP
+from craftext.goals import Goal, Scenario
+from craftext.world import ITEMS, NOOP
 
 
 def duplicates(dataset: Dataset) -> list[str]:
@@ -47,10 +55,119 @@ def duplicates(dataset: Dataset) -> list[str]:
     return problems
 
 
+FAMILIES = ({"wood", "tree"}, {"plant", "sapling", "ripe_plant", "grass"}, {"water", "drink"}, {"crafting_table", "table"})
+"""Names that stand for one thing in a goal (wood is chopped from trees, a sapling found in grass
+and planted there, a drink taken from water)."""
+CRAFTING = {"wood": {"crafting_table", "wood"}, "stone": {"crafting_table", "wood", "stone"},
+            "iron": {"crafting_table", "furnace", "wood", "stone", "coal", "iron"}, "diamond": {"crafting_table", "furnace", "wood", "diamond"}}
+"""What making a tool of each material involves (its recipe and stations)."""
+
+
+GRAMMAR = r"(VERBS|LINE_WORDS|SQUARE_WORDS|CROSS_WORDS|SEQUENCE|WITHOUT|SIDES|NUMBERS|CELLS|UNITS|ORIENTATIONS|TIMES|ADVERBS|ADJECTIVES|POLITE)$"
+"""The lexicon's lists of grammar words (verbs, shapes, counts, manners), not flavour."""
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    values = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return [s for v in values for s in _strings(v)]
+
+
+def _words(text: str) -> str:
+    """``text`` as lowercase words between single spaces, with a space at each end."""
+    return f" {' '.join(re.findall(r'[a-z]+', text.lower()))} "
+
+
+def _synonyms() -> list[tuple[str, str]]:
+    """(phrase, object) for every name of a block or item in the lexicon that names only it and is
+    not part of the grammar's other words ("track" of "track down", "wall" of a line), longest
+    phrase first."""
+    names = (lexicon.BLOCKS, lexicon.PLURALS, lexicon.ITEMS)
+    grammar = " ".join(_words(s) for key, value in vars(lexicon).items() if re.search(GRAMMAR, key) for s in _strings(value))
+    table: dict[str, set[str]] = {}
+    for source in names:
+        for name, words in source.items():
+            for word in words:
+                table.setdefault(_words(word), set()).add(name)
+    unambiguous = [(word, owners.pop()) for word, owners in table.items() if len(owners) == 1 and word not in grammar]
+    return sorted(unambiguous, key=lambda pair: -len(pair[0]))
+
+
+_SYNONYMS = _synonyms()
+
+
+def involved(goal: Goal) -> set[str]:
+    """Names of the blocks and items a goal is about (arguments and achievement words, with
+    ``FAMILIES`` and ``CRAFTING``)."""
+    names = set()
+    for key, value in goal.args:
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, str) and key not in ("side", "variant"):
+                names.add(v)
+                words = v.split("_")
+                names.update(words)
+                if words[0] == "make" and words[1] in CRAFTING:
+                    names |= CRAFTING[words[1]]
+    for family in FAMILIES:
+        if names & family:
+            names |= family
+    return names
+
+
+def foreign_objects(goal: Goal, text: str) -> list[str]:
+    """Blocks or items a phrasing names (by an unambiguous lexicon synonym, whole words, longest
+    first) that its goal does not involve."""
+    text, found = _words(text), []
+    for phrase, name in _SYNONYMS:
+        if phrase in text:
+            text = text.replace(phrase, " | ")
+            found.append(name)
+    goal_names = involved(goal)
+    return sorted({name for name in found if name not in goal_names})
+
+
+def lexicon_problems(dataset: Dataset) -> list[str]:
+    """A problem per phrasing that names an object its goal does not involve (``foreign_objects``)."""
+    return [f"phrasing {text!r} of {e.goal.key()} names {', '.join(extra)}, which the goal does not involve"
+            for e in dataset.entries for text in e.phrasings if (extra := foreign_objects(e.goal, text))]
+
+
+def _materials(craft: str) -> set[str]:
+    """Items that crafting ``craft`` needs collected first: its recipe, and what mining those needs."""
+    recipe, _ = CRAFTS[craft]
+    needed = {item for item, count in zip(ITEMS, recipe) if count}
+    for item in list(needed):
+        if PICKAXE_TIER.get(item, 0):
+            needed |= _materials(PICKAXES[PICKAXE_TIER[item] - 1])
+    return needed
+
+
+def infeasible(goal: Goal) -> str | None:
+    """Why a goal cannot be completed from the start of an episode (empty inventory) under the
+    Craftax rules, or None: a ``CRAFT_ORDER`` whose craft needs its item collected first, or whose
+    item needs the crafted pickaxe to be mined."""
+    if goal.scenario != Scenario.CRAFT_ORDER:
+        return None
+    a = goal.arguments
+    if a["craft"] not in CRAFTS:
+        return None
+    if a["before"] and a["item"] in _materials(a["craft"]):
+        return f"{a['craft']} needs {a['item']} collected first, so it cannot come before collecting {a['item']}"
+    if not a["before"] and a["craft"] in PICKAXES and PICKAXE_TIER.get(a["item"], 0) > PICKAXES.index(a["craft"]):
+        return f"mining {a['item']} needs the pickaxe of {a['craft']} (or a better one), so it cannot be collected before {a['craft']}"
+    return None
+
+
+def playable(goal: Goal) -> bool:
+    """Whether the scripted expert plays ``goal`` (it covers it) and the goal is feasible."""
+    return covers(goal) and infeasible(goal) is None
+
+
 def play(dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(goals,) bool arrays: whether a goal fired at reset + one no-op step in any of ``worlds``
     worlds, and whether the scripted expert completed it in any of them within ``expert_steps``
-    steps (False for goals the expert does not cover). One batched, jitted program."""
+    steps (False for goals that are not ``playable``). One batched, jitted program."""
     import craftext
 
     env, params = craftext.make("CrafText-Classic-Symbolic-v1" if classic else "CrafText-Symbolic-v1", dataset.pairs())
@@ -79,21 +196,21 @@ def play(dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: 
         return fired, completed
 
     fired, completed = (np.asarray(x).reshape(goals, worlds).any(1) for x in run(keys, goal_ids, params))
-    covered = np.asarray([covers(e.goal) for e in dataset.entries])
-    return fired, completed & covered & ~fired
+    return fired, completed & np.asarray([playable(e.goal) for e in dataset.entries]) & ~fired
 
 
 def report(dataset: Dataset, fired: np.ndarray, completed: np.ndarray) -> str:
-    """A Markdown table per scenario: goals, fired at once, covered by the expert, completed by it."""
-    rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    """A Markdown table per scenario: goals, fired at once, played by the expert (``playable``), completed by it,
+    phrasings naming objects the goal does not involve; and a total row."""
+    rows: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(6, int))
     for e, f, c in zip(dataset.entries, fired, completed):
-        row = rows[e.goal.scenario.name]
-        row[0] += 1
-        row[1] += int(f)
-        row[2] += int(covers(e.goal))
-        row[3] += int(c)
-    lines = ["| scenario | goals | fire at once | expert covers | expert completes |", "|---|---:|---:|---:|---:|"]
-    lines += [f"| {name} | {g} | {f} | {cov} | {c} |" for name, (g, f, cov, c) in sorted(rows.items())]
+        foreign = sum(bool(foreign_objects(e.goal, text)) for text in e.phrasings)
+        rows[e.goal.scenario.name] += [1, f, playable(e.goal), c, len(e.phrasings), foreign]
+    rows = dict(sorted(rows.items()))
+    rows["all"] = sum(rows.values(), np.zeros(6, int))
+    lines = ["| scenario | goals | fire at once | expert plays | expert completes | completed / played | phrasings | naming other objects |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {name} | {g} | {f} | {cov} | {c} | {c / max(cov, 1):.0%} | {p} | {o} |" for name, (g, f, cov, c, p, o) in rows.items()]
     return "\n".join(lines)
 
 
@@ -102,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("file", type=Path)
     p.add_argument("--version", choices=("classic", "full"), default="classic", help="Craftax version of the goals (default classic)")
     p.add_argument("--worlds", type=int, default=4, help="worlds per goal (default 4)")
-    p.add_argument("--expert-steps", type=int, default=150, help="step budget of the scripted expert (default 150)")
+    p.add_argument("--expert-steps", type=int, default=300, help="step budget of the scripted expert (default 300)")
     args = p.parse_args(argv)
     if args.worlds < 1 or args.expert_steps < 1:
         sys.exit("error: --worlds and --expert-steps must be >= 1")
@@ -112,14 +229,16 @@ def main(argv: list[str] | None = None) -> None:
     except GoalFileError as error:
         print("\n".join(error.problems))
         sys.exit(f"{args.file}: invalid ({len(error.problems)} problem(s))")
-    problems = duplicates(dataset)
+    problems = duplicates(dataset) + [f"goal {e.goal.key()} is infeasible: {why}" for e in dataset.entries if (why := infeasible(e.goal))]
     print(f"{args.file}: {len(dataset.entries)} goals, {len(dataset.texts())} phrasings; playing {args.worlds} worlds per goal ...", flush=True)
     fired, completed = play(dataset, classic, args.worlds, args.expert_steps)
     problems += [f"goal {e.goal.key()} ({e.split}) fires at reset or on the first no-op step" for e, f in zip(dataset.entries, fired) if f]
-    missed = [e.goal.key() for e, c in zip(dataset.entries, completed) if covers(e.goal) and not c]
+    missed = [e.goal.key() for e, c in zip(dataset.entries, completed) if playable(e.goal) and not c]
     print(report(dataset, fired, completed))
     for key in missed:
-        print(f"note: the scripted expert did not complete {key} in {args.worlds} worlds x {args.expert_steps} steps")
+        print(f"warning: the scripted expert did not complete {key} in {args.worlds} worlds x {args.expert_steps} steps")
+    for problem in lexicon_problems(dataset):
+        print(f"warning: {problem}")
     for problem in problems:
         print(f"error: {problem}")
     if problems:

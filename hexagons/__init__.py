@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from pathlib import Path
 
 from hexagons.env import STOP, EnvParams, EnvState, HexagonsPaint, Observation
 from hexagons.procedure import Procedure
@@ -31,7 +32,7 @@ __all__ = [
 
 def make(
     env_id: str,
-    procedures: Sequence[Procedure] | None = None,
+    procedures: Sequence[Procedure] | str | Path | None = None,
     vocabulary: Vocabulary | None = None,
     *,
     max_paints_per_instruction: int = 180,
@@ -40,7 +41,8 @@ def make(
 ) -> tuple[HexagonsPaint, EnvParams]:
     """Build a registered Hexagons env and its params.
 
-    procedures: the episodes (default: 256 synthetic procedures, seed 0).
+    procedures: the episodes (default: 256 synthetic procedures, seed 0), or the path of a JSON lines
+        file of procedures in the released format (``hexagons.data.load_split`` validates it).
     vocabulary: token ids (default: built from ``procedures``' texts; pass the train split's
         vocabulary when building params for dev/test with ``env.make_params``).
     env_kwargs: ``max_instructions``, ``max_tokens``, ``history``, ``oracle_board``,
@@ -50,6 +52,10 @@ def make(
         close = difflib.get_close_matches(env_id, REGISTERED_IDS, n=3, cutoff=0.4) if isinstance(env_id, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown Hexagons env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
+    if isinstance(procedures, (str, Path)):
+        from hexagons.data import load_split
+
+        procedures = load_split(procedures)
     if procedures is None:
         from hexagons.synthetic import generate
 

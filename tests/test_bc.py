@@ -115,8 +115,8 @@ def test_craftext_expert_plays_its_goals_and_only_those(tmp_path):
     from baselines.tasks import spec_task
 
     assert covers(Goal.achievements(["collect_wood", "place_table"], forbidden="eat_cow"))
-    assert not covers(Goal.achievements(["collect_stone"]))
-    assert not covers(Goal.line("stone", 3))
+    assert covers(Goal.achievements(["collect_stone"])) and covers(Goal.line("stone", 3)) and covers(Goal.explore("iron"))
+    assert not covers(Goal.achievements(["collect_wood", "eat_plant"])) and not covers(Goal.achievements(["defeat_zombie"]))
     assert spec_task({"env": "CrafText-Classic-Symbolic-v1", "level": "easy"}, "train").expert is None  # goals it cannot play
 
     world = World({"env": "CrafText-Classic-Symbolic-v1", "release": "full", "level": "easy", "max_episode_steps": 60,

@@ -74,9 +74,10 @@ def test_duplicates_and_shared_phrasings_are_errors(tmp_path):
 
 
 def test_validate_plays_the_goals_and_make_reads_the_file(tmp_path, capsys):
-    validate.main([str(EXAMPLE), "--worlds", "2", "--expert-steps", "80"])
+    validate.main([str(EXAMPLE), "--worlds", "2", "--expert-steps", "150"])
     out = capsys.readouterr().out
-    assert "| ACHIEVEMENTS | 3 | 0 | 3 | 3 |" in out and "| BUILD_LINE | 1 | 0 | 0 | 0 |" in out and out.rstrip().endswith("valid")
+    assert "| ACHIEVEMENTS | 3 | 0 | 3 | 3 | 100% | 5 | 0 |" in out and "| BUILD_LINE | 1 | 0 | 1 | 1 | 100% | 1 | 0 |" in out
+    assert out.rstrip().endswith("valid") and "warning" not in out
     with pytest.raises(SystemExit, match="invalid \\(1 problem"):
         validate.main([str(write_lines(tmp_path / "bad.jsonl", [{**WOOD, "scenario": "FLY"}]))])
     _, params = craftext.make("CrafText-Classic-Symbolic-v1", goals=EXAMPLE, split="test_paraphrased")
