@@ -33,6 +33,7 @@ from gymnax.environments import environment, spaces
 from jax import Array
 
 from craftext.checkers import initial_memory, step_events, update
+from craftext.dataset import Dataset, load
 from craftext.expert import expert_action
 from craftext.goals import ENCODING_SIZE, Goal
 from craftext.tokenizer import Vocabulary
@@ -103,10 +104,14 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         self.version = version(classic)
         self.craftax = make_craftax_env_from_params(classic=classic, symbolic=not pixels, auto_reset=False)
 
-    def make_params(self, goals: Sequence[tuple[Goal, Sequence[str]]], capacity: tuple[int, int] | None = None, **settings) -> EnvParams:
-        """Params for ``(goal, phrasings)`` pairs; ``capacity=(goals, phrasings)`` pads the arrays to
+    def make_params(self, goals: Sequence[tuple[Goal, Sequence[str]]] | Dataset, capacity: tuple[int, int] | None = None,
+                    **settings) -> EnvParams:
+        """Params for ``(goal, phrasings)`` pairs or a ``Dataset`` (e.g. ``craftext.goalfile.load_goals(FILE)``,
+        all its splits); ``capacity=(goals, phrasings)`` pads the arrays to
         those sizes (so every split shares one compiled step); ``settings`` override the scalar
         fields. Raises ``ValueError`` naming what is wrong."""
+        if isinstance(goals, Dataset):
+            goals = goals.pairs()
         if not goals:
             raise ValueError("no goals")
         _check_settings(settings)
@@ -153,8 +158,6 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
     @functools.cached_property
     def default_params(self) -> EnvParams:
         """Params of the shipped medium training set of this Craftax version."""
-        from craftext.dataset import load
-
         return self.make_params(load("medium", "train", classic=self.classic).pairs())
 
     # ----------------------------------------------------------------- dynamics

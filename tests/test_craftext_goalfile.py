@@ -80,8 +80,8 @@ def test_validate_plays_the_goals_and_make_reads_the_file(tmp_path, capsys):
     assert out.rstrip().endswith("valid") and "warning" not in out
     with pytest.raises(SystemExit, match="invalid \\(1 problem"):
         validate.main([str(write_lines(tmp_path / "bad.jsonl", [{**WOOD, "scenario": "FLY"}]))])
-    _, params = craftext.make("CrafText-Classic-Symbolic-v1", goals=EXAMPLE, split="test_paraphrased")
-    assert int(params.num_goals) == 1
+    env, params = craftext.make("CrafText-Classic-Symbolic-v1", goals=EXAMPLE, split="test_paraphrased")
+    assert int(params.num_goals) == 1 and int(env.make_params(load_goals(EXAMPLE)).num_goals) == 4
     with pytest.raises(ValueError, match="no goals in split 'test_new_objects'"):
         craftext.make("CrafText-Classic-Symbolic-v1", goals=EXAMPLE, split="test_new_objects")
 
