@@ -1,1 +1,1 @@
-"""Baselines for the suite's worlds: vectorised wrappers now; PPO-T / PPO-T+ / FiLM agents to come."""
+"""Baselines for the suite's worlds: PPO-T, PPO-T+ and FiLM agents (PPO), behavioural cloning, the Builder models, evaluation, episodes."""

@@ -34,9 +34,14 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from baselines import evaluate
-from baselines.ppo import CPU_QUICK, PPO, PPOConfig, config_from_dict, tables
-from baselines.tasks import EVAL_SPLITS, WORLD_DATA, WORLD_SPEC, Task, data_file_splits, spec_task, split_episodes
+from baselines import distributed
+
+if __name__ == "__main__":
+    distributed.join_from_argv(sys.argv[1:])  # before the worlds' imports initialise the XLA backend
+
+from baselines import evaluate  # noqa: E402
+from baselines.ppo import CPU_QUICK, PPO, PPOConfig, config_from_dict, tables  # noqa: E402
+from baselines.tasks import EVAL_SPLITS, WORLD_DATA, WORLD_SPEC, Task, data_file_splits, spec_task, split_episodes  # noqa: E402
 
 DEFAULT_OUT = "runs/baselines/default"
 GROUNDING_GOALS = ("required=collect_wood),required=collect_sapling),required=collect_drink),required=place_table),"
@@ -218,27 +223,27 @@ def _keep_metrics_until(path: Path, update: int) -> None:
 
 def train(args: argparse.Namespace) -> None:
     run = settings(args)
-    if run.distributed:
-        jax.distributed.initialize()
+    lead = jax.process_index() == 0  # files and progress lines come from process 0
     out = run.out
     config = _config(run)
     config.validate()
     train_split = _split(run, "train")
     task = _task(run, train_split)
     try:
-        ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=True)
+        ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=lead)
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     out.mkdir(parents=True, exist_ok=True)
-    if not run.resume:
+    if not run.resume and lead:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
         (out / "config.json").write_text(json.dumps({"ppo": dataclasses.asdict(config), "command": command}, indent=1))
     print(f"{task.name}: {len(task.goals)} training goals, {len(task.texts)} phrasings; policy {config.policy}, "
-          f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, devices {jax.devices()}", flush=True)
+          f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, {jax.device_count()} devices "
+          f"({jax.process_count()} processes): {jax.devices()}", flush=True)
 
     import orbax.checkpoint as ocp
 
-    runner = ppo.init(jax.random.key(config.seed))
+    runner = jax.jit(lambda seed: ppo.init(jax.random.key(seed)))(np.uint32(config.seed))  # global arrays on every process
     if run.init_from and not run.resume:
         from baselines.bc import load_params
 
@@ -252,7 +257,7 @@ def train(args: argparse.Namespace) -> None:
         _keep_metrics_until(out / "metrics.jsonl", int(runner.update))
         print(f"resumed from {out / 'checkpoints'} at update {int(runner.update)}", flush=True)
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
-    writer = _tensorboard(out) if run.tensorboard else None
+    writer = _tensorboard(out) if run.tensorboard and lead else None
     chunk = jax.jit(ppo.updates, static_argnums=1)
     every = run.checkpoint_every or max(10, config.num_updates // 100)
     if run.paper:  # a long run: time one discarded, compiled update before committing to it
@@ -262,7 +267,7 @@ def train(args: argparse.Namespace) -> None:
         _print_expected_time(config, time.perf_counter() - began, int(runner.update))
     start = time.perf_counter()
     chunks_done = 0
-    with (out / "metrics.jsonl").open("a") as log:
+    with (out / "metrics.jsonl").open("a") if lead else open(os.devnull, "w") as log:
         while (done := int(runner.update)) < config.num_updates:
             count = min(every, config.num_updates - done)
             began = time.perf_counter()
@@ -315,6 +320,8 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
             "imitation_coef": config.imitation_coef, "init_from": run.init_from,
             "episodes_per_goal": run.eval_episodes, "max_steps": run.max_episode_steps, "eval_mode": run.eval_mode,
             "device": str(jax.devices()[0]), "jax": jax.__version__}
+    if jax.process_index() > 0:
+        return
     print("\n" + evaluate.save(results, run.out, meta, labels))
     from baselines import plots
 
@@ -398,7 +405,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--planner-url", help="OpenAI-compatible endpoint for PPO-T+ plans instead (key: $OPENAI_API_KEY)")
     p.add_argument("--planner-model", help="model name sent to --planner-url (default gpt-4)")
     p.add_argument("--tensorboard", action="store_true")
-    p.add_argument("--distributed", action="store_true", help="call jax.distributed.initialize() (multi-host)")
+    distributed.add_arguments(p)
     return p
 
 

@@ -15,7 +15,8 @@ steps is scored as ended there (a CrafText timeout is a failure).
 
 The compiled evaluator takes the network parameters, env params and embedding tables as
 arguments, so splits of the same shapes (CrafText: ``make_params(capacity=...)``) share one
-compilation.
+compilation. In a multi-process run (``jax.distributed``) the episode chunks are dealt out to the
+processes and their sums gathered, so every process returns the same result.
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def shuffled_texts(text_goal: np.ndarray, seed: int = 0) -> np.ndarray:
     for g, ids in members.items():
         rank[ids] = np.arange(len(ids))
     return np.asarray([members[other[g]][r % len(members[other[g]])] for g, r in zip(text_goal, rank)], np.int32)
+
+
+def _on_this_process(tree):
+    """Parameters replicated over several processes as this process's copy (an evaluation chunk
+    runs on one local device)."""
+    return jax.tree.map(lambda x: x.addressable_data(0) if isinstance(x, jax.Array) and not x.is_fully_addressable else x, tree)
 
 
 class Evaluator:
@@ -106,17 +113,28 @@ class Evaluator:
             return None if table is None else jnp.asarray(np.pad(np.asarray(table, np.float32), ((0, rows - len(table)), (0, 0))))
 
         instructions, plans = padded(instruction_table), padded(plan_table)
-        batch = min(self.batch, len(texts))
+        params = _on_this_process(params)
+        processes, rank = jax.process_count(), jax.process_index()
+        batch = min(self.batch, -(-len(texts) // processes))
         sums: dict[str, list] = defaultdict(list)
-        for s in range(0, len(texts), batch):
+        for i, s in enumerate(range(0, len(texts), batch)):  # chunk i runs on process i % processes; the others add zeros
             chunk, ids, k = texts[s:s + batch], policy_ids[s:s + batch], keys[s:s + batch]
             pad = batch - len(chunk)
+            if i % processes != rank:
+                for name in task.metrics:
+                    sums[name].append(np.zeros((2, batch - pad)))
+                continue
             chunk, ids = np.pad(chunk, (0, pad), mode="edge"), np.pad(ids, (0, pad), mode="edge")
             k = jnp.concatenate([k, jnp.repeat(k[-1:], pad, 0)]) if pad else k
             out = self._run(params, task.params, instructions, plans, text_map, k, jnp.asarray(chunk), jnp.asarray(ids), jnp.bool_(greedy), max_steps)
             for name, (value, count) in out.items():
                 sums[name].append(np.stack([np.asarray(value), np.asarray(count)])[:, :batch - pad])
-        totals = {name: np.concatenate(parts, 1).reshape(2, len(policies), len(goal_texts), episodes) for name, parts in sums.items()}
+        totals = {name: np.concatenate(parts, 1) for name, parts in sums.items()}
+        if processes > 1:
+            from jax.experimental import multihost_utils
+
+            totals = {name: np.asarray(multihost_utils.process_allgather(t)).sum(0) for name, t in totals.items()}
+        totals = {name: t.reshape(2, len(policies), len(goal_texts), episodes) for name, t in totals.items()}
         return {policy: summarize(task, {name: t[:, i] for name, t in totals.items()}) for i, policy in enumerate(policies)}
 
 

@@ -10,10 +10,12 @@ the stored transition keeps the instruction the agent acted on (its observation'
 continuous annealed schedule; truncation-aware bootstrapping (a truncated step's reward gets
 ``gamma * V(final observation)``); seeds and config recorded by the runner.
 
-Sharding: with more than one local device, every array with an environment axis is sharded over a
-1-D ``data`` mesh (``jax.sharding``); parameters are replicated; XLA inserts the collectives. The
-total batch and the update are the same as on one device. Multi-host: call
-``jax.distributed.initialize()`` first (``--distributed`` on the command line).
+Sharding: with more than one device, every array with an environment axis is sharded over a
+1-D ``data`` mesh (``jax.sharding``; ``num_envs`` must be a multiple of the devices); parameters are
+replicated; XLA inserts the collectives. The total batch and the update are the same as on one
+device. Multi-process (several hosts): the mesh spans every process's devices once
+``jax.distributed`` is initialised (``baselines.distributed``, ``--distributed`` on the command
+line), and every process runs the same program.
 """
 
 from __future__ import annotations
@@ -178,8 +180,11 @@ class PPO:
                                     task.action_factors if config.factored_actions else ())
         schedule = optax.linear_schedule(config.lr, 0.0, config.num_updates * config.update_epochs * config.num_minibatches) if config.anneal_lr else config.lr
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(schedule, eps=1e-5))
-        devices = jax.devices()
-        self.mesh = Mesh(np.asarray(devices), ("data",)) if len(devices) > 1 and config.num_envs % len(devices) == 0 else None
+        devices = jax.devices()  # every process's, in a multi-process run
+        if len(devices) > 1 and config.num_envs % len(devices):
+            raise ValueError(f"num_envs {config.num_envs} is not a multiple of the {len(devices)} devices the environments are sharded "
+                             "over; choose a multiple (or fewer devices: CUDA_VISIBLE_DEVICES)")
+        self.mesh = Mesh(np.asarray(devices), ("data",)) if len(devices) > 1 else None
         self._last_report = (time.perf_counter(), 0)
 
     # ------------------------------------------------------------------ helpers

@@ -19,6 +19,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 
 def rollout_steps(num_envs: int, budget: int = 2**20, low: int = 32, high: int = 2048) -> int:
@@ -43,20 +44,28 @@ def _batched(env: Any, num_envs: int, reset_ratio: int | None):
     return reset, step
 
 
-def measure_env(env: Any, params: Any, num_envs: int, num_steps: int, repeats: int = 5, seed: int = 0, reset_ratio: int | None = None) -> dict:
-    """Steps/s of ``num_envs`` worlds over ``num_steps`` steps: median and spread of ``repeats``."""
+def measure_env(env: Any, params: Any, num_envs: int, num_steps: int, repeats: int = 5, seed: int = 0, reset_ratio: int | None = None,
+                mesh: Mesh | None = None) -> dict:
+    """Steps/s of ``num_envs`` worlds over ``num_steps`` steps: median and spread of ``repeats``;
+    with a ``mesh``, the worlds are sharded over its ``data`` axis (as PPO shards them)."""
     reset, step = _batched(env, num_envs, reset_ratio)
+
+    def shard(tree, axis: int = 0):
+        if mesh is None:
+            return tree
+        spec = NamedSharding(mesh, PartitionSpec(*([None] * axis), "data"))
+        return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, spec) if x.ndim > axis else x, tree)
 
     def rollout(key, params):
         key_reset, key_act, key_step = jax.random.split(key, 3)
-        obs, state = reset(key_reset, params)
-        actions = jax.random.randint(key_act, (num_steps, num_envs), 0, env.num_actions)
+        obs, state = shard(reset(key_reset, params))
+        actions = shard(jax.random.randint(key_act, (num_steps, num_envs), 0, env.num_actions), axis=1)
 
         def body(carry, xs):
             _, state, total = carry
             k, a = xs
             obs, state, reward, *_ = step(k, state, a, params)
-            return (obs, state, total + reward.sum()), None
+            return shard((obs, state)) + (total + reward.sum(),), None
 
         keys = jax.random.split(key_step, num_steps)
         (obs, state, total), _ = jax.lax.scan(body, (obs, state, jnp.float32(0)), (keys, actions))

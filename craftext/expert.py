@@ -47,9 +47,9 @@ from craftax.craftax_classic import constants as classic_constants
 from jax import Array
 
 from craftext import checkers as C
-from craftext.goals import (ACHIEVE_1, ACHIEVE_2, ACHIEVE_3, CROSS, CROSS_ARMS, EXPLORE_BLOCK, ITEM, LINE, LINE_SIZES, NIGHT,
-                            FORBIDDEN, OBJECT_COUNT, ORDERED, PLACE_DISTANCE, PLACE_OBJECT, PLACE_SIDE, PLACE_TARGET, SCENARIO, SQUARE, SQUARE_SIZES,
-                            STRUCT_BLOCK, STRUCT_KIND, STRUCT_SIZE, STRUCT_VARIANT, Goal, Scenario)
+from craftext.goals import (ACHIEVE_1, ACHIEVE_2, ACHIEVE_3, CROSS, CROSS_ARMS, EXPLORE_BLOCK, FORBIDDEN, ITEM, LINE, LINE_SIZES,
+                            NIGHT, OBJECT_COUNT, ORDERED, PLACE_DISTANCE, PLACE_OBJECT, PLACE_SIDE, PLACE_TARGET, SCENARIO, SQUARE,
+                            SQUARE_SIZES, STRUCT_BLOCK, STRUCT_KIND, STRUCT_SIZE, STRUCT_VARIANT, Goal, Scenario)
 from craftext.world import FACING, ITEMS, NOOP, PLACEABLE, frame, version
 
 DO = 5
@@ -253,7 +253,8 @@ def _relative_cell(grid: Array, ground: Array, walkable: Array, position: Array,
         step = _STEPS[d]
         ok = target & ground & _shift(walkable, -step, False) & _shift(walkable, -2 * step, False)
         ready = (r - step[0] == position[0]) & (c - step[1] == position[1]) & (r == facing[0]) & (c == facing[1])
-        scores.append(jnp.where(ok, jnp.where(ready, 1, -(jnp.abs(r - 2 * step[0] - position[0]) + jnp.abs(c - 2 * step[1] - position[1]))), -FAR))
+        approach = jnp.abs(r - 2 * step[0] - position[0]) + jnp.abs(c - 2 * step[1] - position[1])
+        scores.append(jnp.where(ok, jnp.where(ready, 1, -approach), -FAR))
     scores = jnp.stack(scores).reshape(-1)
     best = jnp.argmax(scores)
     cell = best % (h * w)
@@ -320,8 +321,9 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
 
     place_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_OBJECT], 0)]
     clearable = tunnel & (place_object != OBJECTS.index("plant"))  # stone is mined out of the way (a plant needs grass)
-    rel_cell, rel_direction, rel_found = _relative_cell(_window(grid, position, -1), _window(ground_of(place_object) | clearable, position, False),
-                                                        _window(walkable | tunnel, position, False), centre, f.facing - corner, goal)
+    rel_cell, rel_direction, rel_found = _relative_cell(
+        _window(grid, position, -1), _window(ground_of(place_object) | clearable, position, False), _window(walkable | tunnel, position, False),
+        centre, f.facing - corner, goal)
     rel_cell = rel_cell + corner
     target_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_TARGET], 0)]
     target_absent = (target_object >= 0) & ~jnp.any(C.is_block(grid, goal[PLACE_TARGET]))
@@ -400,13 +402,16 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     dig = at(tunnel, neighbours[best]) & (f.facing == neighbours[best]).all()
     move = jnp.where(cost[best] < FAR, jnp.where(dig, DO, 1 + best), wander)
     target_beside = jax.vmap(lambda p: at(targets, p))(neighbours)
-    interact_action = jnp.where(kind == GATHER, jnp.where(arg == VISIT, NOOP, DO), jnp.asarray(R.place_action)[jnp.clip(arg, 0, len(OBJECTS) - 1)])
+    place = jnp.asarray(R.place_action)[jnp.clip(arg, 0, len(OBJECTS) - 1)]
+    craft_action = jnp.asarray(R.craft_action)[jnp.clip(arg, 0, len(CRAFTS) - 1)]
+    interact_action = jnp.where(kind == GATHER, jnp.where(arg == VISIT, NOOP, DO), place)
     interact = jnp.where(at(targets, f.facing), interact_action, jnp.where(target_beside.any(), 1 + jnp.argmax(target_beside), move))
     facing_cell = (position == stand).all() & (f.facing == cell).all()
     facing_stand = (position == before).all() & (f.facing == stand).all()
-    place_at = jnp.where(facing_cell, jnp.where(at(tunnel, cell), DO, jnp.asarray(R.place_action)[jnp.clip(arg, 0, len(OBJECTS) - 1)]),
+    place_at = jnp.where(facing_cell, jnp.where(at(tunnel, cell), DO, place),
                          jnp.where((position == before).all(), jnp.where(facing_stand & at(tunnel, stand), DO, direction), move))
     attacker = jax.vmap(lambda p: at(hostile, p))(neighbours) & ~jnp.isin(forbidden, jnp.asarray(R.defeat))
-    action = jnp.select([at(hostile, f.facing) & attacker.any(), attacker.any(), kind == GATHER, kind == PLACE_ANY, kind == PLACE_AT, kind == CRAFT, kind == WANDER],
-                        [DO, 1 + jnp.argmax(attacker), interact, interact, place_at, jnp.asarray(R.craft_action)[jnp.clip(arg, 0, len(CRAFTS) - 1)], wander], NOOP)
+    action = jnp.select(
+        [at(hostile, f.facing) & attacker.any(), attacker.any(), kind == GATHER, kind == PLACE_ANY, kind == PLACE_AT, kind == CRAFT, kind == WANDER],
+        [DO, 1 + jnp.argmax(attacker), interact, interact, place_at, craft_action, wander], NOOP)
     return action.astype(jnp.int32)

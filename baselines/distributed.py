@@ -1,0 +1,45 @@
+"""Joining a multi-process run (``jax.distributed``), for ``python -m baselines --distributed``.
+
+A run over several hosts (or several processes on one machine) is JAX's own multi-controller
+runtime: every process runs the same program on the global device mesh, XLA inserts the
+collectives, and ``jax.distributed.initialize`` connects the processes through a coordinator
+(process 0). It must be called before anything initialises the XLA backend, which importing the
+worlds does (their module-level arrays), so the command line joins first thing (``join_from_argv``).
+CPU processes exchange collectives over gloo.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import jax
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--distributed`` and the coordinator settings (all three, or none: the cluster's environment)."""
+    parser.add_argument("--distributed", action="store_true", help="join a multi-process run (jax.distributed.initialize)")
+    parser.add_argument("--coordinator", help="with --distributed: host:port of process 0 (default: read from SLURM / Open MPI / Cloud TPU)")
+    parser.add_argument("--num-processes", type=int, help="with --distributed: processes in the run")
+    parser.add_argument("--process-id", type=int, help="with --distributed: this process's rank, 0 .. num-processes - 1")
+
+
+def join(coordinator: str | None = None, num_processes: int | None = None, process_id: int | None = None) -> None:
+    """``jax.distributed.initialize`` with the three settings given, or none (JAX reads the
+    cluster's environment itself); CPU collectives over gloo."""
+    explicit = (coordinator, num_processes, process_id)
+    if any(v is not None for v in explicit) and not all(v is not None for v in explicit):
+        raise SystemExit("error: --coordinator, --num-processes and --process-id go together (or none: the cluster's environment)")
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    if coordinator is None:
+        jax.distributed.initialize()
+    else:
+        jax.distributed.initialize(coordinator, num_processes, process_id)
+
+
+def join_from_argv(argv: list[str]) -> None:
+    """Join if ``argv`` asks for it (``--distributed``); other arguments are left to the full parser."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    args, _ = parser.parse_known_args(argv)
+    if args.distributed:
+        join(args.coordinator, args.num_processes, args.process_id)

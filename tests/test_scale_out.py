@@ -1,0 +1,108 @@
+"""Scale-out, verified: PPO on 1, 2 and 4 (forced CPU) devices, and one run trained by two OS
+processes joined with ``jax.distributed`` over loopback, give the same parameters and metrics."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+TOLERANCE = dict(rtol=1e-4, atol=1e-5)  # float reassociation of the sharded reductions
+
+
+def _env(devices: int) -> dict:
+    return dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}", JAX_PLATFORMS="cpu")
+
+
+def test_one_two_and_four_devices_train_the_same_runs():
+    """Every policy, CrafText and Hexagons; episodes end, reset and truncate on every device; env
+    arrays sharded over the ``data`` mesh, parameters replicated."""
+    runs, reports = {}, {}
+    for devices in (1, 2, 4):
+        out = ROOT / f".pytest-scale-{devices}.npz"
+        done = subprocess.run([sys.executable, "tests/scale_worker.py", str(out)], env=_env(devices), cwd=ROOT, capture_output=True,
+                              text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+        reports[devices] = json.loads(done.stdout.strip().splitlines()[-1])
+        runs[devices] = dict(np.load(out))
+        out.unlink()
+    for devices in (2, 4):
+        assert reports[devices]["devices"] == devices
+        for name, case in reports[devices]["cases"].items():
+            assert case["env_state_specs"] == ["P('data',)"] and case["traj_spec"] == "P(None, 'data')", name
+            assert case["params_replicated"], name
+            assert len(case["ended_per_device"]) == devices and min(case["ended_per_device"]) > 0, name  # resets on every device
+            assert case["episodes"] == reports[1]["cases"][name]["episodes"], name
+        for key, value in runs[1].items():
+            assert np.allclose(value, runs[devices][key], **TOLERANCE), (devices, key)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+RUN = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-steps", str(8 * 8 * 3), "--layer-size", "16",
+       "--max-episode-steps", "6", "--data-size", "16", "--eval-episodes", "2", "--checkpoint-every", "2"]
+
+
+def _processes(args: list[str], count: int) -> None:
+    """One run trained by ``count`` processes of 2 CPU devices each on 127.0.0.1, all killed on failure."""
+    port = _free_port()
+    procs = [subprocess.Popen([sys.executable, "-m", "baselines", *args, "--distributed", "--coordinator",
+                               f"127.0.0.1:{port}", "--num-processes", str(count), "--process-id", str(i)],
+                              env=_env(2), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for i in range(count)]
+    try:
+        logs = [p.communicate(timeout=600)[0] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    for i, (p, log) in enumerate(zip(procs, logs)):
+        assert p.returncode == 0, f"process {i}:\n{log[-3000:]}"
+    assert "4 devices (2 processes)" in logs[0]
+
+
+def _params(checkpoint: Path) -> list[np.ndarray]:
+    import jax
+    import orbax.checkpoint as ocp
+
+    checkpointer, path = ocp.StandardCheckpointer(), checkpoint.absolute() / "default"
+    metadata = checkpointer.metadata(path)
+    metadata = getattr(metadata, "item_metadata", metadata)
+    here = jax.sharding.SingleDeviceSharding(jax.devices()[0])  # saved over 4 devices, read on this one
+    target = jax.tree.map(lambda m: jax.ShapeDtypeStruct(m.shape, m.dtype, sharding=here), metadata)
+    return [np.asarray(x) for x in jax.tree.leaves(checkpointer.restore(path, target)["params"])]
+
+
+def test_two_processes_train_one_run_like_one_process(tmp_path):
+    """Two processes x 2 devices = the 4-device mesh of one process: the same checkpoints, written
+    once; metrics and evaluation written once, the evaluation's episodes dealt out and gathered; a
+    resume restores the checkpoint on both."""
+    single = tmp_path / "single"
+    done = subprocess.run([sys.executable, "-m", "baselines", *RUN, "--out", str(single)], env=_env(4), cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    multi = tmp_path / "multi"
+    _processes([*RUN, "--out", str(multi)], 2)
+    assert sorted(p.name for p in (multi / "checkpoints").iterdir()) == ["2", "3"]
+    assert len((multi / "metrics.jsonl").read_text().splitlines()) == 3
+    for a, b in zip(_params(single / "checkpoints" / "3"), _params(multi / "checkpoints" / "3")):
+        assert np.allclose(a, b, **TOLERANCE)
+    one, two = (json.loads((run / "evaluation.json").read_text())["splits"] for run in (single, multi))
+    for split in one:
+        for policy in one[split]:
+            assert one[split][policy]["episodes"] == two[split][policy]["episodes"] > 0
+            assert abs(one[split][policy]["success"] - two[split][policy]["success"]) < 1e-6, (split, policy)
+
+    shutil.rmtree(multi / "checkpoints" / "3")  # killed after checkpoint 2: both processes restore it
+    _processes(["--out", str(multi), "--resume"], 2)
+    for a, b in zip(_params(single / "checkpoints" / "3"), _params(multi / "checkpoints" / "3")):
+        assert np.allclose(a, b, **TOLERANCE)
