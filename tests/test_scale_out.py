@@ -21,18 +21,17 @@ def _env(devices: int) -> dict:
     return dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}", JAX_PLATFORMS="cpu")
 
 
-def test_one_two_and_four_devices_train_the_same_runs():
+def test_one_two_and_four_devices_train_the_same_runs(tmp_path):
     """Every policy, CrafText and Hexagons; episodes end, reset and truncate on every device; env
     arrays sharded over the ``data`` mesh, parameters replicated."""
     runs, reports = {}, {}
     for devices in (1, 2, 4):
-        out = ROOT / f".pytest-scale-{devices}.npz"
+        out = tmp_path / f"devices-{devices}.npz"
         done = subprocess.run([sys.executable, "tests/scale_worker.py", str(out)], env=_env(devices), cwd=ROOT, capture_output=True,
                               text=True, timeout=900)
         assert done.returncode == 0, done.stderr[-3000:]
         reports[devices] = json.loads(done.stdout.strip().splitlines()[-1])
         runs[devices] = dict(np.load(out))
-        out.unlink()
     for devices in (2, 4):
         assert reports[devices]["devices"] == devices
         for name, case in reports[devices]["cases"].items():
