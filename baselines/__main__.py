@@ -76,7 +76,7 @@ RUN_DEFAULTS = {
     "checkpoint_every": None, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4", "imitation": 0.0, "init_from": "",
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
-EVAL_DEFAULTS = {"eval_episodes": 4, "eval_mode": "sample", "eval_splits": ""}
+EVAL_DEFAULTS = {"eval_episodes": 4, "eval_mode": "sample", "eval_splits": "", "eval_batch": 256}
 
 
 def _flag(name: str) -> str:
@@ -145,8 +145,9 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
             raise SystemExit(f"error: --data {run['data']} has no train targets")
         evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(s for s in present if s != "dev")
     evaluation["eval_splits"] = evaluation["eval_splits"] or EVAL_SPLITS[run["env"].split("-")[0]]
-    if evaluation["eval_episodes"] < 1:
-        raise SystemExit(f"error: --eval-episodes must be >= 1, got {evaluation['eval_episodes']}")
+    for name in ("eval_episodes", "eval_batch"):
+        if evaluation[name] < 1:
+            raise SystemExit(f"error: {_flag(name)} must be >= 1, got {evaluation[name]}")
     return argparse.Namespace(**{**vars(args), **run, **evaluation, "out": out})
 
 
@@ -305,7 +306,7 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
     (``train_split``: the ``_split`` trained on, not loaded again)."""
     splits = {split: train_split if split == "train" else _split(run, split) for split in run.eval_splits.split(",")}
     results = evaluate.evaluate_splits(vars(run), splits, ppo.task, ppo.network, params, config, run.eval_episodes,
-                                       run.max_episode_steps, greedy=run.eval_mode == "greedy", planner=_planner(run))
+                                       run.max_episode_steps, greedy=run.eval_mode == "greedy", planner=_planner(run), batch=run.eval_batch)
     if writer:
         for split, by_policy in results.items():
             for policy, summary in by_policy.items():
@@ -398,6 +399,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace a run already in --out")
     p.add_argument("--checkpoint-every", type=int, help="updates between checkpoints (default: ~1%% of the updates, at least 10)")
     p.add_argument("--eval-episodes", type=int, help=f"episodes per goal and split (default {d['eval_episodes']})")
+    p.add_argument("--eval-batch", type=int, help=f"evaluation episodes run at once, the unit dealt out to processes (default {d['eval_batch']})")
     p.add_argument("--eval-mode", choices=("sample", "greedy"), help="how the agent picks actions in evaluation (default sample)")
     p.add_argument("--eval-splits", help="splits to evaluate (default: CrafText train,test_paraphrased,test_new_objects; grid worlds train,test)")
     p.add_argument("--planner", choices=("retrieval", "oracle"),

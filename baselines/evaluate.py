@@ -15,8 +15,9 @@ steps is scored as ended there (a CrafText timeout is a failure).
 
 The compiled evaluator takes the network parameters, env params and embedding tables as
 arguments, so splits of the same shapes (CrafText: ``make_params(capacity=...)``) share one
-compilation. In a multi-process run (``jax.distributed``) the episode chunks are dealt out to the
-processes and their sums gathered, so every process returns the same result.
+compilation. In a multi-process run (``jax.distributed``) the episode chunks (of a size that does
+not depend on the processes) are dealt out to the processes and their sums gathered, so every
+process returns the same result as one process would.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class Evaluator:
         instructions, plans = padded(instruction_table), padded(plan_table)
         params = _on_this_process(params)
         processes, rank = jax.process_count(), jax.process_index()
-        batch = min(self.batch, -(-len(texts) // processes))
+        batch = min(self.batch, len(texts))  # not a function of the processes: the same chunks, the same numbers
         sums: dict[str, list] = defaultdict(list)
         for i, s in enumerate(range(0, len(texts), batch)):  # chunk i runs on process i % processes; the others add zeros
             chunk, ids, k = texts[s:s + batch], policy_ids[s:s + batch], keys[s:s + batch]
@@ -139,17 +140,19 @@ class Evaluator:
 
 
 def evaluate_splits(spec: Mapping, splits: Mapping[str, tuple[list, dict]], trained: Task, network: ActorCritic, params, config: PPOConfig,
-                    episodes: int, max_steps: int, greedy: bool = False, planner: Callable[[str], list[str]] | None = None) -> dict[str, dict]:
+                    episodes: int, max_steps: int, greedy: bool = False, planner: Callable[[str], list[str]] | None = None,
+                    batch: int = 256) -> dict[str, dict]:
     """split -> policy -> summary: the three policies on each of ``splits`` (name -> what
     ``tasks.split_episodes`` returned) of ``spec``'s world, for a network trained on ``trained``
     (the reference of PPO-T+'s retrieval planner); ``episodes`` per goal, at most ``max_steps`` steps
-    each, keys from ``config.seed``. CrafText splits are padded to one capacity, so they share one
+    each, keys from ``config.seed``, in chunks of ``batch`` episodes (dealt out to the processes of
+    a multi-process run). CrafText splits are padded to one capacity, so they share one
     compilation. Prints one line per split and policy."""
     settings = {}
     if spec["env"].startswith("CrafText"):
         pairs = [split_pairs for split_pairs, _ in splits.values()]
         settings["capacity"] = (max(len(p) for p in pairs), max(sum(len(t) for _, t in p) for p in pairs))
-    evaluator = Evaluator(trained, network)
+    evaluator = Evaluator(trained, network, batch)
     key = jax.random.key(10_000 + config.seed)
     results: dict[str, dict] = {}
     for split, split_episodes in splits.items():

@@ -49,8 +49,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-RUN = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-steps", str(8 * 8 * 3), "--layer-size", "16",
-       "--max-episode-steps", "6", "--data-size", "16", "--eval-episodes", "2", "--checkpoint-every", "2"]
+RUN = ["--env", "CrafText-Classic-Symbolic-v1", "--level", "easy", "--goals", "ACHIEVEMENTS", "--eval-splits", "train", "--num-envs", "8",
+       "--num-steps", "8", "--total-steps", str(8 * 8 * 3), "--layer-size", "16", "--max-episode-steps", "24", "--eval-episodes", "2",
+       "--eval-batch", "32", "--checkpoint-every", "2"]
+"""CrafText achievement goals, so that even an agent trained for 3 updates succeeds in some evaluation
+episodes; evaluation chunks of 32 episodes, several for each process."""
 
 
 def _processes(args: list[str], count: int) -> None:
@@ -95,11 +98,11 @@ def test_two_processes_train_one_run_like_one_process(tmp_path):
     assert len((multi / "metrics.jsonl").read_text().splitlines()) == 3
     for a, b in zip(_params(single / "checkpoints" / "3"), _params(multi / "checkpoints" / "3")):
         assert np.allclose(a, b, **TOLERANCE)
-    one, two = (json.loads((run / "evaluation.json").read_text())["splits"] for run in (single, multi))
-    for split in one:
-        for policy in one[split]:
-            assert one[split][policy]["episodes"] == two[split][policy]["episodes"] > 0
-            assert abs(one[split][policy]["success"] - two[split][policy]["success"]) < 1e-6, (split, policy)
+    one, two = (json.loads((run / "evaluation.json").read_text())["splits"]["train"] for run in (single, multi))
+    assert sum(one[policy]["success"] for policy in one) > 0  # not a comparison of zeros
+    for policy in one:
+        assert one[policy]["episodes"] == two[policy]["episodes"] > 32
+        assert one[policy]["per_goal"] == two[policy]["per_goal"], policy
 
     shutil.rmtree(multi / "checkpoints" / "3")  # killed after checkpoint 2: both processes restore it
     _processes(["--out", str(multi), "--resume"], 2)
