@@ -206,9 +206,10 @@ def _restore(out: Path, runner):
         except Exception as error:  # orbax raises many types for a damaged step; the next one may be intact
             print(f"warning: checkpoint {step} in {directory} cannot be read ({type(error).__name__}: {str(error)[:200]}); "
                   "trying the one before", file=sys.stderr, flush=True)
-            aside = out / "unreadable-checkpoints"
-            aside.mkdir(exist_ok=True)
-            shutil.move(str(directory / str(step)), str(aside / str(step)))
+            if jax.process_index() == 0:  # one process moves it; every process goes on to the one before
+                aside = out / "unreadable-checkpoints"
+                aside.mkdir(exist_ok=True)
+                shutil.move(str(directory / str(step)), str(aside / str(step)))
             continue
         manager.close()
         return restored
@@ -255,7 +256,8 @@ def train(args: argparse.Namespace) -> None:
         print(f"policy initialised from the cloned one in {run.init_from}", flush=True)
     if run.resume:
         runner = _restore(out, runner)
-        _keep_metrics_until(out / "metrics.jsonl", int(runner.update))
+        if lead:
+            _keep_metrics_until(out / "metrics.jsonl", int(runner.update))
         print(f"resumed from {out / 'checkpoints'} at update {int(runner.update)}", flush=True)
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
     writer = _tensorboard(out) if run.tensorboard and lead else None

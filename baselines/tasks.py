@@ -271,11 +271,9 @@ def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
 
     classic = craftext.REGISTERED_IDS[env][0]
     if spec["goals_file"]:
-        from craftext.goalfile import load_goals
+        from craftext.goalfile import split_pairs
 
-        pairs = load_goals(spec["goals_file"], classic).select(split=split).pairs()
-        if not pairs:
-            raise ValueError(f"{spec['goals_file']} has no goals in split {split!r}")
+        pairs = split_pairs(spec["goals_file"], classic, split)
     else:
         pairs = dataset.load(spec["level"], split, classic=classic, release=spec["release"]).pairs()
     if spec["goals"]:

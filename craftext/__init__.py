@@ -68,12 +68,9 @@ def make(
         raise ValueError(f"unknown CrafText env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
     classic, pixels = REGISTERED_IDS[env_id]
     if isinstance(goals, (str, os.PathLike)):
-        from craftext.goalfile import load_goals
+        from craftext.goalfile import split_pairs
 
-        chosen = load_goals(goals, classic).select(split=split)
-        if not chosen.entries:
-            raise ValueError(f"{goals}: no goals in split {split!r}")
-        goals = chosen.pairs()
+        goals = split_pairs(goals, classic, split)
     if goals is None or vocabulary is None:
         from craftext import dataset
 

@@ -5,12 +5,12 @@ behavioural cloning and for imitation on the agent's own rollouts.
 It reads the whole map of the player's floor, the inventory, the agent-placed map and the goal's
 checker memory (which phase of a conditional goal is done), never the observation. Each step:
 
-1. **Objective** from the goal (``_objective``): gather an item (wood from trees, stone / coal /
+1. **Objective** from the goal: gather an item (wood from trees, stone / coal /
    iron / diamond by mining, a sapling from grass, a drink from water), craft a tool, place an
    object anywhere, place it on a given cell, wait (for night or day), or wander (to lose sight of
    a block before exploring for it). Achievements goals pursue their first required achievement
    not unlocked yet; conditional and combined goals follow the checker memory's phases.
-2. **Prerequisites** (``_prerequisite``, applied until none is left): mining needs the pickaxe of
+2. **Prerequisites** (resolved in a fixed number of rounds, enough for the longest chain): mining needs the pickaxe of
    its tier, crafting needs its materials, a crafting table nearby (one is placed: 2 wood) and for
    iron tools a furnace nearby (1 stone), placing needs the object's cost in the inventory (a table
    2 wood, stone or a furnace 1 stone, a plant 1 sapling). All materials, stations included, are
@@ -204,7 +204,8 @@ def distance_field(start: Array, passable: Array) -> Array:
 
 def _beside(cells: Array) -> Array:
     """Cells with a ``cells`` cell left, right, above or below."""
-    return jnp.stack([_shift(cells, FACING[d], False) for d in range(1, 5)]).any(0)
+    shifted = _shifts(cells, False)
+    return jnp.stack([shifted(FACING[d]) for d in range(1, 5)]).any(0)
 
 
 def _structure_cell(mine: Array, ground: Array, walkable: Array, position: Array, facing: Array, goal: Array) -> tuple[Array, Array, Array]:
@@ -248,10 +249,11 @@ def _relative_cell(grid: Array, ground: Array, walkable: Array, position: Array,
     target = _shift(C.is_block(grid, goal[PLACE_TARGET]), -offset, False)  # cell X has the target at X - offset
     h, w = grid.shape
     r, c = jnp.arange(h)[:, None], jnp.arange(w)[None, :]
+    walkable_at = _shifts(walkable, False)
     scores = []
     for d in range(4):
         step = _STEPS[d]
-        ok = target & ground & _shift(walkable, -step, False) & _shift(walkable, -2 * step, False)
+        ok = target & ground & walkable_at(-step) & walkable_at(-2 * step)
         ready = (r - step[0] == position[0]) & (c - step[1] == position[1]) & (r == facing[0]) & (c == facing[1])
         approach = jnp.abs(r - 2 * step[0] - position[0]) + jnp.abs(c - 2 * step[1] - position[1])
         scores.append(jnp.where(ok, jnp.where(ready, 1, -approach), -FAR))
@@ -340,7 +342,6 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     place_material, place_unit = cost_of(place_object)
     time_right = (f.light < C.NIGHT_LIGHT) == (goal[NIGHT] > 0)
     visited = C.is_block(grid, jnp.where(sc == Scenario.EXPLORE, goal[EXPLORE_BLOCK], goal[PLACE_TARGET]))
-    S = Scenario
     by_scenario = jnp.stack([
         jnp.where(pending.any(), objective(achievement_kind, achievement_arg), objective(WAIT, 0)),  # ACHIEVEMENTS
         build, build, build,  # BUILD_LINE, BUILD_SQUARE, BUILD_CROSS
@@ -354,7 +355,7 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
         jnp.where(time_right | (inventory[place_material] < place_unit), place_any, objective(WAIT, 0)),  # TIME_PLACE (stocked, waits)
         objective(jnp.where(memory[C.WAS_OUT_OF_VIEW] > 0, GATHER, WANDER), VISIT),  # EXPLORE
     ])
-    current = by_scenario[jnp.clip(sc, 0, len(S) - 1)]
+    current = by_scenario[jnp.clip(sc, 0, len(Scenario) - 1)]
     forbidden = goal[FORBIDDEN]
     thirsty = (craftax_state.player_drink <= THIRSTY) & (forbidden != R.drink)
     hungry = (craftax_state.player_food <= HUNGRY) & (forbidden != R.eat_cow)
@@ -375,11 +376,10 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
         placing = (kind == PLACE_ANY) | (kind == PLACE_AT)
         material, unit = cost_of(arg)
         poor = placing & (inventory[material] < unit)
-        new_kind = jnp.select([tool, crafting & lacking.any(), crafting & ~near_table, crafting & furnace & ~near_furnace, poor],
-                              [CRAFT, GATHER, PLACE_ANY, PLACE_ANY, GATHER], kind)
-        new_arg = jnp.select([tool, crafting & lacking.any(), crafting & ~near_table, crafting & furnace & ~near_furnace, poor],
-                             [jnp.asarray(R.pickaxe)[jnp.clip(need_tier, 0, 3)], jnp.argmax(lacking), TABLE, FURNACE, material], arg)
-        kind, arg = new_kind, new_arg
+        # the first that holds: the pickaxe, a missing material, the table, the furnace, the object's cost
+        conditions = [tool, crafting & lacking.any(), crafting & ~near_table, crafting & furnace & ~near_furnace, poor]
+        kind, arg = (jnp.select(conditions, [CRAFT, GATHER, PLACE_ANY, PLACE_ANY, GATHER], kind),
+                     jnp.select(conditions, [jnp.asarray(R.pickaxe)[jnp.clip(need_tier, 0, 3)], jnp.argmax(lacking), TABLE, FURNACE, material], arg))
 
     # 3. the action
     passable = walkable | tunnel

@@ -135,3 +135,11 @@ def load_goals(path: str | Path, classic: bool = True) -> Dataset:
     if problems:
         raise GoalFileError(problems)
     return Dataset(entries)
+
+
+def split_pairs(path: str | Path, classic: bool, split: str) -> list:
+    """``(Goal, phrasings)`` pairs of one split of a goal file (``load_goals``); ``ValueError`` if it has none."""
+    pairs = load_goals(path, classic).select(split=split).pairs()
+    if not pairs:
+        raise ValueError(f"{path}: no goals in split {split!r}")
+    return pairs
