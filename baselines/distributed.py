@@ -43,3 +43,5 @@ def join_from_argv(argv: list[str]) -> None:
     args, _ = parser.parse_known_args(argv)
     if args.distributed:
         join(args.coordinator, args.num_processes, args.process_id)
+    elif any(v is not None for v in (args.coordinator, args.num_processes, args.process_id)):
+        raise SystemExit("error: --coordinator, --num-processes and --process-id need --distributed")

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TOLERANCE = dict(rtol=1e-4, atol=1e-5)  # float reassociation of the sharded reductions
@@ -41,6 +42,16 @@ def test_one_two_and_four_devices_train_the_same_runs(tmp_path):
             assert case["episodes"] == reports[1]["cases"][name]["episodes"], name
         for key, value in runs[1].items():
             assert np.allclose(value, runs[devices][key], **TOLERANCE), (devices, key)
+
+
+def test_coordinator_settings_need_distributed_and_each_other():
+    from baselines.distributed import join, join_from_argv
+
+    with pytest.raises(SystemExit, match="need --distributed"):
+        join_from_argv(["--coordinator", "127.0.0.1:1234", "--num-processes", "2", "--process-id", "0"])
+    with pytest.raises(SystemExit, match="go together"):
+        join("127.0.0.1:1234", 2, None)
+    join_from_argv(["--env", "Hexagons-Paint-v1"])  # not distributed: nothing to join
 
 
 def _free_port() -> int:
