@@ -1,0 +1,153 @@
+"""Command line of ``baselines.arena`` (see the package docstring)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from baselines.arena.store import Rules
+
+DEFAULT_DB = Path("arena.sqlite")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m baselines.arena", description=__doc__)
+    commands = p.add_subparsers(dest="command", required=True)
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help)
+        sub.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the arena database (default {DEFAULT_DB}; media beside it)")
+        return sub
+
+    serve = command("serve", "serve the rater page and the leaderboard")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    defaults = Rules()
+    serve.add_argument("--min-watch", type=float, default=defaults.min_watch_s, help="seconds a match is open before a judgement is accepted")
+    serve.add_argument("--min-justification", type=int, default=defaults.min_justification, help="characters of justification required")
+    serve.add_argument("--expiry", type=float, default=defaults.expiry_s, help="seconds a served match stays open")
+    serve.add_argument("--exploration", type=float, default=defaults.exploration, help="share of matches drawn uniformly")
+    serve.add_argument("--rate-limit", type=int, default=240, help="API requests per rater per minute")
+    serve.add_argument("--bootstrap", type=int, default=200, help="Bradley-Terry bootstrap rounds")
+    agent = command("add-agent", "register an agent")
+    agent.add_argument("name")
+    agent.add_argument("--description", default="")
+    episodes = command("add-episodes", "add a folder of an agent's episode files (videos rendered by replay where missing)")
+    episodes.add_argument("folder", type=Path)
+    episodes.add_argument("--agent", required=True)
+    episodes.add_argument("--formats", default="webm,mp4", help="videos to offer: webm, mp4 (default both)")
+    episodes.add_argument("--fps", type=float, default=8.0)
+    rater = command("add-rater", "register a rater (or an admin) and print its token")
+    rater.add_argument("name")
+    rater.add_argument("--admin", action="store_true")
+    ban = command("ban-rater", "ban a rater: no more sign-ins, its judgements leave the ratings (not the record)")
+    ban.add_argument("name")
+    ban.add_argument("--reason", required=True)
+    ratings = command("ratings", "print the ratings; with --out also write ratings.json and pictures")
+    ratings.add_argument("--out", type=Path)
+    ratings.add_argument("--bootstrap", type=int, default=200)
+    export = command("export", "write the raw judgements (JSON or CSV by the suffix of --out)")
+    export.add_argument("--out", type=Path, required=True)
+    basalt = command("import-basalt", "import BASALT's released judgements (updated_human_answers.json)")
+    basalt.add_argument("file", type=Path)
+    basalt.add_argument("--banned", type=Path, help="banned_workers.json: their judgements are left out")
+    return p
+
+
+def _table(rows: list[dict], by: tuple[str, ...]) -> str:
+    lines = [" | ".join([*by, "agent", "mu", "sigma", "mu-3sigma", "BT", "BT 95%", "rank", "n", "W/D/L"])]
+    for r in rows:
+        lines.append(" | ".join([*(str(r[k]) for k in by), r["agent"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['conservative']:.2f}",
+                                 f"{r['bt']:.0f}", f"{r['bt_low']:.0f}-{r['bt_high']:.0f}", str(r["rank"]), str(r["judgements"]),
+                                 f"{r['wins']}/{r['draws']}/{r['losses']}"]))
+    return "\n".join(lines)
+
+
+def _ratings(store, out: Path | None, rounds: int) -> None:
+    from baselines.arena import plots
+    from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
+
+    outcomes = store.outcomes()
+    if not outcomes:
+        print("no judgements yet")
+        return
+    overall = leaderboard(outcomes, ("world",), rounds=rounds)
+    tasks = leaderboard(outcomes, ("world", "task"), rounds=rounds)
+    questions = sorted({q for o in outcomes for q in o.comparisons})
+    by_question = [row for q in questions for row in leaderboard(outcomes, ("world",), question=q, rounds=rounds)]
+    print(f"{len(outcomes)} judgements\n\nOverall verdict, per world\n{_table(overall, ('world',))}\n\nPer world and task\n{_table(tasks, ('world', 'task'))}")
+    if out is None:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "ratings.json").write_text(json.dumps({"judgements": len(outcomes), "overall": overall, "tasks": tasks,
+                                                  "questions": by_question, "direct": direct_rates(outcomes)}, indent=1))
+    written = [out / "ratings.json"]
+    for world in sorted({o.world for o in outcomes}):
+        mine = [o for o in outcomes if o.world == world]
+        safe = world.replace("/", "_")
+        for name, png in ((f"ratings-{safe}.png", plots.ratings_png([r for r in overall if r["world"] == world], f"{world}: {len(mine)} judgements")),
+                          (f"wins-{safe}.png", plots.win_matrix_png(*win_matrix(mine), f"{world}: wins"))):
+            (out / name).write_bytes(png)
+            written.append(out / name)
+    print("wrote " + ", ".join(str(p) for p in written))
+
+
+def _run(args: argparse.Namespace) -> None:
+    from baselines.arena.store import Store
+
+    store = Store(args.db)
+    try:
+        _command(store, args)
+    finally:
+        store.close()
+
+
+def _command(store, args: argparse.Namespace) -> None:
+    from baselines.arena.store import export_csv
+
+    if args.command == "serve":
+        from baselines.arena.server import Limits, serve
+
+        rules = Rules(args.min_watch, args.min_justification, args.expiry, args.exploration)
+        serve(store, args.host, args.port, rules=rules, limits=Limits(rate_limit=args.rate_limit), rounds=args.bootstrap)
+    elif args.command == "add-agent":
+        print(f"agent {args.name} (id {store.add_agent(args.name, args.description)})")
+    elif args.command == "add-episodes":
+        from baselines.arena.ingest import add_episodes
+
+        formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
+        counts = add_episodes(store, args.folder, args.agent, formats, args.fps, progress=lambda line: print(line, flush=True))
+        print(f"{args.agent}: {counts['added']} episodes added, {counts['skipped']} already there, {counts['rendered']} videos rendered")
+    elif args.command == "add-rater":
+        token = store.add_rater(args.name, "admin" if args.admin else "rater")
+        print(f"{'admin' if args.admin else 'rater'} {args.name}; token (shown once, keep it):\n{token}")
+    elif args.command == "ban-rater":
+        store.ban(args.name, args.reason)
+        print(f"banned {args.name}")
+    elif args.command == "ratings":
+        _ratings(store, args.out, args.bootstrap)
+    elif args.command == "export":
+        rows = store.judgements()
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(export_csv(rows) if args.out.suffix == ".csv" else json.dumps(rows, indent=1))
+        print(f"{len(rows)} judgements -> {args.out}")
+    else:
+        from baselines.arena.ingest import import_basalt
+
+        counts = import_basalt(store, args.file, args.banned)
+        print(f"{args.file}: " + ("already imported" if counts["already_imported"] else
+                                  f"{counts['judgements']} judgements of {counts['agents']} agents imported"))
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    try:
+        _run(args)
+    except ValueError as error:  # EpisodeError and the store's refusals are ValueErrors naming what was wrong
+        sys.exit(f"error: {error}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,423 @@
+"""The arena's database: SQLite through the standard library, parameterised SQL only.
+
+Tables: ``agents``; ``tasks`` (a unit two episodes can be compared on: world, world settings,
+task key, instruction, seed); ``episodes`` (one agent on one unit: its episode file and videos
+under the media folder); ``raters`` (a name, a role, the sha256 of its token: tokens themselves
+are never stored); ``bans``; ``matches`` (two episodes of one unit served to one rater, left and
+right as shown, when, until when); ``judgements`` (one per match: verdict, answers,
+justification, video events, when). Matches, judgements and bans are append-only: triggers refuse
+UPDATE and DELETE. Nothing derived is stored; ratings come from ``baselines.arena.ratings``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import hashlib
+import io
+import json
+import random
+import secrets
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from baselines.arena import scheduler
+from baselines.arena.questions import check_answers
+from baselines.arena.ratings import Outcome, TrueSkillReplay
+
+SCHEMA_VERSION = 1
+ROLES = ("rater", "admin", "imported")
+MAX_EVENTS_BYTES = 256_000
+"""Largest video-events blob a submission may carry (JSON bytes)."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS agents (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, description TEXT NOT NULL DEFAULT '', created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    id INTEGER PRIMARY KEY, world TEXT NOT NULL, settings TEXT NOT NULL, task TEXT NOT NULL, instruction TEXT NOT NULL,
+    seed INTEGER NOT NULL, UNIQUE (world, settings, task, instruction, seed));
+CREATE TABLE IF NOT EXISTS episodes (
+    id INTEGER PRIMARY KEY, agent_id INTEGER NOT NULL REFERENCES agents(id), task_id INTEGER NOT NULL REFERENCES tasks(id),
+    file TEXT, videos TEXT NOT NULL DEFAULT '[]', meta TEXT NOT NULL DEFAULT '{}', added_at REAL NOT NULL,
+    UNIQUE (agent_id, task_id));
+CREATE TABLE IF NOT EXISTS raters (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL CHECK (role IN ('rater', 'admin', 'imported')),
+    token_hash TEXT UNIQUE, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS bans (
+    id INTEGER PRIMARY KEY, rater_id INTEGER NOT NULL REFERENCES raters(id), reason TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, task_id INTEGER NOT NULL REFERENCES tasks(id),
+    left_episode_id INTEGER NOT NULL REFERENCES episodes(id), right_episode_id INTEGER NOT NULL REFERENCES episodes(id),
+    rater_id INTEGER REFERENCES raters(id), served_at REAL NOT NULL, expires_at REAL NOT NULL,
+    priority REAL NOT NULL DEFAULT 0, explored INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS matches_rater ON matches (rater_id);
+CREATE TABLE IF NOT EXISTS judgements (
+    id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL UNIQUE REFERENCES matches(id), rater_id INTEGER NOT NULL REFERENCES raters(id),
+    verdict TEXT NOT NULL CHECK (verdict IN ('left', 'draw', 'right')), direct TEXT NOT NULL, comparisons TEXT NOT NULL,
+    justification TEXT NOT NULL, video_events TEXT NOT NULL DEFAULT '[]', submitted_at REAL NOT NULL,
+    source TEXT NOT NULL DEFAULT 'arena', source_order INTEGER NOT NULL DEFAULT 0);
+"""
+APPEND_ONLY = ("matches", "judgements", "bans")
+
+
+def _append_only_triggers() -> str:
+    return "".join(f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {verb.upper()} ON {table} "
+                   f"BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;\n"
+                   for table in APPEND_ONLY for verb in ("update", "delete"))
+
+
+def token_hash(token: str) -> str:
+    """sha256 (hex) of a token: tokens are 32 random bytes, so a fast hash is enough."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def iso(seconds: float | None) -> str | None:
+    return None if seconds is None else datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+class Rejected(ValueError):
+    """A request the arena refuses; ``status`` is the HTTP status that says why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Rater:
+    id: int
+    name: str
+    role: str
+
+    @property
+    def admin(self) -> bool:
+        return self.role == "admin"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the server enforces: seconds a match must be open before its judgement is accepted,
+    characters of justification, seconds a match stays open, and the scheduler's exploration share."""
+
+    min_watch_s: float = 30.0
+    min_justification: int = 100
+    expiry_s: float = 1800.0
+    exploration: float = 0.2
+
+
+class Store:
+    """One arena database (thread-safe: one connection, every call under one lock). ``media`` is
+    the folder of episode files and videos (default: ``<db stem>-media`` beside the database)."""
+
+    def __init__(self, path: str | Path, media: str | Path | None = None):
+        self.path = Path(path)
+        self.media = Path(media) if media else self.path.with_name(self.path.stem + "-media")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA foreign_keys = ON")
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = FULL")
+        with self.lock:
+            self.db.executescript(SCHEMA + _append_only_triggers())
+            version = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if version is None:
+                self.db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(version[0]) != SCHEMA_VERSION:
+                raise ValueError(f"{self.path}: arena schema {version[0]}, this package reads schema {SCHEMA_VERSION}")
+        self._replays: dict[str, TrueSkillReplay] = {}
+        self._applied = (0, -1)  # (last judgement id folded into _replays, number of bans then)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _one(self, sql: str, args: tuple = ()) -> sqlite3.Row | None:
+        return self.db.execute(sql, args).fetchone()
+
+    # ------------------------------------------------------------------ raters
+    def add_rater(self, name: str, role: str = "rater") -> str:
+        """Register a rater (or an admin) and return its token (shown once; only its hash is kept)."""
+        if role not in ("rater", "admin"):
+            raise ValueError(f"role {role!r}: use rater or admin")
+        if not name.strip():
+            raise ValueError("a rater needs a name")
+        token = secrets.token_urlsafe(32)
+        with self.lock:
+            try:
+                self.db.execute("INSERT INTO raters (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                                (name, role, token_hash(token), time.time()))
+            except sqlite3.IntegrityError:
+                raise ValueError(f"rater {name!r} exists already") from None
+        return token
+
+    def authenticate(self, token: str | None) -> Rater | None:
+        """The rater (not banned) whose token this is, else None."""
+        if not token:
+            return None
+        with self.lock:
+            row = self._one("SELECT id, name, role FROM raters WHERE token_hash = ? AND id NOT IN (SELECT rater_id FROM bans)",
+                            (token_hash(token),))
+        return Rater(row["id"], row["name"], row["role"]) if row else None
+
+    def ban(self, name: str, reason: str) -> None:
+        """Ban a rater: it can no longer log in, and its judgements no longer count in ratings
+        (they stay in the record)."""
+        with self.lock:
+            row = self._one("SELECT id FROM raters WHERE name = ?", (name,))
+            if row is None:
+                raise ValueError(f"no rater named {name!r}")
+            self.db.execute("INSERT INTO bans (rater_id, reason, created_at) VALUES (?, ?, ?)", (row["id"], reason, time.time()))
+
+    def _imported_rater(self, name: str) -> int:
+        row = self._one("SELECT id FROM raters WHERE name = ?", (name,))
+        if row:
+            return row["id"]
+        return self.db.execute("INSERT INTO raters (name, role, token_hash, created_at) VALUES (?, 'imported', NULL, ?)",
+                               (name, time.time())).lastrowid
+
+    # ------------------------------------------------------------------ agents, tasks, episodes
+    def add_agent(self, name: str, description: str = "") -> int:
+        if not name.strip():
+            raise ValueError("an agent needs a name")
+        with self.lock:
+            try:
+                return self.db.execute("INSERT INTO agents (name, description, created_at) VALUES (?, ?, ?)",
+                                       (name, description, time.time())).lastrowid
+            except sqlite3.IntegrityError:
+                raise ValueError(f"agent {name!r} exists already") from None
+
+    def agent_id(self, name: str, create: bool = False) -> int:
+        with self.lock:
+            row = self._one("SELECT id FROM agents WHERE name = ?", (name,))
+            if row:
+                return row["id"]
+            if not create:
+                raise ValueError(f"no agent named {name!r} (python -m baselines.arena add-agent {name})")
+            return self.add_agent(name)
+
+    def task_id(self, world: str, settings: str, task: str, instruction: str, seed: int) -> int:
+        """The id of a unit, created if new."""
+        with self.lock:
+            key = (world, settings, task, instruction, int(seed))
+            row = self._one("SELECT id FROM tasks WHERE world = ? AND settings = ? AND task = ? AND instruction = ? AND seed = ?", key)
+            return row["id"] if row else self.db.execute(
+                "INSERT INTO tasks (world, settings, task, instruction, seed) VALUES (?, ?, ?, ?, ?)", key).lastrowid
+
+    def episode_on(self, agent_id: int, task_id: int) -> sqlite3.Row | None:
+        with self.lock:
+            return self._one("SELECT * FROM episodes WHERE agent_id = ? AND task_id = ?", (agent_id, task_id))
+
+    def add_episode(self, agent_id: int, task_id: int, file: str | None, videos: list[str], meta: dict) -> int:
+        with self.lock:
+            return self.db.execute("INSERT INTO episodes (agent_id, task_id, file, videos, meta, added_at) VALUES (?, ?, ?, ?, ?, ?)",
+                                   (agent_id, task_id, file, json.dumps(videos), json.dumps(meta), time.time())).lastrowid
+
+    # ------------------------------------------------------------------ matches
+    def _match_view(self, match: sqlite3.Row) -> dict:
+        task = self._one("SELECT * FROM tasks WHERE id = ?", (match["task_id"],))
+        return {"uuid": match["uuid"], "world": task["world"], "task": task["task"], "instruction": task["instruction"],
+                "seed": task["seed"], "served_at": match["served_at"], "expires_at": match["expires_at"]}
+
+    def candidates(self, rater: Rater, world: str | None = None) -> list[scheduler.Candidate]:
+        """Every pair of two agents' episodes of one unit (optionally of one world), with how often
+        it was served and how often to this rater."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT t.id AS task_id, t.world, ea.id AS ea, aa.name AS na, eb.id AS eb, ab.name AS nb FROM episodes ea "
+                "JOIN episodes eb ON eb.task_id = ea.task_id AND eb.agent_id > ea.agent_id "
+                "JOIN tasks t ON t.id = ea.task_id JOIN agents aa ON aa.id = ea.agent_id JOIN agents ab ON ab.id = eb.agent_id "
+                "WHERE (? IS NULL OR t.world = ?) ORDER BY t.id, ea.id, eb.id", (world, world)).fetchall()
+            served: dict[tuple, list[int]] = {}
+            for m in self.db.execute("SELECT left_episode_id AS l, right_episode_id AS r, rater_id FROM matches"):
+                tally = served.setdefault(tuple(sorted((m["l"], m["r"]))), [0, 0])
+                tally[0] += 1
+                tally[1] += m["rater_id"] == rater.id
+        return [scheduler.Candidate(r["task_id"], r["world"], r["ea"], r["na"], r["eb"], r["nb"], *served.get((r["ea"], r["eb"]), (0, 0)))
+                for r in rows]
+
+    def world_ratings(self) -> dict[str, dict]:
+        """world -> agent -> TrueSkill rating (the scheduler's view; kept up to date incrementally,
+        equal to a full replay)."""
+        with self.lock:
+            bans = self._one("SELECT COUNT(*) FROM bans")[0]
+            last, banned_then = self._applied
+            if bans != banned_then:
+                self._replays, last = {}, 0
+            new = self.outcomes(after=last)
+            for outcome in new:
+                self._replays.setdefault(outcome.world, TrueSkillReplay())
+            for world, replay in self._replays.items():
+                replay.extend([o for o in new if o.world == world])
+            newest = self._one("SELECT MAX(id) FROM judgements")[0] or 0
+            self._applied = (newest, bans)
+            return {world: dict(replay.ratings) for world, replay in self._replays.items()}
+
+    def next_match(self, rater: Rater, rules: Rules, rng: random.Random, world: str | None = None, now: float | None = None) -> dict | None:
+        """The rater's open match (served, not judged, not expired), else a new one chosen by the
+        scheduler with left and right drawn at random; None when no unit has two agents' episodes."""
+        now = time.time() if now is None else now
+        with self.lock:
+            open_match = self._one(
+                "SELECT m.* FROM matches m JOIN tasks t ON t.id = m.task_id LEFT JOIN judgements j ON j.match_id = m.id "
+                "WHERE m.rater_id = ? AND j.id IS NULL AND m.expires_at > ? AND (? IS NULL OR t.world = ?) ORDER BY m.id DESC LIMIT 1",
+                (rater.id, now, world, world))
+            if open_match:
+                return self._match_view(open_match)
+            candidates = self.candidates(rater, world)
+            if not candidates:
+                return None
+            chosen, gain, explored = scheduler.choose(candidates, self.world_ratings(), rng, rules.exploration)
+            left, right = (chosen.episode_a, chosen.episode_b) if rng.random() < 0.5 else (chosen.episode_b, chosen.episode_a)
+            match_id = self.db.execute(
+                "INSERT INTO matches (uuid, task_id, left_episode_id, right_episode_id, rater_id, served_at, expires_at, priority, explored) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (str(uuid.UUID(int=rng.getrandbits(128), version=4)), chosen.task_id, left, right, rater.id, now, now + rules.expiry_s,
+                 gain, int(explored))).lastrowid
+            return self._match_view(self._one("SELECT * FROM matches WHERE id = ?", (match_id,)))
+
+    def match_video(self, rater: Rater, match_uuid: str, side: str, kind: str) -> Path:
+        """The video file of one side of a match the rater was served (admins: any match)."""
+        if side not in ("left", "right"):
+            raise Rejected(404, f"side {side!r}")
+        with self.lock:
+            match = self._one("SELECT * FROM matches WHERE uuid = ?", (match_uuid,))
+            if match is None or (match["rater_id"] != rater.id and not rater.admin):
+                raise Rejected(404, "no such match for this rater")
+            videos = json.loads(self._one("SELECT videos FROM episodes WHERE id = ?", (match[f"{side}_episode_id"],))["videos"])
+        found = [v for v in videos if v.endswith("." + kind)]
+        if not found or not (self.media / found[0]).is_file():
+            raise Rejected(404, f"no {kind} video for this episode")
+        return self.media / found[0]
+
+    def match_formats(self, match_uuid: str) -> list[str]:
+        """Video formats both sides of a match have (webm first)."""
+        with self.lock:
+            match = self._one("SELECT * FROM matches WHERE uuid = ?", (match_uuid,))
+            sides = [json.loads(self._one("SELECT videos FROM episodes WHERE id = ?", (match[f"{s}_episode_id"],))["videos"])
+                     for s in ("left", "right")]
+        common = set.intersection(*({Path(v).suffix.lstrip(".") for v in videos} for videos in sides))
+        return [kind for kind in ("webm", "mp4") if kind in common]
+
+    # ------------------------------------------------------------------ judgements
+    def submit(self, rater: Rater, match_uuid: str, answer: dict, rules: Rules, now: float | None = None) -> int:
+        """Record a judgement of a match served to ``rater``; ``answer`` has ``verdict``, ``direct``,
+        ``comparisons``, ``justification`` and optionally ``video_events``. Raises ``Rejected``:
+        404 unknown match, 403 another rater's, 409 already judged, 410 expired, 425 before the
+        minimum watch time, 422 answers that do not fit the world's questions or a short justification."""
+        now = time.time() if now is None else now
+        justification = str(answer.get("justification", "")).strip()
+        events = json.dumps(answer.get("video_events", []))
+        with self.lock:
+            match = self._one("SELECT m.*, t.world FROM matches m JOIN tasks t ON t.id = m.task_id WHERE m.uuid = ?", (match_uuid,))
+            if match is None:
+                raise Rejected(404, f"no match {match_uuid}")
+            if match["rater_id"] != rater.id:
+                raise Rejected(403, "this match was served to another rater")
+            if self._one("SELECT 1 FROM judgements WHERE match_id = ?", (match["id"],)):
+                raise Rejected(409, "this match has been judged already")
+            if now > match["expires_at"]:
+                raise Rejected(410, "this match expired; load a new one")
+            if now - match["served_at"] < rules.min_watch_s:
+                raise Rejected(425, f"judgements are accepted {rules.min_watch_s:g} s after the match is served "
+                                    f"({now - match['served_at']:.1f} s so far): watch both videos")
+            if len(justification) < rules.min_justification:
+                raise Rejected(422, f"justification: at least {rules.min_justification} characters, got {len(justification)}")
+            if len(events) > MAX_EVENTS_BYTES:
+                raise Rejected(422, f"video_events: at most {MAX_EVENTS_BYTES} bytes of JSON")
+            try:
+                check_answers(match["world"], answer.get("verdict"), answer.get("direct"), answer.get("comparisons"))
+            except ValueError as error:
+                raise Rejected(422, str(error)) from None
+            try:
+                return self.db.execute(
+                    "INSERT INTO judgements (match_id, rater_id, verdict, direct, comparisons, justification, video_events, submitted_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (match["id"], rater.id, answer["verdict"], json.dumps(answer["direct"], sort_keys=True),
+                     json.dumps(answer["comparisons"], sort_keys=True), justification, events, now)).lastrowid
+            except sqlite3.IntegrityError:
+                raise Rejected(409, "this match has been judged already") from None
+
+    def insert_judged_match(self, task_id: int, left_episode: int, right_episode: int, rater: str, answer: dict,
+                            submitted_at: float, source: str, source_order: int) -> None:
+        """A match and its judgement from an imported record (``baselines.arena.ingest``)."""
+        with self.lock:
+            rater_id = self._imported_rater(rater)
+            match_id = self.db.execute(
+                "INSERT INTO matches (uuid, task_id, left_episode_id, right_episode_id, rater_id, served_at, expires_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (str(uuid.uuid5(uuid.NAMESPACE_URL, f"{source}/{source_order}")), task_id, left_episode, right_episode, rater_id,
+                 submitted_at, submitted_at)).lastrowid
+            self.db.execute(
+                "INSERT INTO judgements (match_id, rater_id, verdict, direct, comparisons, justification, video_events, submitted_at, "
+                "source, source_order) VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
+                (match_id, rater_id, answer["verdict"], json.dumps(answer["direct"], sort_keys=True),
+                 json.dumps(answer["comparisons"], sort_keys=True), answer["justification"], submitted_at, source, source_order))
+
+    def transaction(self):
+        """``with store.transaction():`` runs the calls inside as one transaction (all or nothing)."""
+        return _Transaction(self)
+
+    # ------------------------------------------------------------------ reading
+    _RECORD = ("SELECT j.*, m.uuid, m.served_at, t.world, t.settings, t.task, t.instruction, t.seed, al.name AS left_agent, "
+               "ar.name AS right_agent, el.file AS left_file, er.file AS right_file, r.name AS rater, "
+               "EXISTS (SELECT 1 FROM bans b WHERE b.rater_id = j.rater_id) AS banned "
+               "FROM judgements j JOIN matches m ON m.id = j.match_id JOIN tasks t ON t.id = m.task_id "
+               "JOIN episodes el ON el.id = m.left_episode_id JOIN agents al ON al.id = el.agent_id "
+               "JOIN episodes er ON er.id = m.right_episode_id JOIN agents ar ON ar.id = er.agent_id "
+               "JOIN raters r ON r.id = j.rater_id ")
+
+    def outcomes(self, after: int = 0) -> list[Outcome]:
+        """Judgements (id > ``after``) of raters not banned, as ``Outcome`` s in canonical order."""
+        with self.lock:
+            rows = self.db.execute(self._RECORD + "WHERE j.id > ? AND NOT banned", (after,)).fetchall()
+        return sorted((Outcome((r["submitted_at"], r["source_order"], r["uuid"]), r["world"], r["task"], r["left_agent"], r["right_agent"],
+                               r["verdict"], json.loads(r["comparisons"]), json.loads(r["direct"])) for r in rows), key=lambda o: o.order)
+
+    def judgements(self) -> list[dict]:
+        """The raw record, one dict per judgement (ids in insertion order), times in ISO 8601 UTC."""
+        with self.lock:
+            rows = self.db.execute(self._RECORD + "ORDER BY j.id").fetchall()
+        return [{"id": r["id"], "match": r["uuid"], "world": r["world"], "settings": json.loads(r["settings"]), "task": r["task"],
+                 "instruction": r["instruction"], "seed": r["seed"], "left_agent": r["left_agent"], "right_agent": r["right_agent"],
+                 "left_episode": r["left_file"], "right_episode": r["right_file"], "rater": r["rater"], "banned": bool(r["banned"]),
+                 "verdict": r["verdict"], "direct": json.loads(r["direct"]), "comparisons": json.loads(r["comparisons"]),
+                 "justification": r["justification"], "video_events": json.loads(r["video_events"]), "served_at": iso(r["served_at"]),
+                 "submitted_at": iso(r["submitted_at"]), "source": r["source"], "source_order": r["source_order"]} for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        with self.lock:
+            return {table: self._one(f"SELECT COUNT(*) FROM {table}")[0] for table in ("agents", "tasks", "episodes", "raters", "matches", "judgements")}
+
+
+class _Transaction:
+    def __init__(self, store: Store):
+        self.store = store
+
+    def __enter__(self):
+        self.store.lock.acquire()
+        self.store.db.execute("BEGIN IMMEDIATE")
+        return self.store
+
+    def __exit__(self, kind, value, traceback):
+        try:
+            self.store.db.execute("ROLLBACK" if kind else "COMMIT")
+        finally:
+            self.store.lock.release()
+        return False
+
+
+def export_csv(rows: list[dict]) -> str:
+    """The raw record as CSV (nested fields as JSON text)."""
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in row.items()})
+    return buffer.getvalue()

@@ -1,0 +1,487 @@
+"""The arena: ratings (TrueSkill, Bradley-Terry), the scheduler, the store's rules, BASALT's
+judgements, the CLI, a rater in a real headless browser, and 50 raters at once."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from baselines.arena import scheduler
+from baselines.arena.__main__ import main as cli
+from baselines.arena.ingest import BASALT_WORLD, add_episodes, import_basalt, read_basalt
+from baselines.arena.ratings import Outcome, TrueSkillReplay, bradley_terry, environment, leaderboard, trueskill_ratings, win_matrix
+from baselines.arena.store import Rater, Rejected, Rules, Store
+
+HEXAGONS = {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 6, "data_size": 8}
+UNITS = 3
+"""Units (instruction, seed) both recorded agents play."""
+
+
+# ----------------------------------------------------------------------------- ratings
+def test_trueskill_numbers_of_one_game():
+    won = trueskill_ratings([Outcome((0, 0, "m"), "W", "t", "A", "B", "left")])
+    assert (round(won["A"].mu, 3), round(won["B"].mu, 3), round(won["A"].sigma, 3), round(won["B"].sigma, 3)) == (29.396, 20.604, 7.171, 7.171)
+    lost = trueskill_ratings([Outcome((0, 0, "m"), "W", "t", "A", "B", "right")])
+    assert (round(lost["B"].mu, 3), round(lost["A"].mu, 3)) == (29.396, 20.604)
+    drawn = trueskill_ratings([Outcome((0, 0, "m"), "W", "t", "A", "B", "draw")])
+    assert (round(drawn["A"].mu, 3), round(drawn["A"].sigma, 3)) == (25.0, 6.458)
+
+
+def _random_outcomes(n: int, agents: list[str], strength: dict[str, float], seed: int) -> list[Outcome]:
+    rng = np.random.default_rng(seed)
+    outcomes = []
+    for i in range(n):
+        a, b = rng.choice(len(agents), 2, replace=False)
+        p = 1 / (1 + 10 ** ((strength[agents[b]] - strength[agents[a]]) / 400))
+        u = rng.random()
+        verdict = "draw" if abs(u - p) < 0.05 else ("left" if u < p else "right")
+        outcomes.append(Outcome((float(i), 0, f"m{i}"), "W", f"t{i % 3}", agents[a], agents[b], verdict,
+                                {"progress": verdict if i % 4 else "na"}))
+    return outcomes
+
+
+def test_incremental_trueskill_equals_one_replay_in_canonical_order():
+    outcomes = _random_outcomes(60, ["A", "B", "C"], {"A": 1200, "B": 1000, "C": 800}, seed=1)
+    whole = trueskill_ratings(outcomes)
+    shuffled = list(outcomes)
+    random.Random(0).shuffle(shuffled)
+    replay = TrueSkillReplay()
+    for chunk in range(0, 60, 7):  # chunks out of order force replays from the start
+        replay.extend(shuffled[chunk:chunk + 7])
+    assert replay.ratings == whole
+    assert trueskill_ratings(outcomes[::-1]) == whole  # the order is the record's, not the list's
+
+
+def test_bradley_terry_recovers_a_planted_order_and_separates_ranks():
+    planted = {"A": 1300, "B": 1150, "C": 1000, "D": 850, "E": 700}
+    outcomes = _random_outcomes(1500, list(planted), planted, seed=2)
+    fitted = bradley_terry(outcomes, list(planted), rounds=100)
+    assert sorted(planted, key=lambda a: -fitted[a]["score"]) == list(planted)
+    assert [fitted[a]["rank"] for a in planted] == [1, 2, 3, 4, 5]  # 150 Elo apart over 1500 games: intervals apart
+    differences = [fitted[a]["score"] - fitted[b]["score"] for a, b in zip(planted, list(planted)[1:])]
+    assert all(100 < d < 200 for d in differences), differences
+    assert all(fitted[a]["low"] < fitted[a]["score"] < fitted[a]["high"] for a in planted)
+    close = bradley_terry(_random_outcomes(40, ["X", "Y"], {"X": 1010, "Y": 1000}, seed=3), ["X", "Y"], rounds=100)
+    assert close["X"]["rank"] == close["Y"]["rank"] == 1  # overlapping intervals share a rank
+    undefeated = bradley_terry([Outcome((i, 0, str(i)), "W", "t", "X", "Y", "left") for i in range(5)], ["X", "Y"], rounds=20)
+    assert math.isfinite(undefeated["X"]["score"]) and undefeated["X"]["score"] > undefeated["Y"]["score"]
+
+
+def test_leaderboard_per_question_and_win_matrix():
+    outcomes = _random_outcomes(90, ["A", "B", "C"], {"A": 1200, "B": 1000, "C": 800}, seed=4)
+    rows = leaderboard(outcomes, ("world",), rounds=20)
+    assert [r["agent"] for r in rows] == ["A", "B", "C"] and sum(r["judgements"] for r in rows) == 2 * 90
+    assert all(r["wins"] + r["draws"] + r["losses"] == r["judgements"] for r in rows)
+    per_question = leaderboard(outcomes, ("world",), question="progress", rounds=20)
+    assert sum(r["judgements"] for r in per_question) == 2 * sum(o.comparisons["progress"] != "na" for o in outcomes)
+    per_task = leaderboard(outcomes, ("world", "task"), rounds=0)
+    assert {r["task"] for r in per_task} == {"t0", "t1", "t2"}
+    agents, wins, games = win_matrix(outcomes)
+    assert agents == ["A", "B", "C"] and np.allclose(wins + wins.T, games) and games.sum() == 2 * 90
+
+
+# ----------------------------------------------------------------------------- the scheduler
+def test_win_probability_uses_two_beta_squared():
+    env = environment()
+    a, b = env.create_rating(mu=25 + env.beta, sigma=1e-9), env.create_rating(mu=25, sigma=1e-9)
+    assert scheduler.win_probability(a, b) == pytest.approx(0.5 * (1 + math.erf(0.5)))  # Phi(beta / sqrt(2 beta^2))
+    new, settled = env.create_rating(), env.create_rating(mu=25, sigma=1.0)
+    assert scheduler.expected_variance_drop(new, new) > scheduler.expected_variance_drop(new, settled) > scheduler.expected_variance_drop(settled, settled)
+
+
+def _unit_store(path: Path, agents: list[str], seeds: list[int]) -> Store:
+    """A store with one episode of every agent on every seed of one task (no files)."""
+    store = Store(path)
+    ids = {a: store.add_agent(a) for a in agents}
+    for seed in seeds:
+        task = store.task_id("Hexagons-Paint-v1", "{}", "goal", "paint it", seed)
+        for agent in agents:
+            store.add_episode(ids[agent], task, None, [], {"seed": seed})
+    return store
+
+
+def test_scheduler_never_crosses_seeds_and_prefers_uncertain_pairs(tmp_path):
+    store = _unit_store(tmp_path / "a.sqlite", ["A", "B", "C"], [1, 2, 3, 4])
+    store.add_rater("r")
+    rater = Rater(1, "r", "rater")
+    rng = random.Random(0)
+    rules = Rules(min_watch_s=0, min_justification=0, exploration=0.3)
+    for _ in range(40):
+        view = store.next_match(rater, rules, rng)
+        store.submit(rater, view["uuid"], {"verdict": "left", "direct": {"board_matches": {"left": "yes", "right": "no"}},
+                                          "comparisons": dict.fromkeys(["pattern", "wrong_tiles", "efficiency", "human_like"], "na"),
+                                          "justification": ""}, rules)
+    crossed = store.db.execute("SELECT COUNT(*) FROM matches m JOIN episodes l ON l.id = m.left_episode_id JOIN episodes r "
+                               "ON r.id = m.right_episode_id WHERE l.task_id != r.task_id OR l.task_id != m.task_id").fetchone()[0]
+    assert crossed == 0
+    explored = store.db.execute("SELECT SUM(explored) FROM matches").fetchone()[0]
+    assert 0 < explored < 40
+    env = environment()
+    settled = {"Hexagons-Paint-v1": {"A": env.create_rating(mu=30, sigma=0.8), "B": env.create_rating(mu=20, sigma=0.8)}}
+    candidates = store.candidates(rater)
+    picks = [scheduler.choose(candidates, settled, random.Random(i), exploration=0.0)[0] for i in range(20)]
+    assert all("C" in (c.agent_a, c.agent_b) for c in picks)  # the new agent's pairs reduce uncertainty most
+    for pick in picks:  # among the seeds of one pair, the one this rater saw least, then the one served least
+        same_pair = [c for c in candidates if (c.agent_a, c.agent_b) == (pick.agent_a, pick.agent_b)]
+        assert (pick.seen, pick.served) == min((c.seen, c.served) for c in same_pair)
+
+
+# ----------------------------------------------------------------------------- episodes, CLI
+@pytest.fixture(scope="module")
+def arena_template(tmp_path_factory) -> Path:
+    """An arena database with two agents (Hexagons expert and random) on the same UNITS units,
+    videos rendered by ``add-episodes``, made through the CLI; tests copy it."""
+    from baselines.episodes.replay import World, record
+
+    root = tmp_path_factory.mktemp("arena")
+    world = World(HEXAGONS, "train")
+    for policy in ("expert", "random"):
+        for unit in range(UNITS):
+            record(world, policy, world.schedule(unit), 100 + unit, root / "episodes" / policy / f"unit{unit}")
+    db = root / "arena.sqlite"
+    for policy in ("expert", "random"):
+        cli(["add-agent", policy, "--db", str(db)])
+        cli(["add-episodes", str(root / "episodes" / policy), "--agent", policy, "--db", str(db)])
+    return db
+
+
+def copy_arena(template: Path, folder: Path) -> Store:
+    folder.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(template) as source, sqlite3.connect(folder / template.name) as copy:
+        source.backup(copy)
+    shutil.copytree(template.with_name(template.stem + "-media"), folder / (template.stem + "-media"))
+    return Store(folder / template.name)
+
+
+def test_add_episodes_pairs_units_and_refuses_bad_input(arena_template, tmp_path, capsys):
+    store = copy_arena(arena_template, tmp_path)
+    assert store.counts()["episodes"] == 2 * UNITS and store.counts()["tasks"] == UNITS
+    for row in store.db.execute("SELECT file, videos FROM episodes"):
+        assert (store.media / row["file"]).is_file()
+        assert sorted(Path(v).suffix for v in json.loads(row["videos"])) == [".mp4", ".webm"]
+        assert all((store.media / v).stat().st_size > 1000 for v in json.loads(row["videos"]))
+    source = arena_template.parent / "episodes" / "expert"
+    assert add_episodes(store, source, "expert", progress=lambda line: None) == {"added": 0, "skipped": UNITS, "rendered": 0}
+    with pytest.raises(ValueError, match="no agent named 'nobody'"):
+        add_episodes(store, source, "nobody")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bad.npz").write_bytes(b"not an episode")
+    with pytest.raises(ValueError, match="bad.npz"):
+        add_episodes(store, broken, "expert")
+    with pytest.raises(SystemExit, match="error: .*exists already"):
+        cli(["add-agent", "expert", "--db", str(store.path)])
+    assert store.counts()["episodes"] == 2 * UNITS  # nothing lost or added by the refusals
+
+
+# ----------------------------------------------------------------------------- the rules, over HTTP
+ANSWER = {"verdict": "left", "direct": {"board_matches": {"left": "yes", "right": "unsure"}},
+          "comparisons": {"pattern": "left", "wrong_tiles": "draw", "efficiency": "na", "human_like": "right"},
+          "justification": "The left board has the red tile the instruction asks for; the right one does not."}
+
+
+def test_auth_rate_limits_and_submission_rules(arena_template, tmp_path):
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.server import Limits, create_app
+
+    store = copy_arena(arena_template, tmp_path)
+    alice, bob, admin = store.add_rater("alice"), store.add_rater("bob"), store.add_rater("boss", "admin")
+    rules = Rules(min_watch_s=0.5, min_justification=40, expiry_s=60)
+    client = TestClient(create_app(store, rules, Limits(rate_limit=20, login_failures=3), rounds=10, seed=0))
+    auth = lambda token: {"Authorization": f"Bearer {token}"}  # noqa: E731
+    assert client.get("/api/match").status_code == 401
+    assert client.get("/api/match", headers=auth("forged")).status_code == 401
+    view = client.get("/api/match", headers=auth(alice)).json()
+    assert client.get("/api/match", headers=auth(alice)).json()["uuid"] == view["uuid"]  # the open match again
+    assert [q["id"] for q in view["questions"]["direct"]] == ["board_matches"] and view["videos"]["left"][0]["type"] == "video/webm"
+    src = view["videos"]["left"][0]["src"]
+    ranged = client.get(src, headers={**auth(alice), "Range": "bytes=0-99"})
+    assert ranged.status_code == 206 and len(ranged.content) == 100  # seeking works
+    assert client.get(src, headers=auth(bob)).status_code == 404  # another rater's match
+    assert "default-src 'self'" in ranged.headers["content-security-policy"]
+
+    submit = lambda token, **change: client.post("/api/judgement", headers=auth(token), json={**ANSWER, "match": view["uuid"], **change})  # noqa: E731
+    assert submit(alice).status_code == 425  # before the minimum watch time
+    time.sleep(0.6)
+    assert submit(bob).status_code == 403
+    assert submit(alice, justification="too short").status_code == 422
+    assert submit(alice, verdict="both").status_code == 422
+    assert submit(alice, comparisons={"pattern": "left"}).status_code == 422
+    assert submit(alice, direct={"board_matches": {"left": "maybe", "right": "no"}}).status_code == 422
+    assert client.post("/api/judgement", headers=auth(alice), json={"verdict": "left"}).status_code == 422
+    assert store.counts()["judgements"] == 0
+    assert submit(alice).status_code == 201
+    assert submit(alice).status_code == 409  # one submission per match
+    assert store.counts()["judgements"] == 1
+    expired = store.next_match(Rater(1, "alice", "rater"), rules, random.Random(1))
+    with pytest.raises(Rejected) as refused:
+        store.submit(Rater(1, "alice", "rater"), expired["uuid"], ANSWER, rules, now=time.time() + 61)
+    assert refused.value.status == 410
+
+    assert client.get("/api/admin/export", headers=auth(alice)).status_code == 403
+    exported = client.get("/api/admin/export", headers=auth(admin)).json()
+    assert len(exported) == 1 and exported[0]["rater"] == "alice" and exported[0]["comparisons"]["pattern"] == "left"
+    assert {exported[0]["left_agent"], exported[0]["right_agent"]} == {"expert", "random"}
+    assert client.get("/api/admin/export?format=csv", headers=auth(admin)).text.count("\n") == 2
+    made = client.post("/api/admin/raters", headers=auth(admin), json={"name": "carol"}).json()
+    assert client.get("/api/me", headers=auth(made["token"])).json()["name"] == "carol"
+    assert client.post("/api/admin/raters", headers=auth(alice), json={"name": "mallory"}).status_code == 403
+    assert store.db.execute("SELECT COUNT(*) FROM raters WHERE token_hash = ?", (alice,)).fetchone()[0] == 0  # only hashes stored
+
+    statuses = [client.get("/api/me", headers=auth(bob)).status_code for _ in range(25)]
+    assert statuses.count(429) >= 4 and 500 not in statuses
+    limited = client.get("/api/me", headers=auth(bob))
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    logins = [client.post("/api/login", json={"token": f"guess{i}"}).status_code for i in range(5)]
+    assert logins[:3] == [401, 401, 401] and logins[3:] == [429, 429]
+
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        store.db.execute("UPDATE judgements SET verdict = 'right'")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        store.db.execute("DELETE FROM matches")
+    store.ban("alice", "test")
+    assert store.authenticate(alice) is None and store.outcomes() == [] and len(store.judgements()) == 1
+
+
+def test_ratings_are_the_same_whatever_order_judgements_were_inserted_in(tmp_path):
+    judged = []
+    rng = random.Random(5)
+    for i in range(30):
+        verdict = rng.choice(["left", "right", "draw"])
+        judged.append((i % 3, rng.random() < 0.5, verdict, 1_700_000_000.0 + i))
+    boards = []
+    for name, order in (("forward", judged), ("backward", judged[::-1]), ("shuffled", random.Random(1).sample(judged, len(judged)))):
+        store = _unit_store(tmp_path / f"{name}.sqlite", ["A", "B"], [0, 1, 2])
+        for seed, flip, verdict, at in order:
+            (task, a), (_, b) = store.db.execute("SELECT e.task_id, e.id FROM episodes e JOIN tasks t ON t.id = e.task_id "
+                                                 "WHERE t.seed = ? ORDER BY e.agent_id", (seed,)).fetchall()
+            left, right = (b, a) if flip else (a, b)
+            store.insert_judged_match(task, left, right, "rater", {**ANSWER, "verdict": verdict}, at, "test", int(at))
+        boards.append(leaderboard(store.outcomes(), ("world",), rounds=50))
+        boards.append(store.world_ratings())
+    assert boards[0] == boards[2] == boards[4] and boards[1] == boards[3] == boards[5]
+
+
+# ----------------------------------------------------------------------------- BASALT's judgements
+def _basalt_record(task, p1, p2, seed, win, worker, end, draw=False):
+    return {"task": task, "episodes": [{"agent_name": p1, "seed": seed}, {"agent_name": p2, "seed": seed}],
+            "result": {"is_draw": draw, "eval_metadata": {
+                "start_time": end - 200_000, "end_time": end, "win_player": win, "justificationText": f"{win} was better at {task}",
+                "responses": {"direct_question": [{"question": "Did it find a cave?", "player_1": "true", "player_2": "false"}],
+                              "comparisons": [{"question": "Which player seemed more human-like?", "answer": win}]}}},
+            "worker_id": worker}
+
+
+def test_basalt_import(tmp_path):
+    records = [  # newest first, as released
+        _basalt_record("FindCave", "GoUp", "Random", 14, "p1", "W3", 1_670_000_400_000),
+        _basalt_record("FindCave", "Human1", "GoUp", 14, "draw", "W2", 1_670_000_300_000, draw=True),
+        _basalt_record("FindCave", "Human1", "Random", 15, "p2", "BANNED", 1_670_000_200_000),
+        _basalt_record("MakeWaterfall", "Human1", "Random", 20, "p1", "W1", 1_670_000_100_000),
+    ]
+    path = tmp_path / "updated_human_answers.json"
+    path.write_text(json.dumps(records))
+    (tmp_path / "banned_workers.json").write_text(json.dumps([{"workerId": "BANNED"}]))
+    judgements = read_basalt(path, {"BANNED"})
+    assert [j["task"] for j in judgements] == ["MakeWaterfall", "FindCave", "FindCave"]  # oldest first
+    assert [j["verdict"] for j in judgements] == ["left", "draw", "left"] and judgements[0]["submitted_at"] == 1_670_000_100.0
+    store = Store(tmp_path / "arena.sqlite")
+    assert import_basalt(store, path, tmp_path / "banned_workers.json") == {"judgements": 3, "agents": 3, "already_imported": 0}
+    assert import_basalt(store, path, tmp_path / "banned_workers.json")["already_imported"] == 1
+    assert store.counts()["judgements"] == 3
+    outcomes = store.outcomes()
+    assert {o.world for o in outcomes} == {BASALT_WORLD}
+    assert outcomes[-1].comparisons == {"Which player seemed more human-like?": "left"}
+    assert outcomes[-1].direct == {"Did it find a cave?": {"left": "yes", "right": "no"}}
+    rows = {r["agent"]: r for r in leaderboard(outcomes, ("world",), rounds=10)}
+    assert rows["Random"]["losses"] == 2 and rows["Human1"]["wins"] == 1 and rows["GoUp"]["draws"] == 1
+    assert store.authenticate("") is None and store.db.execute("SELECT COUNT(*) FROM raters WHERE role = 'imported'").fetchone()[0] == 3
+    bad = json.loads(json.dumps(records))
+    bad[0]["result"]["eval_metadata"]["win_player"] = "p3"
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match=r"bad.json: record 0: field 'result.eval_metadata.win_player'"):
+        import_basalt(store, tmp_path / "bad.json")
+    del bad[0]["worker_id"]
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match=r"record 0: missing field 'worker_id'"):
+        read_basalt(tmp_path / "bad.json")
+    assert store.counts()["judgements"] == 3
+
+
+def test_cli_ratings_and_export(tmp_path, capsys):
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps([_basalt_record("FindCave", "A", "B", 1, "p1", f"W{i}", 1_670_000_000_000 + i) for i in range(4)]))
+    db = str(tmp_path / "a.sqlite")
+    cli(["import-basalt", str(path), "--db", db])
+    cli(["ratings", "--db", db, "--out", str(tmp_path / "ratings"), "--bootstrap", "10"])
+    cli(["export", "--db", db, "--out", str(tmp_path / "judgements.csv")])
+    printed = capsys.readouterr().out
+    assert "4 judgements of 2 agents imported" in printed and "MineRL-BASALT | A | 3" in printed.replace("\n", "\n")
+    saved = json.loads((tmp_path / "ratings" / "ratings.json").read_text())
+    assert saved["overall"][0]["agent"] == "A" and saved["overall"][0]["wins"] == 4
+    assert (tmp_path / "ratings" / f"ratings-{BASALT_WORLD}.png").stat().st_size > 5000
+    assert (tmp_path / "judgements.csv").read_text().count("\n") == 5
+    token = None
+    cli(["add-rater", "r", "--db", db])
+    token = capsys.readouterr().out.strip().splitlines()[-1]
+    assert Store(db).authenticate(token).name == "r"
+
+
+# ----------------------------------------------------------------------------- a rater in a browser
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until(page, expression: str, timeout: float = 120.0) -> None:
+    """Poll a JavaScript expression until it is true (``page.wait_for_function`` evaluates strings
+    in the page, which the arena's Content-Security-Policy forbids; ``evaluate`` goes through the
+    debugging protocol)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        time.sleep(0.1)
+
+
+def test_rater_page_in_a_real_browser(arena_template, tmp_path):
+    from tests.test_episodes import chromium
+
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium with apt-get)")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    import uvicorn
+
+    from baselines.arena.server import create_app
+
+    store = copy_arena(arena_template, tmp_path / "arena")
+    token = store.add_rater("browser")
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(store, Rules(min_watch_s=3, min_justification=30), rounds=20, seed=0),
+                                           host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive()
+        time.sleep(0.05)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with playwright_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, headless=True,
+                                                 args=["--autoplay-policy=no-user-gesture-required"])
+            page = browser.new_page(viewport={"width": 1280, "height": 1500})
+            page.set_default_timeout(120_000)
+            page.goto(url + "/")
+            page.wait_for_selector("body[data-state=signin]")
+            page.fill("#token", token)
+            page.press("#token", "Enter")
+            page.wait_for_selector("body[data-state=ready]")
+            first = page.get_attribute("body", "data-match")
+            wait_until(page, "['left', 'right'].every(s => { const v = document.getElementById('video-' + s);"
+                                   " return v.readyState >= 2 && v.videoWidth > 0; })")
+            page.click("#play-both")
+            wait_until(page, "['left', 'right'].every(s => document.getElementById('video-' + s).currentTime > 0)")
+            page.evaluate("document.getElementById('video-left').currentTime = 0.25")
+            wait_until(page, "Math.abs(document.getElementById('video-left').currentTime - 0.25) < 0.05")
+            page.check("input[name='direct.board_matches.left'][value=yes]")
+            page.check("input[name='direct.board_matches.right'][value=no]")
+            page.check("input[name='comparisons.pattern'][value=left]")
+            page.check("input[name=verdict][value=left]")
+            page.fill("#justification", "Left painted the tile the instruction names; right painted elsewhere.")
+            page.wait_for_selector("#submit:not([disabled])")
+            page.screenshot(path=str(tmp_path / "rate.png"), full_page=True)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.screenshot(path=str(tmp_path / "rate-phone.png"), full_page=True)
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            page.set_viewport_size({"width": 1280, "height": 1500})
+            page.click("#submit")
+            wait_until(page, f"document.body.dataset.match !== '{first}' && document.body.dataset.state === 'ready'")
+            assert "saved" in page.inner_text("#status")
+            page.goto(url + "/leaderboard")
+            page.wait_for_selector("body[data-judgements='1']")
+            wait_until(page, "['ratings-plot', 'wins-plot'].every(id => document.getElementById(id).naturalWidth > 0)")
+            page.screenshot(path=str(tmp_path / "leaderboard.png"), full_page=True)
+            assert "expert" in page.inner_text("#overall") and "random" in page.inner_text("#overall")
+            browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+    assert overflow <= 0  # nothing wider than a phone
+    (row,) = store.judgements()
+    assert row["verdict"] == "left" and row["rater"] == "browser" and row["comparisons"]["pattern"] == "left"
+    assert row["direct"] == {"board_matches": {"left": "yes", "right": "no"}}
+    assert {(e["side"], e["type"]) for e in row["video_events"]} >= {("left", "play"), ("right", "play"), ("left", "seeked")}
+    assert store.counts()["matches"] == 2  # the next match was served
+    assert all((tmp_path / name).stat().st_size > 20_000 for name in ("rate.png", "rate-phone.png", "leaderboard.png"))
+
+
+# ----------------------------------------------------------------------------- 50 raters at once
+LOAD_RATERS, LOAD_SECONDS = 50, 60.0
+
+
+def test_fifty_concurrent_raters_lose_no_judgement(arena_template, tmp_path):
+    import httpx
+
+    store = copy_arena(arena_template, tmp_path / "arena")
+    tokens = [store.add_rater(f"load{i}") for i in range(LOAD_RATERS)]
+    store.close()
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "baselines.arena", "serve", "--db", str(store.path), "--port", str(port),
+                               "--min-watch", "0", "--min-justification", "10"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline, "the arena server did not start"
+                time.sleep(0.2)
+        acknowledged, statuses, lock = [], [], threading.Lock()
+        stop = time.monotonic() + LOAD_SECONDS
+
+        def rater(token: str) -> None:
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+                while time.monotonic() < stop:
+                    response = client.get("/api/match")
+                    if response.status_code == 200:
+                        response = client.post("/api/judgement", json={**ANSWER, "match": response.json()["uuid"]})
+                        if response.status_code == 201:
+                            with lock:
+                                acknowledged.append(response.json()["judgement"])
+                    with lock:
+                        statuses.append(response.status_code)
+                    if response.status_code == 429:
+                        time.sleep(min(float(response.headers["retry-after"]), max(0.0, stop - time.monotonic())))
+
+        threads = [threading.Thread(target=rater, args=(token,)) for token in tokens]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=LOAD_SECONDS + 60)
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=30)[0]
+    assert not any(status >= 500 for status in statuses), output[-2000:]
+    assert set(statuses) <= {201, 429}, sorted(set(statuses))
+    store = Store(store.path)
+    stored = [row["id"] for row in store.judgements()]
+    assert len(acknowledged) > 10 * LOAD_RATERS and sorted(acknowledged) == stored  # every acknowledged judgement, nothing else
+    assert store.db.execute("SELECT COUNT(DISTINCT rater_id) FROM judgements").fetchone()[0] == LOAD_RATERS
+    print(f"{len(acknowledged)} judgements from {LOAD_RATERS} raters in {LOAD_SECONDS:.0f} s, {statuses.count(429)} rate-limited requests")
