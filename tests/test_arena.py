@@ -89,6 +89,7 @@ def test_leaderboard_per_question_and_win_matrix():
     assert sum(r["judgements"] for r in per_question) == 2 * sum(o.comparisons["progress"] != "na" for o in outcomes)
     per_task = leaderboard(outcomes, ("world", "task"), rounds=0)
     assert {r["task"] for r in per_task} == {"t0", "t1", "t2"}
+    assert all(r["bt_low"] == r["bt"] == r["bt_high"] for r in per_task)  # no resamples: the point estimate
     agents, wins, games = win_matrix(outcomes)
     assert agents == ["A", "B", "C"] and np.allclose(wins + wins.T, games) and games.sum() == 2 * 90
 

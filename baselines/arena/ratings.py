@@ -142,10 +142,11 @@ def bradley_terry(outcomes: list[Outcome], agents: list[str], rounds: int = 200,
     if not outcomes:
         return {a: {"score": 1000.0, "low": 1000.0, "high": 1000.0, "rank": 1} for a in agents}
     left, right, score = _pairs(outcomes, agents)
-    point = 1000.0 + ELO_SCALE * _fit(n, left, right, score, np.ones(len(outcomes)))
+    strengths = _fit(n, left, right, score, np.ones(len(outcomes)))
     rng = np.random.default_rng(seed)
     draws = np.array([_fit(n, left, right, score, rng.multinomial(len(outcomes), np.full(len(outcomes), 1 / len(outcomes))).astype(float))
-                      for _ in range(rounds)]) if rounds else point[None] - 1000.0
+                      for _ in range(rounds)]) if rounds else strengths[None]
+    point = 1000.0 + ELO_SCALE * strengths
     low, high = 1000.0 + ELO_SCALE * np.percentile(draws, [2.5, 97.5], axis=0)
     return {a: {"score": float(point[i]), "low": float(low[i]), "high": float(high[i]), "rank": 1 + int(np.sum(low > high[i]))}
             for i, a in enumerate(agents)}

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import collections
 import random
+import string
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from baselines.arena import plots
@@ -31,12 +32,22 @@ from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
 from baselines.arena.store import Rater, Rejected, Rules, Store, export_csv
 
 STATIC = Path(__file__).with_name("static")
+PAGES = {"/": ("comparison", "rate", "Rate"), "/leaderboard": ("leaderboard", "leaderboard", "Leaderboard")}
+"""Path -> (title, name of its content ``static/<name>.html`` and script ``static/<name>.js``, link text)."""
 COOKIE = "arena_token"
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; media-src 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+def page(path: str) -> str:
+    """The HTML of a page: its content inside ``static/shell.html`` (head, navigation, sign-in)."""
+    title, name, _ = PAGES[path]
+    links = "".join(f'<a href="{href}"{" aria-current=page" if href == path else ""}>{text}</a>' for href, (_, _, text) in PAGES.items())
+    return string.Template((STATIC / "shell.html").read_text()).substitute(
+        title=title, script=f"{name}.js", links=links, content=(STATIC / f"{name}.html").read_text())
 
 
 @dataclass(frozen=True)
@@ -159,13 +170,15 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
             raise HTTPException(403, "this needs an admin token")
         return who
 
-    @app.get("/", include_in_schema=False)
-    def rate_page():
-        return FileResponse(STATIC / "rate.html")
+    pages = {path: page(path) for path in PAGES}
 
-    @app.get("/leaderboard", include_in_schema=False)
-    def leaderboard_page():
-        return FileResponse(STATIC / "leaderboard.html")
+    @app.get("/", include_in_schema=False, response_class=HTMLResponse)
+    def rate_page() -> str:
+        return pages["/"]
+
+    @app.get("/leaderboard", include_in_schema=False, response_class=HTMLResponse)
+    def leaderboard_page() -> str:
+        return pages["/leaderboard"]
 
     @app.post("/api/login")
     def login(request: Request, response: Response, token: str = Body(..., embed=True, max_length=200)) -> dict:

@@ -128,6 +128,7 @@ async function submit(event) {
   } catch (error) {
     status.className = "status error";
     status.textContent = `Not accepted: ${error.message}`;
+    if (error.status === 409 || error.status === 410) await loadMatch();  // judged already, or expired: the next pair
     return;
   }
   status.className = "status ok";
