@@ -81,6 +81,24 @@ def cloning_curve(run: Path) -> Path:
     return save(fig, run / "learning_curve.png", run.name)
 
 
+def painter_curve(run: Path) -> Path:
+    """``run/learning_curve.png`` of a Hexagons painter run: training loss and dev action F1 / EM
+    (oracle board, percent) per epoch."""
+    rows = _metrics(run)
+    plt = pyplot()
+    epochs = [r["epoch"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    left.plot(epochs, [r["loss"] for r in rows])
+    left.set(xlabel="epoch", ylabel="weighted cross entropy per tile")
+    right.plot(epochs, [r["dev_action_f1"] for r in rows], label="action F1")
+    right.plot(epochs, [r["dev_action_em"] for r in rows], label="action EM")
+    right.set(xlabel="epoch", ylabel="dev split, oracle board (%)")
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+    right.legend(fontsize=8)
+    return save(fig, run / "learning_curve.png", run.name)
+
+
 def evaluation_bars(run: Path) -> Path:
     """``run/evaluation.png``: the headline metric of every policy (agent, shuffled instruction,
     random) on every evaluated split, with the gap agent - shuffled written over each split."""

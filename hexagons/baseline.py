@@ -32,7 +32,7 @@ _ORDINALS = (
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
     "fourteenth fifteenth sixteenth seventeenth eighteenth"
 ).split()
-_WORD_TO_NUMBER = {w: str(i + 1) for i, w in enumerate(_NUMBERS)} | {w: str(i + 1) for i, w in enumerate(_ORDINALS)}
+WORD_TO_NUMBER = {w: str(i + 1) for i, w in enumerate(_NUMBERS)} | {w: str(i + 1) for i, w in enumerate(_ORDINALS)}
 _COLOURS = {name: code for code, name in enumerate(COLOUR_NAMES) if code} | {"violet": 6, "pink": 6, "grey": 1}
 _ERASE = re.compile(r"\b(?:erase|uncolou?r|remove the colou?r|make (?:it|them|the \w+) white|blank)\b")
 
@@ -60,7 +60,7 @@ class _Mention:
 def normalise(text: str) -> str:
     """Lower-case, number words to digits, left/right-most columns named by number."""
     text = text.lower().replace("\n", " ")
-    text = re.sub(r"\b[a-z]+\b", lambda m: _WORD_TO_NUMBER.get(m.group(0), m.group(0)), text)
+    text = re.sub(r"\b[a-z]+\b", lambda m: WORD_TO_NUMBER.get(m.group(0), m.group(0)), text)
     text = _EDGE_COLUMN.sub(lambda m: "1st column" if m.group(1) else f"{COLS}th column", text)
     return _EDGE_ROW.sub(lambda m: "1st tile" if m.group(1) == "top" else f"{ROWS}th tile", text)
 

@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     _world_arguments(rec)
     rec.add_argument("--policy", choices=("random", "expert", "agent"), default="random",
                      help="random, the world's scripted expert, or a trained agent (--run)")
-    rec.add_argument("--run", type=Path, help="with --policy agent: a run folder of python -m baselines.bc or python -m baselines")
+    rec.add_argument("--run", type=Path, help="with --policy agent: a run folder of python -m baselines.bc, python -m baselines or python -m baselines.painter")
     rec.add_argument("--greedy", action="store_true", help="with --policy agent: the most likely action instead of sampling")
     rec.add_argument("--episodes", type=int, default=4, help="episodes: the split's goals in turn, each goal's phrasings in turn (default 4)")
     rec.add_argument("--seed", type=int, default=0, help="seed of the first episode (the next ones count up)")
@@ -80,11 +80,11 @@ def _run(args: argparse.Namespace) -> None:
         world = World({name: getattr(args, name) for name in WORLD_SPEC}, args.split)
         policy = args.policy
         if policy == "agent":
-            from baselines.episodes.agent import Agent
+            from baselines.episodes.agent import load_agent
 
             if args.run is None:
                 raise ValueError("--policy agent needs --run RUN (a trained run folder)")
-            policy = Agent(args.run, world, greedy=args.greedy)
+            policy = load_agent(args.run, world, greedy=args.greedy)
         for i in range(args.episodes):
             path = record(world, policy, world.schedule(i), args.seed + i, args.out / f"{args.env}-{args.policy}-{i:04d}")
             meta = episode.load(path).meta

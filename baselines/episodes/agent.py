@@ -2,7 +2,8 @@
 same compiled step that replays them (exact replay holds; a batched evaluator's worlds are not
 bitwise the unbatched ones on XLA:CPU, see the README's behavioural-cloning section).
 
-``Agent(run, world)`` loads a run folder of ``python -m baselines.bc`` (``params/``) or of
+``load_agent(run, world)`` gives a Hexagons painter run's ``baselines.painter.agent.PainterAgent``
+or an ``Agent``. ``Agent(run, world)`` loads a run folder of ``python -m baselines.bc`` (``params/``) or of
 ``python -m baselines`` (the latest checkpoint's params): PPO-T or FiLM, on the world's env id.
 ``reset(seed)`` starts an episode; ``act(obs, t)`` carries the policy's GRU state through it and
 samples an action from a key of the agent's own (``fold_in(fold_in(key(seed), 2), t)``, apart
@@ -92,3 +93,13 @@ class Agent:
         self.hidden, action = self._step(self.params, self.hidden, obs, jnp.bool_(self.first), jax.random.fold_in(self._root, t))
         self.first = False
         return int(action)
+
+
+def load_agent(run: str | Path, world: World, greedy: bool = False):
+    """The agent of a run folder: a Hexagons painter (``python -m baselines.painter``; it is
+    deterministic) or a PPO-T / FiLM policy (``Agent``)."""
+    if (Path(run) / "params.msgpack").is_file():
+        from baselines.painter.agent import PainterAgent
+
+        return PainterAgent(run, world)
+    return Agent(run, world, greedy)

@@ -1,0 +1,9 @@
+"""A learned Hexagons painter: a Flax transformer that reads the instruction (with earlier ones as
+context) and the current board, and predicts each tile's paint.
+
+    python -m baselines.painter train --data DIR --out RUN [--synthetic N] [--history none|previous|full]
+    python -m baselines.painter evaluate RUN --data DIR --split test
+
+``data`` turns procedures into examples, ``model`` is the network, ``train`` trains and scores it
+in the paper's settings (oracle or predicted board).
+"""

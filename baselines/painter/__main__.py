@@ -1,0 +1,93 @@
+"""Command line of ``baselines.painter`` (see the package docstring)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from baselines.painter.data import CONTEXTS, Layout
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m baselines.painter", description=__doc__)
+    commands = p.add_subparsers(dest="command", required=True)
+    train = commands.add_parser("train", help="train a painter on the released train split (plus synthetic procedures)")
+    train.add_argument("--data", type=Path, required=True, help="the release's data/ folder (train.jsonl, dev.jsonl, test.jsonl)")
+    train.add_argument("--out", type=Path, required=True, help="the run folder")
+    train.add_argument("--synthetic", type=int, default=0, help="generated procedures added to the training set (hexagons.abstractions)")
+    train.add_argument("--history", choices=CONTEXTS, default="full", help="context: no earlier instruction, the previous one, all (default)")
+    train.add_argument("--rule-hints", action="store_true", help="give the network the rule baseline's paints per tile as an input")
+    train.add_argument("--minutes", type=float, default=45.0, help="training time budget (the best dev epoch is kept)")
+    train.add_argument("--epochs", type=int, default=200)
+    train.add_argument("--width", type=int, default=96)
+    train.add_argument("--tile-layers", type=int, default=2)
+    train.add_argument("--seed", type=int, default=0)
+    evaluate = commands.add_parser("evaluate", help="score a trained painter on a split (oracle and predicted boards)")
+    evaluate.add_argument("run", type=Path)
+    evaluate.add_argument("--data", type=Path, required=True)
+    evaluate.add_argument("--split", default="test", choices=("train", "dev", "test"))
+    return p
+
+
+def _table(results: dict, split: str) -> str:
+    lines = [f"| {split} | board | action P | action R | action F1 | action EM | board F1 | board EM | steps |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for setting, groups in results.items():
+        for group, s in groups.items():
+            a, b = s["action"], s["board"]
+            lines.append(f"| {group} | {setting} | {a['precision']:.2f} | {a['recall']:.2f} | {a['f1']:.2f} | {a['exact_match']:.2f} | "
+                         f"{b['f1']:.2f} | {b['exact_match']:.2f} | {a['steps']} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    from hexagons.data import HexagonsDataError, load_split
+
+    try:
+        _run(args, load_split)
+    except (HexagonsDataError, ValueError, OSError) as error:
+        sys.exit(f"error: {error}")
+
+
+def _run(args: argparse.Namespace, load_split) -> None:
+    from baselines.painter.train import Config, Painter, evaluate, train
+    from hexagons.tokenizer import Vocabulary
+
+    if args.command == "evaluate":
+        painter = Painter.load(args.run)
+        results = evaluate(painter, load_split(args.data / f"{args.split}.jsonl"))
+        (args.run / f"evaluation-{args.split}.json").write_text(json.dumps(results, indent=1))
+        (args.run / f"evaluation-{args.split}.md").write_text(_table(results, args.split) + "\n")
+        print(_table(results, args.split))
+        return
+
+    from baselines.painter.data import Examples, examples
+    from hexagons import abstractions
+
+    real = load_split(args.data / "train.jsonl")
+    dev = load_split(args.data / "dev.jsonl")
+    config = Config(width=args.width, tile_layers=args.tile_layers, layout=Layout(history=args.history), minutes=args.minutes,
+                    epochs=args.epochs, synthetic=args.synthetic, hints=args.rule_hints, seed=args.seed)
+    started = time.perf_counter()
+    synthetic = abstractions.generate(args.synthetic, seed=args.seed) if args.synthetic else []
+    procedures = real + [s.procedure for s in synthetic]
+    vocabulary = Vocabulary.build(text for p in procedures for text in p.texts)
+    mechanisms = {s.procedure.index: s.mechanisms for s in synthetic}
+    data = Examples.concatenate([examples(real, vocabulary, config.layout),
+                                 examples([s.procedure for s in synthetic], vocabulary, config.layout, mechanisms)])
+    print(f"{len(real)} released + {len(synthetic)} synthetic procedures: {len(data)} steps, vocabulary {len(vocabulary)}, "
+          f"prepared in {time.perf_counter() - started:.1f} s; training for at most {args.minutes:g} min", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    painter, _ = train(config, vocabulary, data, examples(dev, vocabulary, config.layout), args.out,
+                       progress=lambda line: print(line, flush=True))
+    painter.save(args.out)
+    from baselines.plots import painter_curve
+
+    print(f"saved {args.out} ({painter_curve(args.out)})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""Training and evaluating the painter.
+
+Training: cross entropy per tile with the changed tiles weighted ``paint_weight`` times (most
+tiles of a step are left alone), AdamW with warm-up and gradient clipping, minibatches of steps
+drawn from the released train split plus ``synthetic`` generated procedures
+(``hexagons.abstractions``); the gold board before each step is the input (teacher forcing). After
+every epoch the dev split is scored (oracle board, action F1) and the best params are kept; training
+stops after ``minutes`` or ``epochs``.
+
+Evaluation, the paper's settings (sec. 6): the board the painter sees is the gold board before the
+step (``oracle``) or its own board from the previous steps (``predicted``); the context is fixed
+by the model's ``history``. Action- and board-based P / R / F1 / EM (``hexagons.metrics``, macro
+over steps, in percent, empty-empty steps scored 1), overall and per group (the mechanism of a
+synthetic step, the procedure's category for the released data).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import serialization
+
+from baselines.painter.data import Examples, Layout, apply, examples, hints, number_table
+from baselines.painter.model import PainterNet
+from hexagons.metrics import action_scores, board_scores, mean_scores
+from hexagons.procedure import Procedure
+from hexagons.tokenizer import Vocabulary
+
+BATCH_EVAL = 256
+
+
+@dataclass(frozen=True)
+class Config:
+    """Network, token layout and optimisation settings of a run."""
+
+    width: int = 96
+    heads: int = 4
+    text_layers: int = 1
+    tile_layers: int = 2
+    layout: Layout = field(default_factory=Layout)
+    batch: int = 32
+    lr: float = 1e-3
+    warmup: int = 300
+    paint_weight: float = 5.0
+    epochs: int = 200
+    minutes: float = 45.0
+    synthetic: int = 0
+    hints: bool = False
+    seed: int = 0
+
+    def model(self, vocabulary_size: int) -> PainterNet:
+        return PainterNet(vocabulary_size, self.layout.tokens, self.width, self.heads, self.text_layers, self.tile_layers, self.hints)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Config":
+        return cls(**{**data, "layout": Layout(**data["layout"])})
+
+
+class Painter:
+    """A trained painter: its config, vocabulary and params; ``classes`` predicts per tile."""
+
+    def __init__(self, config: Config, vocabulary: Vocabulary, params):
+        self.config, self.vocabulary, self.params = config, vocabulary, params
+        self.model = config.model(len(vocabulary))
+        inputs = network_inputs(config, vocabulary)
+        self._forward = jax.jit(lambda params, tokens, board, hint: jnp.argmax(self.model.apply(params, *inputs(tokens), board, hint), -1))
+
+    def classes(self, tokens: np.ndarray, before: np.ndarray, rule: np.ndarray) -> np.ndarray:
+        """(N, 180) predicted classes for token rows (N, T), boards (N, 180) and the rule
+        baseline's paints (N, 180), in fixed-size batches (one compilation)."""
+        out = []
+        hint = hints(rule, before)
+        for s in range(0, len(tokens), BATCH_EVAL):
+            t, b, h = tokens[s:s + BATCH_EVAL], before[s:s + BATCH_EVAL], hint[s:s + BATCH_EVAL]
+            pad = BATCH_EVAL - len(t)
+            t, b, h = (np.concatenate([x, np.zeros((pad, x.shape[1]), x.dtype)]) for x in (t, b, h))
+            out.append(np.asarray(self._forward(self.params, jnp.asarray(t), jnp.asarray(b, jnp.int32), jnp.asarray(h)))[:len(t) - pad])
+        return np.concatenate(out) if out else np.zeros((0, before.shape[1]), np.int32)
+
+    def save(self, run: Path) -> None:
+        run.mkdir(parents=True, exist_ok=True)
+        (run / "config.json").write_text(json.dumps(self.config.to_json(), indent=1))
+        self.vocabulary.save(run / "vocabulary.json")
+        (run / "params.msgpack").write_bytes(serialization.to_bytes(self.params))
+
+    @classmethod
+    def load(cls, run: Path) -> "Painter":
+        run = Path(run)
+        if not (run / "config.json").is_file():
+            raise ValueError(f"{run}: not a painter run (no config.json)")
+        config = Config.from_json(json.loads((run / "config.json").read_text()))
+        vocabulary = Vocabulary.load(run / "vocabulary.json")
+        template = config.model(len(vocabulary)).init(jax.random.key(0), *_dummy(config))
+        return cls(config, vocabulary, serialization.from_bytes(template, (run / "params.msgpack").read_bytes()))
+
+
+def network_inputs(config: Config, vocabulary: Vocabulary):
+    """tokens (B, T) -> (tokens, numbers, segments), the network's text inputs (traceable)."""
+    numbers, segments = jnp.asarray(number_table(vocabulary)), jnp.asarray(config.layout.segments())
+    return lambda tokens: (tokens, numbers[tokens], jnp.broadcast_to(segments, tokens.shape))
+
+
+def _dummy(config: Config) -> tuple:
+    tokens, board = jnp.zeros((1, config.layout.tokens), jnp.int32), jnp.zeros((1, 180), jnp.int32)
+    return tokens, tokens, tokens, board, board
+
+
+def scores(gold_before: np.ndarray, gold_after: np.ndarray, pred_before: np.ndarray, pred_after: np.ndarray,
+           group: np.ndarray | None = None) -> dict:
+    """Action- and board-based scores (percent), overall and per group."""
+    def both(index):
+        action = mean_scores(action_scores(gold_before[index], gold_after[index], pred_before[index], pred_after[index]))
+        board = mean_scores(board_scores(gold_after[index], pred_after[index]))
+        return {"action": action, "board": board}
+
+    out = {"all": both(np.arange(len(gold_before)))}
+    if group is not None:
+        for name in sorted(set(group.tolist())):
+            out[name] = both(np.flatnonzero(group == name))
+    return out
+
+
+def evaluate(painter: Painter, procedures: list[Procedure], mechanisms: dict | None = None) -> dict:
+    """The ``oracle`` and ``predicted`` board settings on ``procedures`` (``scores`` of each), and
+    the blind control: the oracle setting with every step given another step's instruction."""
+    data = examples(procedures, painter.vocabulary, painter.config.layout, mechanisms)
+    oracle = apply(data.before, painter.classes(data.tokens, data.before, data.rule))
+    results = {"oracle": scores(data.before, data.after, data.before, oracle, data.group)}
+    other = np.roll(np.arange(len(data)), len(data) // 2)  # each step gets the instruction (and its context) of another
+    shuffled = apply(data.before, painter.classes(data.tokens[other], data.before, data.rule[other]))
+    results["oracle, another step's instruction"] = scores(data.before, data.after, data.before, shuffled, data.group)
+    predicted_before, predicted_after = np.zeros_like(data.before), np.zeros_like(data.after)
+    boards = np.zeros((len(procedures), data.before.shape[1]), np.int8)  # each procedure's board so far
+    for step in range(1, int(data.step.max()) + 1):
+        rows = np.flatnonzero(data.step == step)
+        before = boards[data.procedure[rows]]
+        after = apply(before, painter.classes(data.tokens[rows], before, data.rule[rows]))
+        predicted_before[rows], predicted_after[rows] = before, after
+        boards[data.procedure[rows]] = after
+    results["predicted"] = scores(data.before, data.after, predicted_before, predicted_after, data.group)
+    return results
+
+
+def train(config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples, run: Path,
+          progress: Callable[[str], object] = print) -> tuple[Painter, list[dict]]:
+    """Train on ``data``, keep the params with the best dev action F1 (oracle board), write
+    ``run/metrics.jsonl`` as it goes; returns the painter and the per-epoch metrics."""
+    if len(data) < config.batch:
+        raise ValueError(f"{len(data)} training steps, fewer than one minibatch of {config.batch}")
+    model = config.model(len(vocabulary))
+    params = model.init(jax.random.key(config.seed), *_dummy(config))
+    schedule = optax.join_schedules([optax.linear_schedule(0.0, config.lr, config.warmup), optax.constant_schedule(config.lr)], [config.warmup])
+    optimizer = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.01))
+    state = optimizer.init(params)
+    inputs = network_inputs(config, vocabulary)
+
+    @jax.jit
+    def step(params, state, tokens, before, hint, targets):
+        def loss_fn(params):
+            logits = model.apply(params, *inputs(tokens), before, hint)
+            weight = jnp.where(targets > 0, config.paint_weight, 1.0)
+            losses = optax.softmax_cross_entropy_with_integer_labels(logits, targets)
+            return jnp.sum(losses * weight) / jnp.sum(weight)
+
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, state = optimizer.update(grads, state, params)
+        return optax.apply_updates(params, updates), state, loss
+
+    targets, hint = data.targets, hints(data.rule, data.before)
+    rng = np.random.default_rng(config.seed)
+    painter = Painter(config, vocabulary, params)
+    best, history = (-1.0, params), []
+    started = time.monotonic()
+    (run / "metrics.jsonl").write_text("")
+    for epoch in range(1, config.epochs + 1):
+        order = rng.permutation(len(data))
+        order = order[:len(order) - len(order) % config.batch]
+        losses = []
+        for s in range(0, len(order), config.batch):
+            index = order[s:s + config.batch]
+            params, state, loss = step(params, state, jnp.asarray(data.tokens[index]), jnp.asarray(data.before[index], jnp.int32),
+                                       jnp.asarray(hint[index]), jnp.asarray(targets[index]))
+            losses.append(loss)
+        painter.params = params
+        dev_scores = scores(dev.before, dev.after, dev.before, apply(dev.before, painter.classes(dev.tokens, dev.before, dev.rule)))["all"]["action"]
+        minutes = (time.monotonic() - started) / 60
+        row = {"epoch": epoch, "loss": float(np.mean(jax.device_get(losses))), "dev_action_f1": dev_scores["f1"],
+               "dev_action_em": dev_scores["exact_match"], "minutes": round(minutes, 2)}
+        history.append(row)
+        with (run / "metrics.jsonl").open("a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        if row["dev_action_f1"] > best[0]:
+            best = (row["dev_action_f1"], params)
+        progress(f"epoch {epoch}: loss {row['loss']:.4f}, dev action F1 {row['dev_action_f1']:.2f} EM {row['dev_action_em']:.2f} "
+                 f"(best {best[0]:.2f}), {minutes:.1f} min")
+        if minutes >= config.minutes:
+            break
+    painter.params = best[1]
+    return painter, history

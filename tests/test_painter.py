@@ -1,0 +1,84 @@
+"""The learned Hexagons painter: token layout, training from the command line, evaluation in the
+paper's settings, reloading, and playing Hexagons-Paint-v1 as a recorded agent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from baselines.painter.__main__ import main as painter_cli
+from baselines.painter.data import Layout, apply, examples
+from baselines.painter.train import Painter, evaluate
+from hexagons.data import load_split
+from hexagons.tokenizer import Vocabulary
+
+FIXTURE = Path(__file__).parent / "fixtures" / "hexagons"
+
+
+def test_layout_puts_the_context_before_the_instruction():
+    texts = ("paint the first tile red", "now the second one blue", "and the third green")
+    vocabulary = Vocabulary.build(texts)
+    ids = lambda text: [vocabulary.ids[w] for w in text.split()]  # noqa: E731
+    for history, context in (("none", []), ("previous", ids(texts[1])), ("full", ids(texts[0]) + [vocabulary.ids.get("|", 1)] + ids(texts[1]))):
+        layout = Layout(context=16, current=8, history=history)
+        row = layout.encode(vocabulary, texts, 3)
+        assert row[:len(context)].tolist() == context and not row[len(context):16].any()
+        assert row[16:16 + 4].tolist() == ids(texts[2]) and not row[20:].any()
+    assert Layout(context=2, current=8).encode(vocabulary, texts, 3)[:2].tolist() == ids(texts[1])[-2:]  # the most recent context kept
+    assert Layout(context=16, current=8).segments().tolist() == [0] * 16 + [1] * 8
+    with pytest.raises(ValueError, match="history"):
+        Layout(history="all")
+
+
+def test_examples_targets_and_apply():
+    procedures = load_split(FIXTURE / "train.jsonl")
+    vocabulary = Vocabulary.build(t for p in procedures for t in p.texts)
+    data = examples(procedures, vocabulary, Layout())
+    assert len(data) == sum(p.num_steps for p in procedures)
+    assert np.array_equal(apply(data.before, data.targets), data.after)  # the targets repaint the gold step exactly
+    assert set(data.group.tolist()) <= {p.category for p in procedures}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("painter") / "run"
+    painter_cli(["train", "--data", str(FIXTURE), "--out", str(out), "--synthetic", "40", "--epochs", "4", "--width", "32",
+                 "--tile-layers", "1"])
+    return out
+
+
+def test_training_writes_a_run_that_reloads_and_evaluates(run, capsys):
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in rows] == [1, 2, 3, 4] and rows[-1]["loss"] < rows[0]["loss"]
+    assert (run / "learning_curve.png").stat().st_size > 5000
+    painter = Painter.load(run)
+    test = load_split(FIXTURE / "test.jsonl")
+    results = evaluate(painter, test)
+    steps = sum(p.num_steps for p in test)
+    for setting in ("oracle", "predicted", "oracle, another step's instruction"):
+        assert results[setting]["all"]["action"]["steps"] == steps and 0 <= results[setting]["all"]["board"]["f1"] <= 100
+    painter_cli(["evaluate", str(run), "--data", str(FIXTURE), "--split", "test"])
+    assert json.loads((run / "evaluation-test.json").read_text()) == json.loads(json.dumps(results))
+    assert "| all | oracle |" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="error: .*not a painter run"):
+        painter_cli(["evaluate", str(run.parent), "--data", str(FIXTURE)])
+    with pytest.raises(SystemExit, match="error: "):
+        painter_cli(["evaluate", str(run), "--data", str(run)])
+
+
+def test_the_painter_plays_hexagons_as_a_recorded_agent(run, tmp_path):
+    from baselines.episodes.agent import load_agent
+    from baselines.episodes.episode import load
+    from baselines.episodes.replay import World, record, replay
+    from hexagons.env import STOP
+
+    world = World({"env": "Hexagons-Paint-v1", "data": "synthetic", "data_size": 4, "max_episode_steps": 40}, "train")
+    agent = load_agent(run, world)
+    assert agent.name == "painter:run"
+    path = record(world, agent, world.schedule(0), 7, tmp_path / "painter")
+    episode = load(path)
+    assert episode.meta["source"] == "agent:painter:run" and STOP in episode.actions.tolist()
+    assert replay(episode).digest == episode.meta["final_state_sha256"]
