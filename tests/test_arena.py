@@ -250,6 +250,10 @@ def test_auth_rate_limits_and_submission_rules(arena_template, tmp_path):
     logins = [client.post("/api/login", json={"token": f"guess{i}"}).status_code for i in range(5)]
     assert logins[:3] == [401, 401, 401] and logins[3:] == [429, 429]
 
+    with pytest.raises(ValueError, match="exploration must be in"):
+        Rules(exploration=1.5)
+    with pytest.raises(ValueError, match="rate_limit must be >= 1"):
+        Limits(rate_limit=0)
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         store.db.execute("UPDATE judgements SET verdict = 'right'")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):

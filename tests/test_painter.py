@@ -67,6 +67,8 @@ def test_training_writes_a_run_that_reloads_and_evaluates(run, capsys):
         painter_cli(["evaluate", str(run.parent), "--data", str(FIXTURE)])
     with pytest.raises(SystemExit, match="error: "):
         painter_cli(["evaluate", str(run), "--data", str(run)])
+    with pytest.raises(SystemExit, match="error: minutes must be > 0"):
+        painter_cli(["train", "--data", str(FIXTURE), "--out", str(run.parent / "x"), "--minutes", "0"])
 
 
 def test_the_painter_plays_hexagons_as_a_recorded_agent(run, tmp_path):

@@ -57,6 +57,11 @@ class Limits:
     rate_limit: int = 240
     login_failures: int = 10
 
+    def __post_init__(self):
+        for name in ("rate_limit", "login_failures"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+
 
 class Window:
     """Sliding one-minute windows of event times per key (thread-safe)."""

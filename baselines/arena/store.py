@@ -109,6 +109,12 @@ class Rules:
     expiry_s: float = 1800.0
     exploration: float = 0.2
 
+    def __post_init__(self):
+        for name, ok, need in (("min_watch_s", self.min_watch_s >= 0, ">= 0"), ("min_justification", self.min_justification >= 0, ">= 0"),
+                               ("expiry_s", self.expiry_s > 0, "> 0"), ("exploration", 0 <= self.exploration <= 1, "in [0, 1]")):
+            if not ok:
+                raise ValueError(f"{name} must be {need}, got {getattr(self, name)}")
+
 
 class Store:
     """One arena database (thread-safe: one connection, every call under one lock). ``media`` is

@@ -56,6 +56,13 @@ class Config:
     hints: bool = False
     seed: int = 0
 
+    def __post_init__(self):
+        for name, ok, need in (("minutes", self.minutes > 0, "> 0"), ("epochs", self.epochs >= 1, ">= 1"), ("batch", self.batch >= 1, ">= 1"),
+                               ("synthetic", self.synthetic >= 0, ">= 0"), ("width", self.width % self.heads == 0 and self.width > 0,
+                                                                           f"a positive multiple of heads ({self.heads})")):
+            if not ok:
+                raise ValueError(f"{name} must be {need}, got {getattr(self, name)}")
+
     def model(self, vocabulary_size: int) -> PainterNet:
         return PainterNet(vocabulary_size, self.layout.tokens, self.width, self.heads, self.text_layers, self.tile_layers, self.hints)
 
