@@ -172,7 +172,7 @@ def import_basalt(store: Store, path: str | Path, banned_path: str | Path | None
     judgements = read_basalt(path, banned)
     source = f"basalt:{Path(path).name}"
     with store.transaction():
-        if store._one("SELECT 1 FROM judgements WHERE source = ? LIMIT 1", (source,)):
+        if store.imported(source):
             return {"judgements": 0, "agents": 0, "already_imported": 1}
         agents = set()
         for j in judgements:

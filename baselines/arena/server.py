@@ -92,12 +92,8 @@ class Ratings:
         self.cache: dict = {}
         self.lock = threading.Lock()
 
-    def _version(self) -> tuple:
-        with self.store.lock:
-            return tuple(self.store._one("SELECT (SELECT MAX(id) FROM judgements), (SELECT COUNT(*) FROM bans)"))
-
     def get(self, key: tuple, compute):
-        version = self._version()
+        version = self.store.version()
         with self.lock:
             if key in self.cache and self.cache[key][0] == version:
                 return self.cache[key][1]

@@ -247,11 +247,17 @@ class Store:
         return [scheduler.Candidate(r["task_id"], r["world"], r["ea"], r["na"], r["eb"], r["nb"], *served.get((r["ea"], r["eb"]), (0, 0)))
                 for r in rows]
 
+    def version(self) -> tuple[int, int]:
+        """(newest judgement id, number of bans): what the ratings depend on."""
+        with self.lock:
+            newest, bans = self._one("SELECT (SELECT MAX(id) FROM judgements), (SELECT COUNT(*) FROM bans)")
+        return newest or 0, bans
+
     def world_ratings(self) -> dict[str, dict]:
         """world -> agent -> TrueSkill rating (the scheduler's view; kept up to date incrementally,
         equal to a full replay)."""
         with self.lock:
-            bans = self._one("SELECT COUNT(*) FROM bans")[0]
+            newest, bans = self.version()
             last, banned_then = self._applied
             if bans != banned_then:
                 self._replays, last = {}, 0
@@ -260,7 +266,6 @@ class Store:
                 self._replays.setdefault(outcome.world, TrueSkillReplay())
             for world, replay in self._replays.items():
                 replay.extend([o for o in new if o.world == world])
-            newest = self._one("SELECT MAX(id) FROM judgements")[0] or 0
             self._applied = (newest, bans)
             return {world: dict(replay.ratings) for world, replay in self._replays.items()}
 
@@ -364,6 +369,11 @@ class Store:
                 "source, source_order) VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
                 (match_id, rater_id, answer["verdict"], json.dumps(answer["direct"], sort_keys=True),
                  json.dumps(answer["comparisons"], sort_keys=True), answer["justification"], submitted_at, source, source_order))
+
+    def imported(self, source: str) -> bool:
+        """Whether judgements from ``source`` (an imported file) are in the record."""
+        with self.lock:
+            return self._one("SELECT 1 FROM judgements WHERE source = ? LIMIT 1", (source,)) is not None
 
     def transaction(self):
         """``with store.transaction():`` runs the calls inside as one transaction (all or nothing)."""

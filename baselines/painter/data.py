@@ -108,9 +108,6 @@ class Examples:
         """(N, 180) int32 classes: 0 unchanged, 1 + colour where the step changes the tile."""
         return np.where(self.after != self.before, self.after.astype(np.int32) + 1, 0)
 
-    def take(self, index: np.ndarray) -> "Examples":
-        return Examples(*(getattr(self, f)[index] for f in FIELDS))
-
     @staticmethod
     def concatenate(parts: list["Examples"]) -> "Examples":
         return Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))

@@ -30,6 +30,7 @@ from flax import serialization
 
 from baselines.painter.data import Examples, Layout, apply, examples, hints, number_table
 from baselines.painter.model import PainterNet
+from hexagons.geometry import NUM_TILES
 from hexagons.metrics import action_scores, board_scores, mean_scores
 from hexagons.procedure import Procedure
 from hexagons.tokenizer import Vocabulary
@@ -119,7 +120,7 @@ def network_inputs(config: Config, vocabulary: Vocabulary):
 
 
 def _dummy(config: Config) -> tuple:
-    tokens, board = jnp.zeros((1, config.layout.tokens), jnp.int32), jnp.zeros((1, 180), jnp.int32)
+    tokens, board = jnp.zeros((1, config.layout.tokens), jnp.int32), jnp.zeros((1, NUM_TILES), jnp.int32)
     return tokens, tokens, tokens, board, board
 
 
