@@ -34,7 +34,8 @@ from flax import struct
 from gymnax.environments import environment, spaces
 from jax import Array
 
-from blocksworld import render
+from blocksworld import render, text
+from blocksworld.kg import SCHEMA, SCOPES, graph
 from blocksworld.item import BapItem
 from blocksworld.grid import (
     ACTIONS_PER_CELL,
@@ -308,6 +309,25 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
     def action_mask(self, state: EnvState, params: EnvParams) -> Array:
         """(7624,) bool: feasible placements and removals, and STOP (``feasible_actions``)."""
         return feasible_actions(state.grid, state.inventory)
+
+    def valid_actions(self, key: Array, state: EnvState, params: EnvParams) -> Array:
+        """(7624,) bool exact valid actions: the feasible placements and removals, and STOP (the
+        analytic ``action_mask`` is exact here; ``key`` is unused)."""
+        return self.action_mask(state, params)
+
+    kg_schema = SCHEMA
+    """Entity and relation names of ``kg`` (``blocksworld.kg.SCHEMA``)."""
+
+    def kg(self, state: EnvState, params: EnvParams, scope: str = "observed") -> dict[str, Array]:
+        """Knowledge graph of the state in the Builder's frame (``blocksworld.kg.graph``; both
+        scopes see the whole region)."""
+        if scope not in SCOPES:
+            raise ValueError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+        return graph(state.grid, state.inventory, state.pose[3])
+
+    def verbalise(self, graph: dict, style: str = "summary") -> str:
+        """Text of one (host, unbatched) graph in a ``blocksworld.text.STYLES`` style."""
+        return text.verbalise(graph, style)
 
     def expert_action(self, state: EnvState, params: EnvParams) -> Array:
         """() int32: the gold next action (a demonstration) towards the item's reference grid, first

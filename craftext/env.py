@@ -34,7 +34,9 @@ from jax import Array
 
 from craftext.checkers import initial_memory, step_events, update
 from craftext.dataset import Dataset, load
+from craftext import text
 from craftext.expert import expert_action
+from craftext.kg import action_mask, counterfactual_valid, graph, schema
 from craftext.goals import ENCODING_SIZE, Goal
 from craftext.tokenizer import Vocabulary
 from craftext.world import NOOP, frame, keyboard, version
@@ -258,10 +260,33 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         return spaces.Discrete(self.num_actions)
 
     def action_mask(self, state: EnvState, params: EnvParams) -> Array:
-        """(num_actions,) all True: Craftax accepts every action in every state (one whose
-        requirements are unmet changes nothing of the player, while the world still moves on);
-        actions outside the range are not in the mask and play as NOOP."""
-        return jnp.ones(self.num_actions, bool)
+        """(num_actions,) bool analytic valid actions (``craftext.kg.action_mask``): Classic masks
+        actions whose preconditions fail (they would change nothing of the player; Craftax plays
+        them as a no-op while the world moves on); full Craftax allows every action. Actions
+        outside the range play as NOOP."""
+        return action_mask(state.world, self.classic)
+
+    def valid_actions(self, key: Array, state: EnvState, params: EnvParams) -> Array:
+        """(num_actions,) bool exact valid actions: those whose step with ``key`` changes the
+        player's part of the world differently from NOOP (``craftext.kg.counterfactual_valid``;
+        one step per action)."""
+        def step(k, world, action):
+            return self.craftax.step_env(k, world, action, params.craftax)[1]
+
+        return counterfactual_valid(step, key, state.world, self.num_actions)
+
+    @property
+    def kg_schema(self) -> dict:
+        """Entity and relation names of ``kg`` (``craftext.kg.schema``)."""
+        return schema(self.classic)
+
+    def kg(self, state: EnvState, params: EnvParams, scope: str = "observed") -> dict[str, Array]:
+        """Knowledge graph of the state (``craftext.kg.graph``): fixed-size int arrays, canonical order."""
+        return graph(state.world, self.classic, scope)
+
+    def verbalise(self, graph: dict, style: str = "summary") -> str:
+        """Text of one (host, unbatched) graph in a ``craftext.text.STYLES`` style."""
+        return text.verbalise(graph, self.classic, style)
 
     def observation_space(self, params: EnvParams) -> spaces.Dict:
         world = self.craftax.observation_space(params.craftax)

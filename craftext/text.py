@@ -1,80 +1,83 @@
-"""Text views of a Craftax state for language-model agents.
+"""Text views of a Craftax state for language-model agents, all read from its knowledge graph
+(``craftext.kg``): one source of truth for every style.
 
-``describe(state)``: an English paragraph with the player's vitals, time of day, inventory,
-achievements so far and, for every block type in the local view, how many there are and where
-the nearest one is ("a tree 2 up and 1 left"). ``facts(state)``: (subject, relation, object)
-triples of the same content (player at, faces, has item, achieved, block at relative position).
-Positions are (row, column) on the map; up is row - 1, left is column - 1.
+Styles (``verbalise(graph, classic, style)``, host side, numpy only):
+- ``summary``: position and facing, time, vitals, inventory, achievements, then every block and
+  mob kind in sight with its nearest instance ("tree 2 steps east"), nearest first;
+- ``grid``: the view window as aligned rows of names with an axis legend;
+- ``triples``: one "subject | relation | object" line per fact.
+
+``describe(world)`` and ``facts(world)`` are the summary and the triples of one Craftax state.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from craftext.world import frame, version
+from craftext import kg as K
 
 Fact = tuple[str, str, str]
-_FACING = {1: "left", 2: "right", 3: "up", 4: "down"}
+STYLES = ("summary", "grid", "triples")
 
 
-def _offset(dr: int, dc: int) -> str:
-    parts = []
-    if dr:
-        parts.append(f"{abs(dr)} {'down' if dr > 0 else 'up'}")
-    if dc:
-        parts.append(f"{abs(dc)} {'right' if dc > 0 else 'left'}")
-    return " and ".join(parts) if parts else "here"
+def triples(graph: dict, classic: bool = True) -> list[Fact]:
+    """The valid facts of one graph (numpy or JAX arrays, unbatched) as name triples, in order."""
+    names, relations = K.schema(classic)["entities"], K.RELATIONS
+    valid = np.asarray(graph["valid"])
+    return [(names[s], relations[r], names[o]) for s, r, o in zip(*(np.asarray(graph[k])[valid].tolist() for k in ("subject", "relation", "object")))]
 
 
-def _view(state, classic: bool) -> tuple[dict[str, list[tuple[int, int]]], dict]:
-    f = frame(state, classic)
-    v = version(classic)
-    names = {i: n for n, i in v.blocks.items()}
-    floor_map, (r, c) = np.asarray(f.floor_map), np.asarray(f.position)
-    rows, cols = v.view
-    seen: dict[str, list[tuple[int, int]]] = {}
-    for dr in range(-(rows // 2), rows // 2 + 1):
-        for dc in range(-(cols // 2), cols // 2 + 1):
-            rr, cc = r + dr, c + dc
-            if (dr or dc) and 0 <= rr < floor_map.shape[0] and 0 <= cc < floor_map.shape[1]:
-                seen.setdefault(names.get(int(floor_map[rr, cc]), "unknown"), []).append((dr, dc))
-    for cells in seen.values():
-        cells.sort(key=lambda d: (abs(d[0]) + abs(d[1]), d))
-    inventory = {item: int(n) for item, n in zip(v.items, np.asarray(f.inventory)) if n > 0}
-    achieved = [n for n, i in v.achievements.items() if i < len(f.achievements) and bool(f.achievements[i])]
-    return seen, {"frame": f, "inventory": inventory, "achieved": achieved, "facing": _FACING.get(int(state.player_direction), "down")}
-
-
-def describe(state, classic: bool = True) -> str:
-    """English description of the player's surroundings, vitals and inventory."""
-    seen, info = _view(state, classic)
-    f = info["frame"]
-    r, c = (int(x) for x in np.asarray(f.position))
-    time = "night" if float(f.light) < 0.5 else "day"
+def summary(graph: dict, classic: bool = True) -> str:
+    """The summary style (module docstring) of one graph."""
+    you: dict[str, list[str]] = {}
+    about: dict[str, dict[str, str]] = {}
+    for s, r, o in triples(graph, classic):
+        if s == "you" and r not in ("nearest direction", "nearest distance", "amount"):
+            you.setdefault(r, []).append(o)
+        else:
+            about.setdefault(s, {})[r] = o
     lines = [
-        f"You stand at row {r}, column {c}" + ("" if classic else f" on floor {int(f.floor)}") + f", facing {info['facing']}. It is {time}.",
-        f"Health {int(state.player_health)}, food {int(state.player_food)}, drink {int(state.player_drink)}, energy {int(state.player_energy)}.",
-        "Inventory: " + (", ".join(f"{n} {item}" for item, n in info["inventory"].items()) or "empty") + ".",
-        "Achievements so far: " + (", ".join(a.replace("_", " ") for a in info["achieved"]) or "none") + ".",
+        f"You stand at row {you['row'][0]}, column {you['column'][0]}" + (f" on floor {you['floor'][0]}" if "floor" in you else "")
+        + f", facing {you['faces'][0]}" + (f" ({you['facing'][0]})" if "facing" in you else "") + f". It is {you['time'][0]}."
+        + (" You are sleeping." if "is" in you else ""),
+        ", ".join(f"{v.capitalize()} {you[v][0]}" for v in ("health", "food", "drink", "energy", "mana") if v in you) + ".",
+        "Inventory: " + (", ".join(f"{about[i]['amount']} {i}" for i in you.get("has", [])) or "empty") + ".",
+        "Achievements so far: " + (", ".join(you.get("achieved", [])) or "none") + ".",
     ]
-    around = [
-        f"{len(cells)} {name.replace('_', ' ')} (nearest {_offset(*cells[0])})"
-        for name, cells in sorted(seen.items(), key=lambda kv: -len(kv[1]))
-    ]
-    lines.append("Around you: " + "; ".join(around) + ".")
+    near = sorted((int(facts["nearest distance"]), name, facts["nearest direction"]) for name, facts in about.items() if "nearest distance" in facts)
+    lines.append("You see: " + ("; ".join(f"{name} {d} step{'s' * (d != 1)} {where}" for d, name, where in near) or "nothing") + ".")
     return "\n".join(lines)
 
 
-def facts(state, classic: bool = True) -> list[Fact]:
-    """Knowledge-graph triples of the player's state and of every block in view."""
-    seen, info = _view(state, classic)
-    f = info["frame"]
-    r, c = (int(x) for x in np.asarray(f.position))
-    out: list[Fact] = [("player", "at", f"({r}, {c})"), ("player", "faces", info["facing"])]
-    if not classic:
-        out.append(("player", "on floor", str(int(f.floor))))
-    out += [("player", "has", f"{n} {item}") for item, n in info["inventory"].items()]
-    out += [("player", "achieved", a) for a in info["achieved"]]
-    for name, cells in sorted(seen.items()):
-        out += [(name, "at relative position", f"({dr}, {dc})") for dr, dc in cells]
-    return out
+def grid(graph: dict, classic: bool = True) -> str:
+    """The grid style (module docstring) of one graph's view window."""
+    s = K.schema(classic)
+    names = s["entities"]
+    labels = [names[i] for i in s["blocks"]] + [names[i] for i in s["mobs"]]
+    cells = np.asarray(graph["grid"])
+    rows, cols = cells.shape
+    text = [["?" if v < 0 else labels[v] for v in row] for row in cells.tolist()]
+    text[rows // 2][cols // 2] = "YOU"
+    width = max(len(t) for row in text for t in row)
+    legend = (f"Your view, {rows} rows x {cols} columns: top row is north, left column is west; you are YOU at the centre "
+              f"(row {rows // 2 + 1}, column {cols // 2 + 1}); ? is unseen.")
+    return "\n".join([legend, *(" ".join(t.ljust(width) for t in row).rstrip() for row in text)])
+
+
+def verbalise(graph: dict, classic: bool = True, style: str = "summary") -> str:
+    """One graph in one of ``STYLES``."""
+    if style == "triples":
+        return "\n".join(" | ".join(fact) for fact in triples(graph, classic))
+    if style not in STYLES:
+        raise ValueError(f"unknown text style {style!r}; use one of {', '.join(STYLES)}")
+    return summary(graph, classic) if style == "summary" else grid(graph, classic)
+
+
+def describe(world, classic: bool = True, scope: str = "observed") -> str:
+    """The summary of a Craftax ``EnvState``."""
+    return summary(K.graph(world, classic, scope), classic)
+
+
+def facts(world, classic: bool = True, scope: str = "observed") -> list[Fact]:
+    """The knowledge-graph triples of a Craftax ``EnvState``."""
+    return triples(K.graph(world, classic, scope), classic)

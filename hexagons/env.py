@@ -32,7 +32,8 @@ from flax import struct
 from gymnax.environments import environment, spaces
 from jax import Array
 
-from hexagons import render
+from hexagons import render, text
+from hexagons.kg import SCHEMA, SCOPES, graph
 from hexagons.procedure import Procedure
 from hexagons.geometry import COLOUR_NAMES, NUM_COLOURS, NUM_TILES
 from hexagons.metrics import scores_from_counts
@@ -303,6 +304,24 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         episode is absorbing whatever the action)."""
         paints = state.board[:, None] != jnp.arange(NUM_COLOURS, dtype=jnp.int8)[None, :]
         return jnp.concatenate([paints.reshape(-1), jnp.ones(1, bool)])
+
+    def valid_actions(self, key: Array, state: EnvState, params: EnvParams) -> Array:
+        """(1441,) bool exact valid actions: the paints that change their tile, and STOP (the
+        analytic ``action_mask`` is exact here; ``key`` is unused)."""
+        return self.action_mask(state, params)
+
+    kg_schema = SCHEMA
+    """Entity and relation names of ``kg`` (``hexagons.kg.SCHEMA``)."""
+
+    def kg(self, state: EnvState, params: EnvParams, scope: str = "observed") -> dict[str, Array]:
+        """Knowledge graph of the board (``hexagons.kg.graph``; both scopes see the whole board)."""
+        if scope not in SCOPES:
+            raise ValueError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+        return graph(state.board)
+
+    def verbalise(self, graph: dict, style: str = "summary") -> str:
+        """Text of one (host, unbatched) graph in a ``hexagons.text.STYLES`` style."""
+        return text.verbalise(graph, style)
 
     def expert_action(self, state: EnvState, params: EnvParams) -> Array:
         """() int32: the gold next action (a demonstration): paint the first tile (in tile order) of

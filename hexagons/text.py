@@ -1,6 +1,12 @@
-"""Text views of a board for language-model agents: an English description and (subject,
-relation, object) facts. Tiles are named as instructors name them: 1-based ``(row, column)``,
-rows counted down their column, columns from the left."""
+"""Text views of a board for language-model agents, all read from its knowledge graph
+(``hexagons.kg``): one source of truth for every style. Tiles are named as instructors name them:
+1-based ``(row, column)``, rows counted down their column, columns from the left.
+
+Styles (``verbalise(graph, style)``, host side, numpy only): ``summary`` (colour counts, then runs
+per column), ``grid`` (10 rows of 18 colour letters with a legend), ``triples`` (one
+"subject | relation | object" line per fact). ``describe(board)`` and ``facts(board)`` are the
+summary and the triples of a board.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,12 @@ from collections import Counter
 
 import numpy as np
 
-from hexagons.geometry import COLOUR_NAMES, COLS, LINE_DIRECTIONS, ROWS, neighbour, row_col
+from hexagons import kg as K
+from hexagons.geometry import COLOUR_NAMES, COLS, NUM_TILES, ROWS, row_col
+from hexagons.render import LETTERS, to_terminal
 
 Fact = tuple[str, str, str]
+STYLES = ("summary", "grid", "triples")
 
 
 def tile_name(index: int) -> str:
@@ -19,15 +28,30 @@ def tile_name(index: int) -> str:
     return f"tile ({row + 1}, {col + 1})"
 
 
-def describe(board: np.ndarray) -> str:
-    """A short English description of a board (180,): colour counts, then runs per column."""
-    board = np.asarray(board)
+def board_of(graph: dict) -> np.ndarray:
+    """(180,) int8 board of one graph (its ``has colour`` facts)."""
+    valid = np.asarray(graph["valid"]) & (np.asarray(graph["relation"]) == 0)
+    board = np.zeros(NUM_TILES, np.int8)
+    board[np.asarray(graph["subject"])[valid] - K.SCHEMA["entities"].index(tile_name(0))] = np.asarray(graph["object"])[valid]
+    return board
+
+
+def triples(graph: dict) -> list[Fact]:
+    """The valid facts of one graph (numpy or JAX arrays, unbatched) as name triples, in order."""
+    names, relations = K.SCHEMA["entities"], K.RELATIONS
+    valid = np.asarray(graph["valid"])
+    return [(names[s], relations[r], names[o]) for s, r, o in zip(*(np.asarray(graph[k])[valid].tolist() for k in ("subject", "relation", "object")))]
+
+
+def summary(graph: dict) -> str:
+    """Colour counts, then the runs of each column, of one graph's board."""
+    board = board_of(graph)
     coloured = np.flatnonzero(board)
     if coloured.size == 0:
         return "The board is blank: all 180 tiles are white."
     counts = Counter(COLOUR_NAMES[c] for c in board[coloured])
-    summary = ", ".join(f"{n} {name}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-    lines = [f"{coloured.size} of 180 tiles are coloured ({summary}); the rest are white."]
+    counted = ", ".join(f"{n} {name}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    lines = [f"{coloured.size} of 180 tiles are coloured ({counted}); the rest are white."]
     for col in range(COLS):
         column = board[col::COLS]
         runs, row = [], 0
@@ -44,17 +68,28 @@ def describe(board: np.ndarray) -> str:
     return "\n".join(lines)
 
 
-def facts(board: np.ndarray) -> list[Fact]:
-    """Colour of every coloured tile, and how coloured tiles touch each other along the board's
-    three line directions (``(a, "down", b)``: b is directly below a)."""
-    board = np.asarray(board)
-    out: list[Fact] = []
-    for index in np.flatnonzero(board):
-        out.append((tile_name(index), "has colour", COLOUR_NAMES[board[index]]))
-    for index in np.flatnonzero(board):
-        for direction in LINE_DIRECTIONS:
-            other = neighbour(int(index), direction)
-            if other >= 0 and board[other]:
-                out.append((tile_name(index), direction.replace("_", " "), tile_name(other)))
-    return out
+def grid(graph: dict) -> str:
+    """The board as letters on 21 aligned lines (``hexagons.render.to_terminal``) under a legend."""
+    legend = ("Board, 10 rows x 18 columns: row 1 on top, column 1 on the left; tiles of even columns (2, 4, ...) "
+              "sit half a row lower; letters: " + ", ".join(f"{letter} {name}" for letter, name in zip(LETTERS[1:], COLOUR_NAMES[1:])) + ", . white.")
+    return legend + "\n" + to_terminal(board_of(graph))
 
+
+def verbalise(graph: dict, style: str = "summary") -> str:
+    """One graph in one of ``STYLES``."""
+    if style == "triples":
+        return "\n".join(" | ".join(fact) for fact in triples(graph))
+    if style not in STYLES:
+        raise ValueError(f"unknown text style {style!r}; use one of {', '.join(STYLES)}")
+    return summary(graph) if style == "summary" else grid(graph)
+
+
+def describe(board: np.ndarray) -> str:
+    """The summary of a (180,) board."""
+    return summary(K.graph(np.asarray(board)))
+
+
+def facts(board: np.ndarray) -> list[Fact]:
+    """The knowledge-graph triples of a (180,) board (colour, row and column of every coloured
+    tile, and ``(a, "down", b)``-style links between coloured neighbours: b is directly below a)."""
+    return triples(K.graph(np.asarray(board)))

@@ -19,14 +19,16 @@ def test_egocentric_frame_follows_minecraft_yaw():
 
 def test_describe_and_facts():
     grid = to_grid([(0, 1, 0, RED), (0, 2, 0, BLUE), (-1, 1, 0, BLUE)])
-    text = describe(grid, FACING_PLUS_Z)
-    assert text.startswith("3 blocks:") and "a red block 0 right and 8 ahead of you, on the ground" in text
-    f = facts(grid, FACING_PLUS_Z)
-    assert ("blue block at (0, 2, 0)", "on top of", "red block at (0, 1, 0)") in f
+    inventory = np.array([18, 20, 20, 20, 19, 20])
+    text = describe(grid, inventory, FACING_PLUS_Z[3])
+    assert text.startswith("3 blocks (2 blue, 1 red). Blocks left: 18 blue, 20 green")
+    assert "Red block at (0, 1, 0): on the ground; left of the blue block at (-1, 1, 0)." in text
+    f = facts(grid, inventory, FACING_PLUS_Z[3])
+    assert ("block at (0, 2, 0)", "on", "block at (0, 1, 0)") in f and ("blue", "amount", "18") in f
     # (-1, 1, 0) is to the Builder's right of (0, 1, 0): the red block is left of it
-    assert ("red block at (0, 1, 0)", "left of", "blue block at (-1, 1, 0)") in f
-    assert ("blue block at (-1, 1, 0)", "right of", "red block at (0, 1, 0)") in f
-    assert describe(np.zeros((11, 9, 11), np.int8), FACING_PLUS_Z) == "The build region is empty."
+    assert ("block at (0, 1, 0)", "left of", "block at (-1, 1, 0)") in f
+    assert ("block at (-1, 1, 0)", "right of", "block at (0, 1, 0)") in f
+    assert describe(np.zeros((11, 9, 11), np.int8), np.full(6, 20), 0.0).startswith("The build region is empty.")
 
 
 def test_builder_frame_matches_the_egocentric_view():

@@ -186,7 +186,9 @@ def test_text_view():
     s = field("wood").world
     s = s.replace(map=s.map.at[32, 34].set(TREE))
     text = describe(s)
-    assert "row 32, column 32" in text and "facing right" in text
-    assert "tree (nearest 2 right)" in text and "5 wood, 5 stone, 3 sapling" in text
+    assert "row 32, column 32" in text and "facing east" in text
+    assert "tree 2 steps east" in text and "Inventory: 5 stone, 5 wood, 3 sapling." in text
     f = facts(s)
-    assert ("player", "has", "5 wood") in f and ("tree", "at relative position", "(0, 2)") in f
+    assert ("you", "has", "wood") in f and ("wood", "amount", "5") in f
+    assert ("tree", "nearest direction", "east") in f and ("tree", "nearest distance", "2") in f
+    assert describe(s, scope="true") != text  # the whole map holds more than the view

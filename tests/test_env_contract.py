@@ -282,3 +282,76 @@ def test_no_import_cycles(package):
 
     cycles = {m: cycle_from(m, m, set()) for m in graph if m != package}
     assert not any(cycles.values()), {m: c for m, c in cycles.items() if c}
+
+
+def _random_states(world, num_envs: int, steps: int, seed: int = 20):
+    """(states, keys): ``num_envs`` states after ``steps`` random actions each (no reset)."""
+    env = world.env
+
+    @jax.jit
+    def run(key):
+        k_reset, k_act = jax.random.split(key)
+        _, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k_reset, num_envs), world.params)
+
+        def body(state, k):
+            mask = jax.vmap(env.action_mask, in_axes=(0, None))(state, world.params)
+            action = jax.random.categorical(k, jnp.where(mask, 0.0, -jnp.inf), axis=-1)
+            return jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(jax.random.split(k, num_envs), state, action, world.params)[1], None
+
+        return jax.lax.scan(body, state, jax.random.split(k_act, steps))[0]
+
+    return run(jax.random.key(seed)), jax.random.split(jax.random.key(seed + 1), num_envs)
+
+
+def test_kg_is_canonical_vmappable_and_verbalised(world):
+    env = world.env
+    states, _ = _random_states(world, 8, 10)
+    graphs = jax.jit(jax.vmap(env.kg, in_axes=(0, None)))(states, world.params)
+    one = jax.jit(env.kg)(jax.tree.map(lambda x: x[3], states), world.params)
+    assert _equal(one, jax.tree.map(lambda x: x[3], graphs))
+    schema = env.kg_schema
+    entities, relations = len(schema["entities"]), len(schema["relations"])
+    assert all(schema["entities"]) and len(set(schema["entities"])) == entities
+    g = jax.tree.map(np.asarray, graphs)
+    for i in range(8):
+        valid = g["valid"][i]
+        assert not g["overflow"][i] and valid.any() and (valid == (np.arange(valid.size) < valid.sum())).all()
+        key = (g["subject"][i] * relations + g["relation"][i]) * entities + g["object"][i]
+        assert (np.diff(key[valid]) > 0).all(), "valid facts in strictly increasing (subject, relation, object) order"
+        assert not (g["subject"][i][~valid].any() or g["relation"][i][~valid].any() or g["object"][i][~valid].any())
+        assert (g["object"][i][valid] < entities).all() and (g["relation"][i][valid] < relations).all()
+    host = jax.tree.map(lambda x: x[0], g)
+    for style in ("summary", "grid", "triples"):
+        assert env.verbalise(host, style).strip()
+    assert len(env.verbalise(host, "triples").splitlines()) == int(host["valid"].sum())
+    with pytest.raises(ValueError, match="scope"):
+        env.kg(jax.tree.map(lambda x: x[0], states), world.params, "everything")
+
+
+def test_analytic_mask_matches_the_counterfactual_definition(world):
+    """An action is valid when stepping it (same key) changes the agent's part of the state
+    differently from NOOP (CrafText) or changes the state at all (grid worlds, whose infeasible
+    actions leave it as it is). Checked on every action of random states."""
+    env = world.env
+    states, keys = _random_states(world, 4 if env.num_actions > 2000 else 32, 12)
+    mask = np.asarray(jax.jit(jax.vmap(env.action_mask, in_axes=(0, None)))(states, world.params))
+    if world.case.noop is not None:
+        exact = np.asarray(jax.jit(jax.vmap(env.valid_actions, in_axes=(0, 0, None)))(keys, states, world.params))
+        extra = mask & ~exact
+        assert not (exact & ~mask).any(), "the analytic mask hides an action that changes the world"
+        facing_grass = np.asarray(jax.vmap(lambda s: s.world.map[tuple(s.world.player_position + craftext.world.FACING[s.world.player_direction])])(states)) == 2
+        assert not extra[:, np.arange(env.num_actions) != 5].any() and facing_grass[extra[:, 5]].all(), \
+            "only DO facing grass (a sapling with probability 0.1) may be allowed without changing anything"
+        return
+
+    @jax.jit
+    def changes(key, state):
+        def one(action):
+            after = env.step_env(key, state, action, world.params)[1]
+            return jnp.stack([jnp.any(a != b) for a, b in zip(jax.tree.leaves(after.replace(time=state.time)), jax.tree.leaves(state))]).any()
+
+        return jax.vmap(one)(jnp.arange(env.num_actions))
+
+    exact = np.stack([np.asarray(changes(keys[i], jax.tree.map(lambda x: x[i], states))) for i in range(mask.shape[0])])
+    np.testing.assert_array_equal(mask, exact)
+    assert (jax.jit(jax.vmap(env.valid_actions, in_axes=(0, 0, None)))(keys, states, world.params) == mask).all()
