@@ -25,6 +25,7 @@ updated in O(1) per action (``|pred|``, ``|pred & reference|``; ``|reference|`` 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import jax
@@ -43,11 +44,13 @@ from blocksworld.grid import (
     COLOURS,
     FACES,
     NUM_CELL_ACTIONS,
+    NUM_CELLS,
     NUM_COLOURS,
     REMOVE,
     SHAPE,
     STOP,
     to_grid,
+    to_world,
 )
 from blocksworld.metrics import prf
 from blocksworld.tokenizer import Vocabulary, dialogue_window
@@ -295,6 +298,23 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
     """Names of the cell coordinates of the first 7623 actions (mixed radix 11 x 9 x 11 x 7)."""
     tools = (*COLOURS, "remove")
     """Names of the 7 per-cell actions (the last factor)."""
+
+    @functools.cached_property
+    def action_names(self) -> tuple[str, ...]:
+        """(7624,) text name of every action: "place <colour> at (x, y, z)", "remove at (x, y, z)", "stop"."""
+        names = []
+        for i in range(NUM_CELLS):
+            x, y, z = to_world(*np.unravel_index(i, SHAPE))
+            names += [f"place {c} at ({x}, {y}, {z})" for c in COLOURS] + [f"remove at ({x}, {y}, {z})"]
+        return (*names, "stop")
+
+    manual = ("You are the Builder in a Minecraft build region: x and z from -5 to 5, y (height) from 1 to 9. "
+              "Blocks rest on the ground (y = 1) or touch another block's face; you hold 20 blocks of each colour "
+              f"({', '.join(COLOURS)}).",
+              ("place <colour> at (x, y, z)", "put a block of that colour into an empty cell"),
+              ("remove at (x, y, z)", "take the block out of that cell"),
+              ("stop", "end your turn: the structure is what the Architect asked for"))
+    """The game's rules for a language agent: a paragraph, then (action pattern, one-line description)."""
 
     def render(self, state: EnvState, params: EnvParams) -> np.ndarray:
         """(H, W, 3) uint8 picture of the grid from the Builder's side (``blocksworld.render``; on

@@ -41,6 +41,18 @@ from craftext.goals import ENCODING_SIZE, Goal
 from craftext.tokenizer import Vocabulary
 from craftext.world import NOOP, frame, keyboard, version
 
+MANUAL = ("You play Craftax, a 2-D Minecraft: you see the cells around you on a map of rows and columns (north is up). "
+          "Collect wood from trees, stone with a wood pickaxe, coal and iron likewise (iron needs a stone pickaxe, diamond an "
+          "iron pickaxe); tools are made near a crafting table (iron ones also near a furnace); keep health, food, drink and "
+          "energy up by eating, drinking water and sleeping. Moving turns you to face that way; DO acts on the cell you face.")
+ACTION_HELP = {
+    "noop": "do nothing", "left": "face and move west", "right": "face and move east", "up": "face and move north",
+    "down": "face and move south", "do": "collect, attack, drink or eat what you face", "sleep": "sleep until rested",
+    "place_stone": "put stone on the cell you face", "place_table": "build a crafting table (wood)", "place_furnace": "build a furnace (stone)",
+    "place_plant": "plant a sapling on grass", "make_wood_pickaxe": "craft a wood pickaxe at a table", "make_stone_pickaxe": "craft a stone pickaxe",
+    "make_iron_pickaxe": "craft an iron pickaxe (table and furnace)", "make_wood_sword": "craft a wood sword", "make_stone_sword": "craft a stone sword",
+    "make_iron_sword": "craft an iron sword (table and furnace)",
+}
 BLOCK_PIXELS = 16  # pixels per block of ``CrafText.render`` (Craftax's image size)
 NEVER = 2**30  # Craftax's own time limit, disabled: the suite truncates with max_steps_in_episode
 
@@ -214,6 +226,16 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         """() int32: the scripted expert's action (``craftext.expert``; ``NOOP`` once the episode
         has ended and for goals it does not cover, ``craftext.expert.covers``)."""
         return jnp.where(state.done, NOOP, expert_action(state.world, state.goal, state.memory, state.placed, self.classic)).astype(jnp.int32)
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        """Text name of every action (Craftax's action names, lower case: "noop", "do", "place_table", ...)."""
+        return tuple(name.lower() for name in self.version.action_names)
+
+    @property
+    def manual(self) -> tuple:
+        """The game's rules for a language agent: a paragraph, then (action, one-line description)."""
+        return (MANUAL, *((name, ACTION_HELP.get(name, name.replace("_", " "))) for name in self.action_names))
 
     @property
     def keys(self) -> dict[str, tuple[int, str]]:

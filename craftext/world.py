@@ -54,6 +54,11 @@ class Version:
         return len(ClassicAction) if self.classic else len(FullAction)
 
     @property
+    def action_names(self) -> tuple[str, ...]:
+        """Craftax's action names in id order."""
+        return tuple(a.name for a in (ClassicAction if self.classic else FullAction))
+
+    @property
     def placed_block(self) -> np.ndarray:
         """(num_actions,) int32: the block a ``PLACE_*`` action puts down, -1 for other actions."""
         table = np.full(self.num_actions, -1, np.int32)
