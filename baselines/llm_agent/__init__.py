@@ -1,0 +1,231 @@
+"""A language-model agent for any world of the suite, over its text view.
+
+``Client``: OpenAI-compatible ``/chat/completions`` over the standard library (``urllib``): the
+API key from an environment variable, sent only to the configured host; a timeout; bounded
+exponential backoff on 429 / 5xx and network errors, honouring ``Retry-After``.
+``prompt``: the system prompt (the world's manual, its actions with one-line descriptions, the
+instruction) and the user turn (a bounded history of observations and actions, then the current
+observation). ``parse_action``: the reply to an action id: the whole reply is an action name
+(case and spacing ignored), else the last action name it mentions (``strict=False``), else an out-of-range
+action (every world's documented no-op) with feedback on the next turn. ``evaluate``: episodes over seeds with timeouts as failures,
+success per goal, JSON lines logs of every prompt and reply, the invalid-output rate.
+Command line: ``python -m baselines.llm_agent --env ID --base-url URL --model NAME``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+THINK = re.compile(r"<think>.*?</think>", re.S)
+
+
+class ClientError(RuntimeError):
+    """The model server could not give a reply (after the retries)."""
+
+
+@dataclass
+class Client:
+    """An OpenAI-compatible chat-completions client. ``base_url`` such as
+    ``http://127.0.0.1:8000/v1``; the key is read from ``api_key_env`` when set (never logged)."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = "OPENAI_API_KEY"
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    temperature: float = 0.0
+    max_tokens: int = 512
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+
+    def __post_init__(self):
+        parsed = urllib.parse.urlparse(self.base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ValueError(f"base_url must be an http(s) URL with a host, got {self.base_url!r}")
+        self.url = self.base_url.rstrip("/") + "/chat/completions"
+        self.host = parsed.netloc
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        if key and urllib.parse.urlparse(self.url).netloc == self.host:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def chat(self, messages: list[dict[str, str]]) -> dict:
+        """``{"text", "usage", "attempts"}`` of one completion; raises ``ClientError``."""
+        body = json.dumps({"model": self.model, "messages": messages, "temperature": self.temperature, "max_tokens": self.max_tokens}).encode()
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            request = urllib.request.Request(self.url, data=body, headers=self._headers(), method="POST")
+            wait = min(self.max_backoff_s, self.backoff_s * 2**attempt)
+            try:
+                with _NO_REDIRECTS.open(request, timeout=self.timeout_s) as response:
+                    reply = json.loads(response.read().decode())
+                text = reply["choices"][0]["message"]["content"]
+                if not isinstance(text, str):
+                    raise ValueError("content is not a string")
+                return {"text": text, "usage": reply.get("usage", {}), "attempts": attempt + 1}
+            except urllib.error.HTTPError as error:
+                last = f"HTTP {error.code}"
+                if error.code != 429 and error.code < 500:
+                    raise ClientError(f"{self.url}: {last}: {error.read()[:200].decode(errors='replace')}") from None
+                retry_after = error.headers.get("Retry-After")
+                if retry_after and retry_after.strip().isdigit():
+                    wait = min(self.max_backoff_s, float(retry_after))
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
+                last = f"network error: {getattr(error, 'reason', error)}"
+            except (ValueError, KeyError, IndexError, TypeError) as error:
+                last = f"malformed reply: {error}"
+            if attempt < self.max_retries:
+                self.sleep(wait)
+        raise ClientError(f"{self.url}: no reply after {self.max_retries + 1} attempts ({last})")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Credentials go only to the configured host: redirects are refused, not followed."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        raise urllib.error.HTTPError(req.full_url, code, f"redirect to {newurl} refused", headers, fp)
+
+
+_NO_REDIRECTS = urllib.request.build_opener(_NoRedirect)
+
+
+def system_prompt(manual: Sequence, instruction: str, num_actions: int) -> str:
+    """The world's manual paragraph, its actions (pattern: description), the instruction and the
+    reply format."""
+    intro, *actions = manual
+    lines = [intro, "", f"Actions ({num_actions} in all):"] + [f"- {name}: {help_}" for name, help_ in actions]
+    return "\n".join(lines + ["", f"Your instruction: {instruction}", "",
+                              "Answer with exactly one action, written as above, on the last line of your reply."])
+
+
+def user_prompt(history: Sequence[tuple[str, str]], observation: str, feedback: str = "") -> str:
+    """Past (observation, action) pairs, oldest first, then the current observation."""
+    parts = [f"Step -{len(history) - i}:\n{obs}\nYou did: {act}" for i, (obs, act) in enumerate(history)]
+    parts.append(("" if not feedback else feedback + "\n") + f"Now:\n{observation}\nYour action?")
+    return "\n\n".join(parts)
+
+
+class ActionParser:
+    """Reply text -> action id, by the rules in the module docstring."""
+
+    def __init__(self, action_names: Sequence[str], fallback: int, strict: bool = False):
+        self.names = [" ".join(n.lower().split()) for n in action_names]
+        self.ids = {n: i for i, n in enumerate(self.names)}
+        self.fallback, self.strict = fallback, strict
+        alternatives = sorted(self.ids, key=len, reverse=True)
+        self.pattern = re.compile(r"(?<![\w])(" + "|".join(re.escape(n) for n in alternatives) + r")(?![\w])")
+
+    def __call__(self, reply: str) -> tuple[int, bool]:
+        """(action id, whether the reply named a valid action)."""
+        text = " ".join(THINK.sub(" ", reply).lower().replace("`", " ").replace("*", " ").split()).strip(" .!\"'")
+        if text in self.ids:
+            return self.ids[text], True
+        lines = [" ".join(l.lower().split()).strip(" .!\"'`*") for l in THINK.sub(" ", reply).splitlines() if l.strip()]
+        if lines and lines[-1] in self.ids:
+            return self.ids[lines[-1]], True
+        if not self.strict:
+            found = self.pattern.findall(text)
+            if found:
+                return self.ids[found[-1]], True
+        return self.fallback, False
+
+
+INVALID_FEEDBACK = "Your previous reply did not name a valid action, so nothing was done. Reply with one action name on the last line."
+
+
+@dataclass
+class LLMAgent:
+    """Plays one world from its text view with a ``Client`` (or any ``chat(messages)`` object)."""
+
+    client: object
+    manual: Sequence
+    action_names: Sequence[str]
+    history: int = 16
+    strict: bool = False
+
+    def __post_init__(self):
+        # an unparsable reply plays an out-of-range action: every world's documented no-op
+        self.parse = ActionParser(self.action_names, len(self.action_names), self.strict)
+
+    def name(self, action: int) -> str:
+        return self.action_names[action] if action < len(self.action_names) else "(nothing)"
+
+    def episode(self, instruction: str, first_observation: str, step: Callable[[int], tuple[str, bool, bool]], max_steps: int,
+                log: Callable[[dict], None] | None = None) -> dict:
+        """Play until ``step(action) -> (observation, success, ended)`` ends or ``max_steps`` pass;
+        returns ``{"success", "steps", "invalid", "timed_out"}``."""
+        system = system_prompt(self.manual, instruction, len(self.action_names))
+        past: deque = deque(maxlen=self.history)
+        observation, feedback, invalid = first_observation, "", 0
+        for t in range(max_steps):
+            messages = [{"role": "system", "content": system}, {"role": "user", "content": user_prompt(past, observation, feedback)}]
+            reply = self.client.chat(messages)
+            action, ok = self.parse(reply["text"])
+            invalid += not ok
+            feedback = "" if ok else INVALID_FEEDBACK
+            if log:
+                log({"t": t, "messages": messages, "reply": reply["text"], "usage": reply.get("usage", {}), "action": self.name(action), "valid_output": ok})
+            past.append((observation, self.name(action)))
+            observation, success, ended = step(action)
+            if ended:
+                return {"success": bool(success), "steps": t + 1, "invalid": invalid, "timed_out": False}
+        return {"success": False, "steps": max_steps, "invalid": invalid, "timed_out": True}
+
+
+def evaluate(world, agent: LLMAgent, episodes: int, seed: int = 0, max_steps: int | None = None, log_path: str | Path | None = None,
+             scope: str = "observed", style: str = "summary") -> dict:
+    """Episodes of a ``baselines.episodes.replay.World`` in its schedule (goals in turn) with
+    seeds ``seed, seed + 1, ...``: success rate per goal and overall, timeouts as failures, the
+    invalid-output rate; every prompt and reply in ``log_path`` (JSON lines)."""
+    import jax
+
+    env, params = world.task.env, world.task.params
+    kg = jax.jit(lambda state: env.kg(state, params, scope))
+    limit = max_steps or int(world.spec["max_episode_steps"])
+    log_file = Path(log_path).open("w") if log_path else None
+    results = []
+    try:
+        for e in range(episodes):
+            text, s = world.schedule(e), seed + e
+            obs, state = world.start(text, s)
+            current = {"state": state, "obs": obs, "t": 0}
+            goal = world.task.goals[int(world.task.text_goal[text])]["key"]
+
+            def view() -> str:
+                return env.verbalise(jax.device_get(kg(current["state"])), style)
+
+            def step(action: int) -> tuple[str, bool, bool]:
+                out = world.step(current["state"], action, s, current["t"])
+                current.update(state=out.state, obs=out.obs, t=current["t"] + 1)
+                return view(), out.success, out.terminated or out.truncated
+
+            def log(row: dict) -> None:
+                if log_file:
+                    log_file.write(json.dumps({"episode": e, "seed": s, "goal": goal, **row}) + "\n")
+
+            result = agent.episode(world.instruction(obs), view(), step, limit, log)
+            results.append({"episode": e, "seed": s, "goal": goal, **result})
+    finally:
+        if log_file:
+            log_file.close()
+    per_goal: dict[str, list[bool]] = {}
+    for r in results:
+        per_goal.setdefault(r["goal"], []).append(r["success"])
+    steps = sum(r["steps"] for r in results)
+    return {"env": world.env_id, "split": world.split, "episodes": episodes, "success_rate": sum(r["success"] for r in results) / episodes,
+            "timeouts": sum(r["timed_out"] for r in results), "invalid_output_rate": sum(r["invalid"] for r in results) / max(steps, 1),
+            "per_goal": {g: sum(v) / len(v) for g, v in sorted(per_goal.items())}, "results": results}
