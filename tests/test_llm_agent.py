@@ -1,0 +1,134 @@
+"""baselines.llm_agent offline: a scripted OpenAI-compatible server on 127.0.0.1 checks the request
+schema, retries on 429 / 500 (Retry-After), timeouts, malformed replies and refused redirects; the
+parser's rules; and one end-to-end episode per world with a scripted policy behind the server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from baselines.llm_agent import ActionParser, Client, ClientError, LLMAgent, evaluate
+from baselines.episodes.replay import World
+from baselines.tasks import WORLD_SPEC
+
+
+class Scripted:
+    """A chat-completions server answering from a script: each entry is (status, body, headers,
+    delay_s) or a callable(request_json) -> reply text."""
+
+    def __init__(self, script):
+        self.script, self.requests = list(script), []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                entry = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
+                if callable(entry):
+                    entry = (200, {"choices": [{"message": {"role": "assistant", "content": entry(body)}}], "usage": {"total_tokens": 7}}, {}, 0)
+                status, reply, headers, delay = entry
+                time.sleep(delay)
+                data = reply.encode() if isinstance(reply, str) else json.dumps(reply).encode()
+                try:
+                    self.send_response(status)
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.server.shutdown()
+
+
+def ok(text):
+    return (200, {"choices": [{"message": {"role": "assistant", "content": text}}]}, {}, 0)
+
+
+def test_client_request_retries_and_errors(monkeypatch):
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-test")
+    waits = []
+    server = Scripted([(429, "slow down", {"Retry-After": "3"}, 0), (500, "oops", {}, 0), (200, "not json", {}, 0), ok("right")])
+    client = Client(server.url, "m", api_key_env="TEST_LLM_KEY", backoff_s=0.01, sleep=waits.append)
+    reply = client.chat([{"role": "user", "content": "hi"}])
+    assert reply["text"] == "right" and reply["attempts"] == 4 and waits[0] == 3.0 and len(waits) == 3
+    request = server.requests[-1]
+    assert request["path"] == "/v1/chat/completions" and request["body"]["model"] == "m"
+    assert request["body"]["messages"] == [{"role": "user", "content": "hi"}] and request["headers"]["Authorization"] == "Bearer sk-test"
+    server.script = [(400, "bad request", {}, 0)]
+    with pytest.raises(ClientError, match="HTTP 400"):
+        client.chat([])
+    server.script = [(302, "", {"Location": "http://example.invalid/steal"}, 0)]
+    with pytest.raises(ClientError, match="HTTP 302"):
+        client.chat([])
+    assert all("example.invalid" not in str(r) for r in server.requests)
+    server.script = [(200, {"choices": []}, {}, 0)]
+    with pytest.raises(ClientError, match="malformed reply"):
+        Client(server.url, "m", max_retries=1, sleep=waits.append).chat([])
+    server.script = [(200, {"choices": [{"message": {"content": "x"}}]}, {}, 1.0)]
+    with pytest.raises(ClientError, match="no reply after 2 attempts"):
+        Client(server.url, "m", timeout_s=0.2, max_retries=1, sleep=waits.append).chat([])
+    server.close()
+    with pytest.raises(ValueError, match="base_url"):
+        Client("localhost:8000", "m")
+
+
+def test_parser_rules():
+    names = ["noop", "left", "right", "do", "place_table", "make_wood_pickaxe"]
+    parse = ActionParser(names, len(names))
+    assert parse("RIGHT") == (2, True) and parse("  Do. ") == (3, True)
+    assert parse("I think left is blocked, so:\nplace_table") == (4, True)
+    assert parse("Going left first, then right would be best, so right it is!") == (2, True)  # the last one mentioned
+    assert parse("<think>left? do?</think> make_wood_pickaxe") == (5, True)
+    assert parse("I am not sure.") == (6, False)
+    assert ActionParser(names, 6, strict=True)("go right now") == (6, False)
+    grid = ActionParser(["paint tile (1, 1) red", "paint tile (1, 10) red", "stop"], 3)
+    assert grid("I will paint tile (1, 10) red.") == (1, True) and grid("paint tile (1, 1) red") == (0, True)
+
+
+@pytest.mark.parametrize("env_id, replies", [
+    ("CrafText-Classic-Symbolic-v1", ["Let me look around. right", "do", "Hmm, I am not sure."]),
+    ("Hexagons-Paint-v1", ["paint tile (1, 1) red", "stop"]),
+    ("BlocksWorld-BAP-v1", ["place red at (0, 1, 0)", "stop"]),
+])
+def test_one_episode_per_world_behind_the_server(env_id, replies, tmp_path):
+    turn = iter(range(10**6))
+    seen = []
+
+    def policy(body):
+        seen.append(body["messages"])
+        return replies[min(next(turn), len(replies) - 1)]
+
+    server = Scripted([policy])
+    world = World({**WORLD_SPEC, "env": env_id, "data_size": 8, "max_episode_steps": 4}, "train")
+    env = world.task.env
+    agent = LLMAgent(Client(server.url, "scripted", api_key_env=None), env.manual, env.action_names, history=2)
+    result = evaluate(world, agent, 1, seed=3, log_path=tmp_path / "log.jsonl")
+    server.close()
+    logs = [json.loads(line) for line in (tmp_path / "log.jsonl").open()]
+    assert result["episodes"] == 1 and 1 <= logs[-1]["t"] + 1 == result["results"][0]["steps"] <= 4
+    system, user = seen[0]
+    assert system["role"] == "system" and "Your instruction:" in system["content"] and env.manual[1][0] in system["content"]
+    assert user["content"].startswith("Now:") and user["content"].rstrip().endswith("Your action?")
+    assert logs[0]["action"] == env.action_names[ActionParser(env.action_names, env.num_actions)(replies[0])[0]]
+    if len(logs) > 1:
+        assert "You did:" in seen[1][1]["content"]
+    if env_id.startswith("CrafText"):  # the third reply names no action: a no-op, feedback, counted
+        assert result["results"][0]["steps"] == 4 and result["success_rate"] == 0 and logs[2]["valid_output"] is False
+        assert "did not name a valid action" in seen[3][1]["content"] and result["invalid_output_rate"] == pytest.approx(2 / 4)
+    else:  # STOP ends the turn (Hexagons: the instruction; BAP: the episode)
+        assert logs[1]["action"] == "stop"
