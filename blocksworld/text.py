@@ -82,11 +82,9 @@ def grid(graph: dict) -> str:
 
 def verbalise(graph: dict, style: str = "summary") -> str:
     """One graph in one of ``STYLES``."""
-    if style == "triples":
-        return "\n".join(" | ".join(fact) for fact in triples(graph))
     if style not in STYLES:
         raise ValueError(f"unknown text style {style!r}; use one of {', '.join(STYLES)}")
-    return summary(graph) if style == "summary" else grid(graph)
+    return {"summary": summary, "grid": grid, "triples": lambda g: "\n".join(map(" | ".join, triples(g)))}[style](graph)
 
 
 def describe(grid: np.ndarray, inventory: np.ndarray, yaw: float) -> str:

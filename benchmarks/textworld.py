@@ -1,0 +1,138 @@
+"""``python -m benchmarks.textworld``: what the text and knowledge-graph views cost.
+
+1. ``env.kg`` inside the step: env-only steps/s of each world with and without computing the graph
+   of every new state (random actions, ``lax.scan`` over ``vmap(step_env)``, compile excluded,
+   median of repeats); the ratio is the overhead.
+2. Dataset generation end to end (``baselines.textworld.dataset.generate``: device rollout with
+   graphs and valid actions, host records, JSON lines): records/s, after a warm-up batch.
+3. Scoring: ``score`` on 100,000 instances on the host, and the jitted ``graph_scores`` on 100,000
+   id-graph pairs.
+Writes ``textworld.json`` under ``--out`` (default ``benchmarks/results/<device>``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from benchmarks.__main__ import RESULTS, device_info, device_slug
+
+WORLDS = {"CrafText-Classic-Symbolic-v1": 256, "Hexagons-Paint-v1": 1024, "BlocksWorld-BAP-v1": 1024}
+
+
+def _median_time(fn, *args, repeats: int = 3) -> float:
+    jax.block_until_ready(fn(*args))
+    times = []
+    for _ in range(repeats):
+        tick = time.perf_counter()
+        jax.block_until_ready(fn(*args))
+        times.append(time.perf_counter() - tick)
+    return statistics.median(times)
+
+
+def kg_overhead(env_id: str, num_envs: int, steps: int) -> dict:
+    """Steps/s of ``step_env`` alone and with ``env.kg`` of every new state."""
+    from baselines.textworld.dataset import world_of
+
+    world = world_of(env_id, data_size=64)
+    env, params = world.task.env, world.task.params
+    _, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(jax.random.key(0), num_envs), params)
+    actions = jax.random.randint(jax.random.key(1), (steps, num_envs), 0, env.num_actions)
+    keys = jax.random.split(jax.random.key(2), (steps, num_envs))
+
+    def run(with_kg: bool):
+        @jax.jit
+        def go(state):
+            def body(carry, xs):
+                state, acc = carry
+                k, a = xs
+                state = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(k, state, a, params)[1]
+                if with_kg:
+                    g = jax.vmap(env.kg, in_axes=(0, None))(state, params)
+                    acc = acc + g["object"].sum() + g["valid"].sum()
+                return (state, acc), None
+
+            return jax.lax.scan(body, (state, jnp.int32(0)), (keys, actions))[0]
+
+        return steps * num_envs / _median_time(go, state)
+
+    bare, with_kg = run(False), run(True)
+    return {"env": env_id, "num_envs": num_envs, "steps": steps, "sps": round(bare), "sps_with_kg": round(with_kg),
+            "kg_overhead": round(bare / with_kg - 1, 3)}
+
+
+def generation_rate(env_id: str, episodes: int, steps: int, policy: str) -> dict:
+    """Records/s of ``generate`` end to end (a warm-up call compiles first)."""
+    from baselines.textworld.dataset import generate, world_of
+
+    world = world_of(env_id, data_size=64)
+    with tempfile.TemporaryDirectory() as out:
+        generate(world, policy, episodes, out, steps=steps, batch_size=episodes, progress=None)
+        tick = time.perf_counter()
+        summary = generate(world, policy, episodes, out, seed=10_000, steps=steps, batch_size=episodes, progress=None)
+        wall = time.perf_counter() - tick
+    return {"env": env_id, "policy": policy, "episodes": episodes, "records": summary["records"], "records_per_s": round(summary["records"] / wall),
+            "device_s": summary["device_s"], "host_s": summary["host_s"]}
+
+
+def scoring_time(n: int = 100_000) -> dict:
+    """Seconds to score ``n`` instances on the host (``score``) and ``n`` id-graph pairs in jit."""
+    from baselines.textworld.__main__ import score
+    from baselines.textworld.metrics import graph_scores
+    from hexagons import kg
+
+    rng = np.random.default_rng(0)
+    boards = rng.choice(8, size=(512, 180), p=[0.9] + [0.1 / 7] * 7).astype(np.int8)
+    graphs = jax.device_get(jax.jit(jax.vmap(kg.graph))(boards))
+    from hexagons.text import triples
+
+    names = [triples(jax.tree.map(lambda x: x[i], graphs)) for i in range(512)]
+    gold = [{"id": str(i), "world": "w", "next_graph": names[i % 512]} for i in range(n)]
+    pred = [{"id": str(i), "next_graph": names[(i * 7 + 1) % 512]} for i in range(n)]
+    tick = time.perf_counter()
+    score(pred, gold, "graph")
+    host = time.perf_counter() - tick
+    idx = jnp.arange(n) % 512
+    batched = jax.jit(jax.vmap(graph_scores))
+    p, g = jax.tree.map(lambda x: jnp.asarray(x)[(idx * 7 + 1) % 512], graphs), jax.tree.map(lambda x: jnp.asarray(x)[idx], graphs)
+    jitted = _median_time(batched, p, g, repeats=1)
+    mean_triples = statistics.fmean(len(x) for x in names)
+    return {"instances": n, "mean_triples": round(mean_triples, 1), "host_score_s": round(host, 2), "jitted_graph_scores_s": round(jitted, 2)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--steps", type=int, default=32)
+    p.add_argument("--episodes", type=int, default=64)
+    p.add_argument("--quick", action="store_true", help="tiny sizes: a check that the code runs")
+    p.add_argument("--out", type=Path)
+    args = p.parse_args(argv)
+    info = device_info()
+    scale = 16 if args.quick else 1
+    rows = {"device": info, "kg_overhead": [], "generation": [], "scoring": None}
+    for env_id, num_envs in WORLDS.items():
+        rows["kg_overhead"].append(kg_overhead(env_id, max(4, num_envs // scale), max(4, args.steps // scale)))
+        print(rows["kg_overhead"][-1], flush=True)
+    for env_id in WORLDS:
+        policy = "random" if env_id.startswith("CrafText") else "mixed"
+        rows["generation"].append(generation_rate(env_id, max(4, args.episodes // scale), max(4, args.steps // scale), policy))
+        print(rows["generation"][-1], flush=True)
+    rows["scoring"] = scoring_time(100_000 // (scale * 10) if args.quick else 100_000)
+    print(rows["scoring"], flush=True)
+    out = args.out or (None if args.quick else RESULTS / device_slug(info))
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "textworld.json").write_text(json.dumps(rows, indent=1))
+        print(f"wrote {out / 'textworld.json'}")
+
+
+if __name__ == "__main__":
+    main()
