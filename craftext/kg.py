@@ -68,8 +68,9 @@ def schema(classic: bool) -> dict:
     blocks = [by_id.get(i, "unknown") for i in range(max(by_id) + 1)]  # indexed by Craftax block id
     mobs = [m for kinds in (CLASSIC_MOBS if classic else FULL_MOBS).values() for m in kinds]
     items = [*v.items, *(CLASSIC_TOOLS if classic else FULL_TOOLS)]
+    achievements = sorted(v.achievements, key=v.achievements.get)
     names = ["you", *COMPASS, "day", "night", "sleeping", "unknown"]
-    for name in [*blocks, *mobs, *items, *sorted(v.achievements, key=v.achievements.get)]:
+    for name in [*blocks, *mobs, *items, *achievements]:
         if name.replace("_", " ") not in names:
             names.append(name.replace("_", " "))
     names += [str(n) for n in range(MAX_NUMBER + 1)]
@@ -79,7 +80,7 @@ def schema(classic: bool) -> dict:
         "blocks": np.array([index[b.replace("_", " ")] for b in blocks]),  # by block id
         "mobs": np.array([index[m] for m in mobs]),
         "items": np.array([index[i.replace("_", " ")] for i in items]),
-        "achievements": np.array([index[a.replace("_", " ")] for a in sorted(v.achievements, key=v.achievements.get)]),
+        "achievements": np.array([index[a.replace("_", " ")] for a in achievements]),
     }
 
 
@@ -125,25 +126,23 @@ def graph(world, classic: bool, scope: str = "observed", capacity: int | None = 
     r, c = f.position[0], f.position[1]
     height, width = f.floor_map.shape
     rows, cols = v.view
-    # cells considered: the view window, or the whole floor
+    # the view window (what the agent sees), and the cells the nearest-object facts consider
+    wdr, wdc = (jnp.asarray(x.ravel()) for x in np.meshgrid(np.arange(rows) - rows // 2, np.arange(cols) - cols // 2, indexing="ij"))
+    w_block, w_seen = _cells(f, wdr, wdc, hide_dark=not classic)
     if scope == "observed":
-        dr, dc = (x.ravel() for x in jnp.meshgrid(jnp.arange(rows) - rows // 2, jnp.arange(cols) - cols // 2, indexing="ij"))
+        dr, dc, block, seen = wdr, wdc, w_block, w_seen
     else:
         dr, dc = (x.ravel() for x in jnp.meshgrid(jnp.arange(height) - r, jnp.arange(width) - c, indexing="ij"))
-    rr, cc = r + dr, c + dc
-    inside = (rr >= 0) & (rr < height) & (cc >= 0) & (cc < width)
-    rr, cc = jnp.clip(rr, 0, height - 1), jnp.clip(cc, 0, width - 1)
-    lit = inside if classic or scope == "true" else inside & (f.light_map[rr, cc] > LIGHT_THRESHOLD)
-    block = f.floor_map[rr, cc]
-    # mobs
+        block, seen = _cells(f, dr, dc, hide_dark=False)
     mob_pos, mob_kind, alive = _mobs(world, classic, f.floor)
     mdr, mdc = mob_pos[:, 0] - r, mob_pos[:, 1] - c
-    if scope == "observed":
+    in_view = alive & (jnp.abs(mdr) <= rows // 2) & (jnp.abs(mdc) <= cols // 2)
+    if not classic:
         mpos = jnp.clip(mob_pos, 0, jnp.array([height - 1, width - 1]))
-        alive = alive & (jnp.abs(mdr) <= rows // 2) & (jnp.abs(mdc) <= cols // 2)
-        if not classic:
-            alive = alive & (f.light_map[mpos[:, 0], mpos[:, 1]] > LIGHT_THRESHOLD)
-    b_present, b_dir, b_dist = _nearest(block, dr, dc, lit & ((dr != 0) | (dc != 0)), len(s["blocks"]))
+        in_view = in_view & (f.light_map[mpos[:, 0], mpos[:, 1]] > LIGHT_THRESHOLD)
+    if scope == "observed":
+        alive = in_view
+    b_present, b_dir, b_dist = _nearest(block, dr, dc, seen & ((dr != 0) | (dc != 0)), len(s["blocks"]))
     m_present, m_dir, m_dist = _nearest(mob_kind, mdr, mdc, alive, len(s["mobs"]))
 
     def num(x):
@@ -181,7 +180,9 @@ def graph(world, classic: bool, scope: str = "observed", capacity: int | None = 
         add(kinds, "nearest distance", num(distance), present)
     subject, relation, obj, present = (jnp.concatenate(col) for col in zip(*facts))
     out = _sorted(subject, relation, obj, present.astype(bool), len(s["entities"]), capacity or subject.shape[0])
-    out["grid"] = _view_grid(world, f, classic, v.view, len(s["blocks"]), mob_pos, mob_kind, alive if scope == "observed" else None)
+    grid = jnp.where(w_seen, w_block, -1).reshape(rows, cols)
+    shown = jnp.where(in_view, (mdr + rows // 2) * cols + mdc + cols // 2, rows * cols)
+    out["grid"] = grid.reshape(-1).at[shown].set(len(s["blocks"]) + mob_kind, mode="drop").reshape(rows, cols).astype(jnp.int32)
     return out
 
 
@@ -198,22 +199,14 @@ def _sorted(subject: Array, relation: Array, obj: Array, present: Array, num_ent
             "object": key % num_entities, "valid": valid, "overflow": count > capacity}
 
 
-def _view_grid(world, f, classic: bool, view: tuple[int, int], num_blocks: int, mob_pos: Array, mob_kind: Array, alive: Array | None) -> Array:
-    """(rows, cols) int32 view window: block id, ``num_blocks + kind`` where a mob stands, -1 for
-    cells outside the map or dark (full Craftax)."""
-    rows, cols = view
+def _cells(f, dr, dc, hide_dark: bool) -> tuple[Array, Array]:
+    """(block id, seen) of the cells at (row, column) offsets from the player: seen is False
+    outside the map and, with ``hide_dark``, where full Craftax shows darkness."""
     height, width = f.floor_map.shape
-    rr = f.position[0] + jnp.arange(rows)[:, None] - rows // 2
-    cc = f.position[1] + jnp.arange(cols)[None, :] - cols // 2
+    rr, cc = f.position[0] + dr, f.position[1] + dc
     inside = (rr >= 0) & (rr < height) & (cc >= 0) & (cc < width)
     rr, cc = jnp.clip(rr, 0, height - 1), jnp.clip(cc, 0, width - 1)
-    seen = inside if classic else inside & (f.light_map[rr, cc] > LIGHT_THRESHOLD)
-    grid = jnp.where(seen, f.floor_map[rr, cc], -1)
-    if alive is not None:
-        mr, mc = mob_pos[:, 0] - rr[0, 0], mob_pos[:, 1] - cc[0, 0]
-        shown = alive & (mr >= 0) & (mr < rows) & (mc >= 0) & (mc < cols)
-        grid = grid.at[jnp.where(shown, mr, rows), jnp.where(shown, mc, cols)].set(num_blocks + mob_kind, mode="drop")
-    return grid.astype(jnp.int32)
+    return f.floor_map[rr, cc], inside & (f.light_map[rr, cc] > LIGHT_THRESHOLD) if hide_dark else inside
 
 
 # ---------------------------------------------------------------------------- valid actions

@@ -35,7 +35,7 @@ from jax import Array
 from hexagons import render, text
 from hexagons.kg import SCHEMA, SCOPES, graph
 from hexagons.procedure import Procedure
-from hexagons.geometry import COLOUR_NAMES, COLS, NUM_COLOURS, NUM_TILES
+from hexagons.geometry import COLOUR_NAMES, NUM_COLOURS, NUM_TILES
 from hexagons.metrics import scores_from_counts
 from hexagons.tokenizer import Vocabulary
 
@@ -293,7 +293,7 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
     @functools.cached_property
     def action_names(self) -> tuple[str, ...]:
         """(1441,) text name of every action: "paint tile (r, c) <colour>" (1-based; white erases), "stop"."""
-        return (*(f"paint tile ({i // COLS + 1}, {i % COLS + 1}) {c}" for i in range(NUM_TILES) for c in COLOUR_NAMES), "stop")
+        return (*(f"paint {text.tile_name(i)} {c}" for i in range(NUM_TILES) for c in COLOUR_NAMES), "stop")
 
     manual = ("You paint a board of hexagon tiles, 10 rows x 18 columns, tiles named (row, column) from 1; every tile starts "
               f"white. Colours: {', '.join(COLOUR_NAMES[1:])}; painting a tile white erases it.",

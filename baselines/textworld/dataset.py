@@ -99,10 +99,12 @@ def records(world: World, batch: dict, seeds: np.ndarray, texts: np.ndarray, fir
         graphs = [jax.tree.map(lambda x: x[b, t], batch["graph"]) for t in steps]
         names = [_names(g, entities, relations) for g in graphs]
         texts_now = [env.verbalise(g) for g in graphs]
+        if len(steps):  # the state after the last step, whose graph no later step holds
+            last = jax.tree.map(lambda x: x[b, steps[-1]], batch["next_graph"])
+            names.append(_names(last, entities, relations))
+            texts_now.append(env.verbalise(last))
         for i, t in enumerate(steps):
-            nxt = jax.tree.map(lambda x: x[b, t], batch["next_graph"])
-            next_names = names[i + 1] if i + 1 < len(steps) else _names(nxt, entities, relations)
-            next_text = texts_now[i + 1] if i + 1 < len(steps) else env.verbalise(nxt)
+            next_names, next_text = names[i + 1], texts_now[i + 1]
             valid_ids = np.flatnonzero(batch["valid"][b, t])
             g = graphs[i]
             before, after = set(map(tuple, names[i])), set(map(tuple, next_names))
