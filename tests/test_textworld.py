@@ -4,7 +4,6 @@ records (fields, regeneration from seed + actions, stats, score, Parquet) and th
 from __future__ import annotations
 
 import json
-from collections import Counter
 
 import jax
 import numpy as np
@@ -31,8 +30,7 @@ def test_scores_by_hand():
     a = metrics.action_instance(["Go North", "take lamp"], ["go north", "open door", "take lamp", "west"])
     assert a["em_jw"] == 0.5 and a["precision"] == 1.0 and a["f1"] == pytest.approx(2 / 3) and a["set_em"] == 0.0
     assert metrics.diff([["a", "r", "b"]], [["a", "r", "c"]]) == {"add": [["a", "r", "c"]], "del": [["a", "r", "b"]]}
-    rows = [("g1", {"x": 1.0}), ("g1", {"x": 0.0}), ("g2", {"x": 1.0})]
-    agg = metrics.aggregate(rows)
+    agg = metrics.aggregate(["g1", "g1", "g2"], {"x": np.array([1.0, 0.0, 1.0])})
     assert agg["per_world"]["g1"]["x"] == 50.0 and agg["overall"]["x"] == pytest.approx(200 / 3) and agg["instances"] == 3
 
 
@@ -58,13 +56,27 @@ def test_host_numpy_and_jitted_scores_agree():
     jitted = jax.jit(jax.vmap(metrics.graph_scores))(jax.tree.map(lambda x: x[np.array([i for i, _ in pairs])], graphs),
                                                      jax.tree.map(lambda x: x[np.array([j for _, j in pairs])], graphs))
     host = jax.device_get(graphs)
+    names = [hex_text.triples(jax.tree.map(lambda x: x[k], host)) for k in range(40)]
+    batch = metrics.batch_scores("graph", [names[i] for i, _ in pairs], [names[j] for _, j in pairs])["graph"]
     for n, (i, j) in enumerate(pairs):
-        p, g = (hex_text.triples(jax.tree.map(lambda x: x[k], host)) for k in (i, j))
+        p, g = names[i], names[j]
         ours = metrics.graph_instance(p, g)["graph"]
         ref = _numpy_scores(metrics.triple_set(p), metrics.triple_set(g))
         for m in metrics.MEASURES:
             assert ours[m] == pytest.approx(ref[m]) and float(jitted[m][n]) == pytest.approx(ref[m], abs=1e-6), (i, j, m)
-    assert Counter(metrics.token_bag({("a b", "r", "b")})) == Counter({"b": 2, "a": 1, "r": 1})
+            assert batch[m][n] == pytest.approx(ref[m]), (i, j, m)
+    tokens = metrics.batch_scores("graph", [names[i] for i, _ in pairs], [names[j] for _, j in pairs])["token"]
+    metrics.CHUNK_CELLS = 64  # a few instances per chunk: the same token scores
+    try:
+        chunked = metrics.batch_scores("graph", [names[i] for i, _ in pairs], [names[j] for _, j in pairs])["token"]
+    finally:
+        metrics.CHUNK_CELLS = 2**24
+    for m in metrics.MEASURES:
+        np.testing.assert_allclose(chunked[m], tokens[m])
+        assert tokens[m][0] == pytest.approx(metrics.graph_instance(names[0], names[0])["token"][m])
+    # token bags are multisets: "a b | r | b" holds b twice, so one gold "b" matches once
+    tokens = metrics.graph_instance([("a b", "r", "b")], [("b", "r", "x")])["token"]
+    assert tokens["precision"] == pytest.approx(2 / 4) and tokens["recall"] == pytest.approx(2 / 3)
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +126,8 @@ def test_stats_and_score_commands(hexagons_records, tmp_path, capsys):
     (tmp_path / "bad.jsonl").write_text('{"id": "nope"}\n')
     with pytest.raises(SystemExit, match="not in the gold records"):
         main(["score", str(tmp_path / "bad.jsonl"), str(out)])
+    with pytest.raises(ValueError, match="expected a \\[subject, relation, object\\] triple"):
+        score([{"id": rows[0]["id"], "next_graph": ["not a triple"]}], rows[:1], "graph")
     with pytest.raises(ValueError, match="unknown policy"):
         dataset.generate(hexagons_records[0], "greedy", 1, tmp_path)
 

@@ -50,9 +50,9 @@ def score(pred_rows: list[dict], gold_rows: list[dict], task: str) -> dict:
     unknown = sorted(set(pred) - {r["id"] for r in gold_rows})
     if unknown:
         raise ValueError(f"{len(unknown)} prediction id(s) are not in the gold records, e.g. {unknown[0]!r}")
-    score_one = {"graph": metrics.graph_instance, "actions": metrics.action_instance, "diff": metrics.diff_instance}[task]
     empty = {"add": [], "del": []} if task == "diff" else []
-    result = metrics.aggregate((r["world"], score_one(pred.get(r["id"]) or empty, r[field])) for r in gold_rows)
+    scores = metrics.batch_scores(task, [pred.get(r["id"]) or empty for r in gold_rows], [r[field] for r in gold_rows])
+    result = metrics.aggregate([r["world"] for r in gold_rows], scores)
     return {"task": task, "missing_predictions": sum(r["id"] not in pred for r in gold_rows), **result}
 
 

@@ -21,12 +21,14 @@ arrays, K x K compare), for training losses and evaluation at scale.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 
+CHUNK_CELLS = 2**24
+"""Instances x token vocabulary counted at once by the token-level scores (memory bound)."""
 MEASURES = ("precision", "recall", "f1", "em_jw", "set_em")
 Triple = tuple[str, str, str]
 
@@ -46,34 +48,120 @@ def triple_set(triples: Iterable[Sequence[str]]) -> set[Triple]:
     return out
 
 
-def token_bag(triples: Iterable[Triple]) -> Counter:
-    """Multiset of the whitespace tokens of every part of (normalised) triples."""
-    return Counter(token for triple in triples for part in triple for token in part.split())
+class _Codes:
+    """Integer codes of normalised items (triples, or action strings) and of their tokens, shared
+    by the predictions and the gold of one scoring run; -1 for an item that is dropped."""
+
+    def __init__(self, triples: bool):
+        self.triples = triples
+        self.seen: dict = {}
+        self.items: dict = {}
+        self.tokens: dict[str, int] = {}
+        self.item_tokens: list[list[int]] = []
+
+    def code(self, raw) -> int:
+        key = raw if isinstance(raw, str) else tuple(raw)
+        code = self.seen.get(key)
+        if code is None:
+            if self.triples != (not isinstance(key, str)):
+                raise ValueError(f"expected {'a [subject, relation, object] triple' if self.triples else 'an action string'}, got {raw!r}")
+            parts = tuple(normalise(x) for x in key) if self.triples else (normalise(key),)
+            if not all(parts) or len(parts) != (3 if self.triples else 1):
+                code = -1
+            else:
+                code = self.items.get(parts)
+                if code is None:
+                    code = self.items[parts] = len(self.items)
+                    self.item_tokens.append([self.tokens.setdefault(w, len(self.tokens)) for part in parts for w in part.split()])
+            self.seen[key] = code
+        return code
+
+    def sets(self, lists: Sequence[Sequence]) -> np.ndarray:
+        """Sorted unique (instance, item code) pairs of a batch, as instance * 2**32 + code."""
+        lengths = np.fromiter((len(items) for items in lists), np.int64, len(lists))
+        known, code = self.seen.get, self.code
+        try:  # one pass; a JSON triple is a list, hashed as a tuple
+            codes = np.array([c if (c := known(k := tuple(x) if isinstance(x, list) else x)) is not None else code(k)
+                              for items in lists for x in items], np.int64)
+        except TypeError:
+            raise ValueError(f"expected {'[subject, relation, object] triples' if self.triples else 'action strings'} of strings") from None
+        instance = np.repeat(np.arange(len(lists), dtype=np.int64), lengths)
+        keep = codes >= 0
+        keys = np.sort(instance[keep] * 2**32 + codes[keep])
+        return keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
+
+    def token_measures(self, pred: np.ndarray, gold: np.ndarray, n: int) -> dict[str, np.ndarray]:
+        """Token-level measures of per-instance item sets (``sets`` keys): each set's multiset of
+        tokens, intersected by per-instance token counts (in chunks of instances, bounded memory)."""
+        lengths = np.array([len(t) for t in self.item_tokens], np.int64)
+        flat = np.fromiter((w for t in self.item_tokens for w in t), np.int64, int(lengths.sum()))
+        starts = np.cumsum(lengths) - lengths
+
+        def expand(sets):
+            codes = sets % 2**32
+            k = lengths[codes]
+            return np.repeat(sets // 2**32, k), flat[np.repeat(starts[codes], k) + np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)]
+
+        (pi, pt), (gi, gt) = expand(pred), expand(gold)
+        vocab = max(len(self.tokens), 1)
+        chunk = max(1, CHUNK_CELLS // vocab)
+        tp = np.zeros(n)
+        for lo in range(0, n, chunk):
+            hi = min(n, lo + chunk)
+            a, b = slice(*np.searchsorted(pi, [lo, hi])), slice(*np.searchsorted(gi, [lo, hi]))
+            counts_p = np.bincount((pi[a] - lo) * vocab + pt[a], minlength=(hi - lo) * vocab).reshape(-1, vocab)
+            counts_g = np.bincount((gi[b] - lo) * vocab + gt[b], minlength=(hi - lo) * vocab).reshape(-1, vocab)
+            tp[lo:hi] = np.minimum(counts_p, counts_g).sum(1)
+        return _measures(tp, np.bincount(pi, minlength=n), np.bincount(gi, minlength=n))
 
 
-def set_scores(pred: set | Counter, gold: set | Counter) -> dict[str, float]:
-    """``MEASURES`` of one instance; sets, or Counters (multisets)."""
-    if isinstance(gold, Counter):
-        tp, num_pred, num_gold = sum((pred & gold).values()), sum(pred.values()), sum(gold.values())
-    else:
-        tp, num_pred, num_gold = len(pred & gold), len(pred), len(gold)
-    if num_pred == 0 and num_gold == 0:
-        return dict.fromkeys(MEASURES, 1.0)
-    if num_pred == 0 or num_gold == 0:
-        return dict.fromkeys(MEASURES, 0.0)
-    return {"precision": tp / num_pred, "recall": tp / num_gold, "f1": 2 * tp / (num_pred + num_gold),
-            "em_jw": tp / num_gold, "set_em": float(pred == gold)}
+def _measures(tp: np.ndarray, num_pred: np.ndarray, num_gold: np.ndarray) -> dict[str, np.ndarray]:
+    """``MEASURES`` per instance (fractions) from true positives and set sizes."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = {"precision": tp / num_pred, "recall": tp / num_gold, "f1": 2 * tp / (num_pred + num_gold), "em_jw": tp / num_gold,
+                  "set_em": ((tp == num_pred) & (tp == num_gold)).astype(float)}
+    both_empty, one_empty = (num_pred == 0) & (num_gold == 0), (num_pred == 0) ^ (num_gold == 0)
+    return {k: np.where(both_empty, 1.0, np.where(one_empty, 0.0, v)) for k, v in scores.items()}
+
+
+def _set_measures(pred: np.ndarray, gold: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """Measures of per-instance sets given as sorted unique instance * 2**32 + code keys."""
+    tp = np.bincount(np.intersect1d(pred, gold, assume_unique=True) // 2**32, minlength=n)
+    return _measures(tp, np.bincount(pred // 2**32, minlength=n), np.bincount(gold // 2**32, minlength=n))
+
+
+def batch_scores(task: str, preds: Sequence, golds: Sequence) -> dict:
+    """Scores of every instance of a batch, as arrays (fractions): ``graph`` -> {"graph", "token"}
+    (items: lists of triples); ``actions`` -> measures (items: lists of strings); ``diff`` ->
+    {"add", "del"} (items: ``{"add": triples, "del": triples}``)."""
+    if len(preds) != len(golds):
+        raise ValueError(f"{len(preds)} predictions for {len(golds)} gold instances")
+    n = len(golds)
+    if task == "diff":
+        codes = _Codes(triples=True)
+        return {kind: _set_measures(codes.sets([p.get(kind, []) for p in preds]), codes.sets([g.get(kind, []) for g in golds]), n)
+                for kind in ("add", "del")}
+    if task not in ("graph", "actions"):
+        raise ValueError(f"unknown task {task!r}; use graph, actions or diff")
+    codes = _Codes(triples=task == "graph")
+    pred, gold = codes.sets(preds), codes.sets(golds)
+    if task == "actions":
+        return _set_measures(pred, gold, n)
+    return {"graph": _set_measures(pred, gold, n), "token": codes.token_measures(pred, gold, n)}
+
+
+def _one(tree) -> dict:
+    return {k: _one(v) if isinstance(v, dict) else float(v[0]) for k, v in tree.items()}
 
 
 def graph_instance(pred: Iterable[Sequence[str]], gold: Iterable[Sequence[str]]) -> dict[str, dict[str, float]]:
     """Graph-level and token-level scores of one predicted graph against its gold graph."""
-    p, g = triple_set(pred), triple_set(gold)
-    return {"graph": set_scores(p, g), "token": set_scores(token_bag(p), token_bag(g))}
+    return _one(batch_scores("graph", [list(pred)], [list(gold)]))
 
 
 def action_instance(pred: Iterable[str], gold: Iterable[str]) -> dict[str, float]:
     """Scores of one predicted valid-action set (whole normalised strings)."""
-    return set_scores({normalise(a) for a in pred} - {""}, {normalise(a) for a in gold} - {""})
+    return _one(batch_scores("actions", [list(pred)], [list(gold)]))
 
 
 def diff(before: Iterable[Sequence[str]], after: Iterable[Sequence[str]]) -> dict[str, list[list[str]]]:
@@ -84,43 +172,36 @@ def diff(before: Iterable[Sequence[str]], after: Iterable[Sequence[str]]) -> dic
 
 def diff_instance(pred: dict, gold: dict) -> dict[str, dict[str, float]]:
     """Graph-level scores of a predicted diff's additions and deletions."""
-    return {kind: set_scores(triple_set(pred.get(kind, [])), triple_set(gold.get(kind, []))) for kind in ("add", "del")}
+    return _one(batch_scores("diff", [pred], [gold]))
 
 
-def aggregate(rows: Iterable[tuple[str, dict]]) -> dict:
-    """Means of nested score dicts per group and overall (all instances): ``{"overall": ...,
-    "per_world": {group: ...}, "instances": n}``; rows are (group, scores)."""
-    sums: dict[str, dict] = {}
-    counts: Counter = Counter()
+def aggregate(groups: Sequence[str], scores: dict) -> dict:
+    """Means (in %) of ``batch_scores`` arrays per group and overall (all instances):
+    ``{"overall": ..., "instances": n, "per_world": {group: {..., "instances": n}}}``."""
+    names, index = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
+    counts = np.bincount(index, minlength=len(names))
 
-    def add(into: dict, scores: dict) -> None:
-        for k, v in scores.items():
-            if isinstance(v, dict):
-                add(into.setdefault(k, {}), v)
-            else:
-                into[k] = into.get(k, 0.0) + v
+    def mean(tree: dict, pick) -> dict:
+        return {k: mean(v, pick) if isinstance(v, dict) else pick(np.asarray(v, float)) for k, v in tree.items()}
 
-    for group, scores in rows:
-        for key in (group, "\0overall"):
-            add(sums.setdefault(key, {}), scores)
-            counts[key] += 1
-
-    def mean(tree: dict, n: int) -> dict:
-        return {k: mean(v, n) if isinstance(v, dict) else 100.0 * v / n for k, v in tree.items()}
-
-    overall = sums.pop("\0overall", {})
-    return {"overall": mean(overall, counts["\0overall"]) if overall else {}, "instances": counts["\0overall"],
-            "per_world": {g: {**mean(s, counts[g]), "instances": counts[g]} for g, s in sorted(sums.items())}}
+    return {"overall": mean(scores, lambda v: 100.0 * float(v.mean())) if len(index) else {}, "instances": int(len(index)),
+            "per_world": {str(g): {**mean(scores, lambda v, i=i: 100.0 * float(np.bincount(index, v, len(names))[i] / counts[i])),
+                                   "instances": int(counts[i])} for i, g in enumerate(names)}}
 
 
 def graph_scores(pred: dict[str, Array], gold: dict[str, Array]) -> dict[str, Array]:
     """Graph-level ``MEASURES`` (fractions) of two id graphs of one schema (``env.kg`` arrays,
-    unbatched; vmap for batches). Facts of one graph are distinct by construction."""
-    def keys(g):
-        return jnp.stack([g["subject"], g["relation"], g["object"]], -1)
+    unbatched; vmap for batches). Both are canonical (valid facts first, sorted, distinct), so
+    membership is a binary search of each predicted fact among the gold ones."""
+    radix = jnp.maximum(jnp.maximum(pred["subject"].max(), pred["object"].max()), jnp.maximum(gold["subject"].max(), gold["object"].max())) + 1
+    relations = jnp.maximum(pred["relation"].max(), gold["relation"].max()) + 1
 
-    match = (keys(pred)[:, None, :] == keys(gold)[None, :, :]).all(-1) & pred["valid"][:, None] & gold["valid"][None, :]
-    tp = match.any(1).sum()
+    def keys(g):
+        return jnp.where(g["valid"], (g["subject"] * relations + g["relation"]) * radix + g["object"], jnp.iinfo(jnp.int32).max)
+
+    pred_keys, gold_keys = keys(pred), keys(gold)
+    found = gold_keys[jnp.clip(jnp.searchsorted(gold_keys, pred_keys), 0, gold_keys.shape[0] - 1)] == pred_keys
+    tp = (found & pred["valid"]).sum()
     num_pred, num_gold = pred["valid"].sum(), gold["valid"].sum()
     both_empty, one_empty = (num_pred == 0) & (num_gold == 0), (num_pred == 0) ^ (num_gold == 0)
     scores = {"precision": tp / jnp.maximum(num_pred, 1), "recall": tp / jnp.maximum(num_gold, 1),
