@@ -11,12 +11,14 @@ instances (``aggregate``: per world, and overall over all instances, which is th
 size-weighted mean of the per-game means).
 
 Levels: ``graph`` items are whole triples (all three parts must match); ``token`` items are the
-multiset of whitespace tokens of every subject, relation and object (Counter intersection); actions
-are whole strings. Text is normalised first (lower case, stripped, inner whitespace collapsed) and a
+multiset of whitespace tokens of every subject, relation and object (multiset intersection);
+actions are whole strings. Text is normalised first (lower case, stripped, inner whitespace collapsed) and a
 triple with an empty part is dropped (JerichoWorld's ``['', 'in', '']`` defect).
 
+``batch_scores(task, preds, golds)`` scores a whole batch at once (items and tokens are coded once,
+sets become sorted integer keys); the per-instance functions are batches of one.
 ``graph_scores(pred, gold)`` is the same graph-level score on two id graphs inside jit (``env.kg``
-arrays, K x K compare), for training losses and evaluation at scale.
+arrays, a binary search over their canonical order), for training losses and evaluation at scale.
 """
 
 from __future__ import annotations
