@@ -4,7 +4,8 @@
    of every new state (random actions, ``lax.scan`` over ``vmap(step_env)``, compile excluded,
    median of repeats); the ratio is the overhead.
 2. Dataset generation end to end (``baselines.textworld.dataset.generate``: device rollout with
-   graphs and valid actions, host records, JSON lines): records/s, after a warm-up batch.
+   graphs and valid actions, overlapped with the host writing records as JSON lines): records/s
+   over the wall time, after a warm-up call.
 3. Scoring: ``score`` on 100,000 instances on the host, and the jitted ``graph_scores`` on 100,000
    id-graph pairs.
 Writes ``textworld.json`` under ``--out`` (default ``benchmarks/results/<device>``).
@@ -69,18 +70,21 @@ def kg_overhead(env_id: str, num_envs: int, steps: int) -> dict:
             "kg_overhead": round(bare / with_kg - 1, 3)}
 
 
-def generation_rate(env_id: str, episodes: int, steps: int, policy: str) -> dict:
-    """Records/s of ``generate`` end to end (a warm-up call compiles first)."""
+def generation_rate(env_id: str, episodes: int, steps: int, policy: str, batch_size: int = 64) -> dict:
+    """Records/s of ``generate`` end to end, wall time (a warm-up call compiles first), with the
+    mean graph size and bytes per record."""
     from baselines.textworld.dataset import generate, world_of
 
     world = world_of(env_id, data_size=64)
     with tempfile.TemporaryDirectory() as out:
-        generate(world, policy, episodes, out, steps=steps, batch_size=episodes, progress=None)
-        tick = time.perf_counter()
-        summary = generate(world, policy, episodes, out, seed=10_000, steps=steps, batch_size=episodes, progress=None)
-        wall = time.perf_counter() - tick
-    return {"env": env_id, "policy": policy, "episodes": episodes, "records": summary["records"], "records_per_s": round(summary["records"] / wall),
-            "device_s": summary["device_s"], "host_s": summary["host_s"]}
+        generate(world, policy, batch_size, out, steps=steps, batch_size=batch_size, progress=None)
+        summary = generate(world, policy, episodes, out, seed=10_000, steps=steps, batch_size=batch_size, progress=None)
+        shards = [Path(out) / name for name in summary["shards"]]
+        size = sum(p.stat().st_size for p in shards)
+        triples = statistics.fmean(len(json.loads(line)["graph"]) for line in shards[0].open())
+    return {"env": env_id, "policy": policy, "episodes": episodes, "batch_size": batch_size, "records": summary["records"],
+            "records_per_s": round(summary["records_per_s"]), "device_wait_s": summary["device_wait_s"], "host_s": summary["host_s"],
+            "wall_s": summary["wall_s"], "triples_per_graph": round(triples, 1), "kb_per_record": round(size / 1024 / summary["records"], 1)}
 
 
 def scoring_time(n: int = 100_000) -> dict:
@@ -120,7 +124,7 @@ def scoring_time(n: int = 100_000) -> dict:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=32)
-    p.add_argument("--episodes", type=int, default=64)
+    p.add_argument("--episodes", type=int, default=256)
     p.add_argument("--quick", action="store_true", help="tiny sizes: a check that the code runs")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
@@ -132,7 +136,7 @@ def main(argv: list[str] | None = None) -> None:
         print(rows["kg_overhead"][-1], flush=True)
     for env_id in WORLDS:
         policy = "random" if env_id.startswith("CrafText") else "mixed"
-        rows["generation"].append(generation_rate(env_id, max(4, args.episodes // scale), max(4, args.steps // scale), policy))
+        rows["generation"].append(generation_rate(env_id, max(4, args.episodes // scale), max(4, args.steps // scale), policy, max(4, 64 // scale)))
         print(rows["generation"][-1], flush=True)
     rows["scoring"] = scoring_time(100_000 // (scale * 10) if args.quick else 100_000)
     print(rows["scoring"], flush=True)

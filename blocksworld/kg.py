@@ -3,7 +3,7 @@
 ``graph(grid, inventory, yaw, capacity)`` turns a (11, 9, 11) grid, the (6,) inventory and the
 Builder's yaw (degrees) into fixed-size int arrays: ``subject``, ``relation``, ``object`` (K,)
 int32 ids into ``SCHEMA``'s entity and relation names, ``valid`` (K,) bool and ``overflow`` ()
-bool (more facts than K; the first K in order are kept). Valid facts come first in (subject,
+bool (more facts than K, or more than ``MAX_BLOCKS`` blocks; the first ones in order are kept). Valid facts come first in (subject,
 relation, object) id order, so two graphs are equal exactly when their arrays are.
 
 Facts: ``you has`` a colour with blocks left and that colour's ``amount``; for every block, its
@@ -34,7 +34,9 @@ SCHEMA = {
                  *(f"block at ({x}, {y}, {z})" for x, y, z in (to_world(*np.unravel_index(i, SHAPE)) for i in range(NUM_CELLS)))),
 }
 CAPACITY = 1024
-_SLOTS = 2 + 4 * len(SIDES)  # per cell: has colour, on, then 4 spatial relations x 4 sides
+MAX_BLOCKS = 256
+"""Blocks described at most (the region holds 1,089; the corpus's structures hold about 100):
+more set ``overflow``."""
 
 
 def side_relations(yaw: Array) -> Array:
@@ -51,32 +53,32 @@ def side_relations(yaw: Array) -> Array:
 
 def graph(grid: Array, inventory: Array, yaw: Array, capacity: int = CAPACITY) -> dict[str, Array]:
     """The knowledge graph (module docstring) of one state."""
-    occupied = grid != 0
-    cell = jnp.arange(NUM_CELLS).reshape(SHAPE)
-    padded = jnp.pad(occupied, ((1, 1), (0, 0), (1, 1)))
-    below = jnp.pad(occupied, ((0, 0), (1, 0), (0, 0)))[:, :-1, :]
-    on = jnp.where(jnp.arange(SHAPE[1])[None, :, None] == 0, _NUMBERS - 1, _CELLS + cell - SHAPE[2])
+    occupied = (grid != 0).reshape(-1)
+    cells = jnp.flatnonzero(occupied, size=MAX_BLOCKS, fill_value=0)  # blocks in cell order = subject order
+    num_blocks = occupied.sum()
+    real = jnp.arange(MAX_BLOCKS) < num_blocks
+    layer = SHAPE[1] * SHAPE[2]
+    x, y, z = cells // layer, cells // SHAPE[2] % SHAPE[1], cells % SHAPE[2]
+    on = jnp.where(y == 0, _NUMBERS - 1, _CELLS + cells - SHAPE[2])
+    rests = (y == 0) | occupied[jnp.maximum(cells - SHAPE[2], 0)]
+    # the four sides, ordered per state by (relation id, neighbour cell): canonical within a block
+    dx, dz = (jnp.asarray([s[i] for s in SIDES]) for i in (0, 1))
+    nx, nz = x[:, None] + dx, z[:, None] + dz
+    neighbour = cells[:, None] + dx * layer + dz
+    touching = (nx >= 0) & (nx < SHAPE[0]) & (nz >= 0) & (nz < SHAPE[2]) & occupied[jnp.clip(neighbour, 0, NUM_CELLS - 1)]
     relation = side_relations(yaw)
-    spatial_obj, spatial_present = [], []
-    for name in RELATIONS[4:]:
-        for k, (dx, dz) in enumerate(SIDES):
-            spatial_obj.append(_CELLS + cell + dx * SHAPE[1] * SHAPE[2] + dz)
-            neighbour = padded[1 + dx : 1 + dx + SHAPE[0], :, 1 + dz : 1 + dz + SHAPE[2]]
-            spatial_present.append(occupied & neighbour & (relation[k] == RELATIONS.index(name)))
-    obj = jnp.stack([grid.astype(jnp.int32), on, *spatial_obj], -1).reshape(NUM_CELLS, _SLOTS)
-    present = jnp.stack([occupied, occupied & ((jnp.arange(SHAPE[1])[None, :, None] == 0) | below), *spatial_present], -1).reshape(NUM_CELLS, _SLOTS)
-    rel = jnp.asarray([2, 3, *(r for r in range(4, 8) for _ in SIDES)])
-    # "you has colour" and "colour amount n" come first (smaller subject ids), then cells x slots
+    order = jnp.argsort(relation * len(SIDES) + jnp.arange(len(SIDES)))
+    obj = jnp.concatenate([grid.reshape(-1)[cells, None].astype(jnp.int32), on[:, None], _CELLS + neighbour[:, order]], 1)
+    present = jnp.concatenate([real[:, None], (real & rests)[:, None], real[:, None] & touching[:, order]], 1)
+    rel = jnp.broadcast_to(jnp.concatenate([jnp.array([2, 3]), relation[order]]), obj.shape)
+    # "you has colour" and "colour amount n" come first (smaller subject ids), then blocks x slots
     left = inventory > 0
-    head_s = jnp.concatenate([jnp.zeros(len(COLOURS), jnp.int32), 1 + jnp.arange(len(COLOURS))])
-    head_r = jnp.repeat(jnp.arange(2), len(COLOURS))
-    head_o = jnp.concatenate([1 + jnp.arange(len(COLOURS)), _NUMBERS + jnp.clip(inventory, 0, BLOCKS_PER_COLOUR)])
-    subject = jnp.concatenate([head_s, jnp.repeat(_CELLS + jnp.arange(NUM_CELLS), _SLOTS)])
-    relation_id = jnp.concatenate([head_r, jnp.tile(rel, NUM_CELLS)])
-    objects = jnp.concatenate([head_o, obj.reshape(-1)])
+    subject = jnp.concatenate([jnp.zeros(len(COLOURS), jnp.int32), 1 + jnp.arange(len(COLOURS)), jnp.repeat(_CELLS + cells, obj.shape[1])])
+    relation_id = jnp.concatenate([jnp.repeat(jnp.arange(2), len(COLOURS)), rel.reshape(-1)])
+    objects = jnp.concatenate([1 + jnp.arange(len(COLOURS)), _NUMBERS + jnp.clip(inventory, 0, BLOCKS_PER_COLOUR), obj.reshape(-1)])
     keep = jnp.concatenate([left, left, present.reshape(-1)])
     slot = jnp.flatnonzero(keep, size=capacity, fill_value=0)
     count = keep.sum()
     valid = jnp.arange(capacity) < count
     return {"subject": jnp.where(valid, subject[slot], 0), "relation": jnp.where(valid, relation_id[slot], 0),
-            "object": jnp.where(valid, objects[slot], 0), "valid": valid, "overflow": count > capacity}
+            "object": jnp.where(valid, objects[slot], 0), "valid": valid, "overflow": (count > capacity) | (num_blocks > MAX_BLOCKS)}

@@ -36,7 +36,7 @@ from craftext.checkers import initial_memory, step_events, update
 from craftext.dataset import Dataset, load
 from craftext import text
 from craftext.expert import expert_action
-from craftext.kg import action_mask, counterfactual_valid, graph, schema
+from craftext.kg import action_mask, graph, schema, valid_actions
 from craftext.goals import ENCODING_SIZE, Goal
 from craftext.tokenizer import Vocabulary
 from craftext.world import NOOP, frame, keyboard, version
@@ -290,12 +290,11 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
 
     def valid_actions(self, key: Array, state: EnvState, params: EnvParams) -> Array:
         """(num_actions,) bool exact valid actions: those whose step with ``key`` changes the
-        player's part of the world differently from NOOP (``craftext.kg.counterfactual_valid``;
-        one step per action)."""
+        player's part of the world differently from NOOP (``craftext.kg.valid_actions``)."""
         def step(k, world, action):
             return self.craftax.step_env(k, world, action, params.craftax)[1]
 
-        return counterfactual_valid(step, key, state.world, self.num_actions)
+        return valid_actions(step, key, state.world, self.classic)
 
     @property
     def kg_schema(self) -> dict:

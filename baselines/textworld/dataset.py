@@ -18,7 +18,9 @@ JerichoWorld by construction: a graph for the first state, no empty names, addit
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import json
 import time
@@ -81,45 +83,64 @@ def _rollout(world: World, policy: str, steps: int, epsilon: float, scope: str) 
     return jax.jit(jax.vmap(episode, in_axes=(0, 0, None)))
 
 
-def _names(graph: dict, entities: np.ndarray, relations: np.ndarray) -> list[list[str]]:
+def _facts(graph: dict, entities: tuple[str, ...], relations: tuple[str, ...]) -> tuple[list[list[int]], list[list[str]]]:
+    """The valid facts of one host graph: ([subject, relation, object] ids, the same as names)."""
     valid = graph["valid"]
-    s, r, o = (graph[k][valid] for k in ("subject", "relation", "object"))
-    return np.stack([entities[s], relations[r], entities[o]], -1).tolist()
+    ids = [list(f) for f in zip(*(graph[k][valid].tolist() for k in ("subject", "relation", "object")))]
+    return ids, [[entities[s], relations[r], entities[o]] for s, r, o in ids]
 
 
 def records(world: World, batch: dict, seeds: np.ndarray, texts: np.ndarray, first_episode: int, split: str) -> list[dict]:
-    """Host side: the records of one generated batch (``_rollout`` output as numpy)."""
+    """Host side: the records of one generated batch (``_rollout`` output as numpy), with the
+    valid actions as an id array (``Encoder`` writes their names and ids)."""
     env = world.task.env
     schema = env.kg_schema
-    entities, relations = np.array(schema["entities"], object), np.array(schema["relations"], object)
-    actions = np.array(env.action_names, object)
+    entities, relations, actions = schema["entities"], schema["relations"], env.action_names
     out = []
     for b in range(len(seeds)):
         steps = np.flatnonzero(batch["alive"][b])
         graphs = [jax.tree.map(lambda x: x[b, t], batch["graph"]) for t in steps]
-        names = [_names(g, entities, relations) for g in graphs]
-        texts_now = [env.verbalise(g) for g in graphs]
         if len(steps):  # the state after the last step, whose graph no later step holds
-            last = jax.tree.map(lambda x: x[b, steps[-1]], batch["next_graph"])
-            names.append(_names(last, entities, relations))
-            texts_now.append(env.verbalise(last))
+            graphs.append(jax.tree.map(lambda x: x[b, steps[-1]], batch["next_graph"]))
+        ids, names = zip(*(_facts(g, entities, relations) for g in graphs)) if graphs else ((), ())
+        texts_now = [env.verbalise(g) for g in graphs]
         for i, t in enumerate(steps):
             next_names, next_text = names[i + 1], texts_now[i + 1]
             valid_ids = np.flatnonzero(batch["valid"][b, t])
-            g = graphs[i]
             before, after = set(map(tuple, names[i])), set(map(tuple, next_names))
             out.append({
                 "id": f"{env.name}/{split}/{int(seeds[b])}/{int(t)}", "world": env.name, "split": split, "seed": int(seeds[b]),
                 "episode": first_episode + b, "step": int(t), "instruction": world.task.texts[int(batch["text"][b, t])],
                 "observation": texts_now[i], "graph": names[i],
-                "graph_ids": np.stack([g["subject"], g["relation"], g["object"]], -1)[g["valid"]].tolist(),
-                "valid_actions": actions[valid_ids].tolist(), "valid_action_ids": valid_ids.tolist(),
+                "graph_ids": ids[i],
+                "valid_action_ids": valid_ids,  # names and the JSON lists: ``Encoder``
                 "action": actions[batch["action"][b, t]], "action_id": int(batch["action"][b, t]), "reward": float(batch["reward"][b, t]),
                 "next_observation": next_text, "next_graph": next_names,
                 "graph_diff": {"add": sorted(map(list, after - before)), "del": sorted(map(list, before - after))},
                 "done": bool(batch["done"][b, t]), "schema_version": schema["version"],
             })
     return out
+
+
+class Encoder:
+    """JSON lines of records whose valid actions are an id array: the names and ids are joined
+    from text made once per action, not encoded record by record (a Hexagons state has about
+    1,260 valid actions)."""
+
+    def __init__(self, action_names: tuple[str, ...]):
+        self.names = np.array(action_names, object)
+        self.quoted = np.array([json.dumps(n) for n in action_names], object)
+        self.numbers = np.array([str(i) for i in range(len(action_names))], object)
+
+    def line(self, record: dict) -> str:
+        ids = record["valid_action_ids"]
+        head = json.dumps({k: v for k, v in record.items() if k != "valid_action_ids"})
+        return f'{head[:-1]}, "valid_actions": [{", ".join(self.quoted[ids])}], "valid_action_ids": [{", ".join(self.numbers[ids])}]}}\n'
+
+    def full(self, record: dict) -> dict:
+        """The record as written: valid actions as lists of names and of ids."""
+        ids = record["valid_action_ids"]
+        return {**record, "valid_actions": self.names[ids].tolist(), "valid_action_ids": ids.tolist()}
 
 
 def world_of(env_id: str, split: str = "train", **settings) -> World:
@@ -132,7 +153,8 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
              progress: Callable[[str], None] | None = print) -> dict:
     """Generate ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...; instructions in the
     split's schedule) of at most ``steps`` steps into ``out``; returns a summary with the record
-    count and records/s (device and host stages timed separately)."""
+    count, records/s over the wall time, the time spent waiting for the device and on the host
+    (the device plays the next batch while the host writes the current one)."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     if policy != "random" and world.task.expert is None:
@@ -146,27 +168,39 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
     (out / "vocab").mkdir(exist_ok=True)
     (out / "vocab" / f"{env.name}.json").write_text(json.dumps(vocabulary(env)))
     rollout = _rollout(world, policy, steps, float(epsilon), scope)
+    began = time.perf_counter()
     shard, shard_index, total, device_s, host_s, written = [], 0, 0, 0.0, 0.0, []
+
+    encoder = Encoder(env.action_names)
 
     def flush():
         nonlocal shard, shard_index
         path = out / f"{stem}-{shard_index:05d}.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in shard))
+        path.write_text("".join(map(encoder.line, shard)))
         if parquet:
-            _write_parquet(shard, path.with_suffix(".parquet"))
+            _write_parquet([encoder.full(r) for r in shard], path.with_suffix(".parquet"))
         written.append(path.name)
         shard, shard_index = [], shard_index + 1
 
-    for start in range(0, episodes, batch_size):
-        n = min(batch_size, episodes - start)
+    def dispatch(start: int):
+        """Start the device rollout of the batch of episodes from ``start`` (asynchronously)."""
         seeds = np.arange(seed + start, seed + start + batch_size, dtype=np.uint32)
         texts = np.array([world.schedule(e) for e in range(start, start + batch_size)], np.int32)
+        return seeds, texts, rollout(seeds, texts, world.task.params)
+
+    pending = dispatch(0)
+    for start in range(0, episodes, batch_size):
+        n = min(batch_size, episodes - start)
+        seeds, texts, running = pending
+        if start + batch_size < episodes:
+            pending = dispatch(start + batch_size)  # the device plays the next batch while the host writes this one
         tick = time.perf_counter()
-        batch = jax.device_get(rollout(seeds, texts, world.task.params))
-        device_s += time.perf_counter() - tick
+        batch = jax.tree.map(np.asarray, running)
+        device_s += time.perf_counter() - tick  # waiting for the device
         tick = time.perf_counter()
         batch = jax.tree.map(lambda x: x[:n], batch)
-        shard += records(world, batch, seeds[:n], texts[:n], start, world.split)
+        with _no_gc():  # millions of small lists and no cycles: collections would dominate
+            shard += records(world, batch, seeds[:n], texts[:n], start, world.split)
         while len(shard) >= shard_size:
             rest, shard = shard[shard_size:], shard[:shard_size]
             total += len(shard)
@@ -180,10 +214,22 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
         tick = time.perf_counter()
         flush()
         host_s += time.perf_counter() - tick
+    wall = time.perf_counter() - began
     summary = {"world": env.name, "split": world.split, "policy": policy, "episodes": episodes, "records": total, "shards": written,
-               "device_s": round(device_s, 3), "host_s": round(host_s, 3), "records_per_s": round(total / max(device_s + host_s, 1e-9), 1)}
+               "device_wait_s": round(device_s, 3), "host_s": round(host_s, 3), "wall_s": round(wall, 3), "records_per_s": round(total / max(wall, 1e-9), 1)}
     (out / f"{stem}.summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+@contextlib.contextmanager
+def _no_gc():
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _write_parquet(rows: list[dict], path: Path) -> None:
@@ -218,7 +264,7 @@ def regenerate(world: World, record: dict, actions: list[int], scope: str = "obs
         state = world.step(state, action, record["seed"], t).state
     graph = jax.device_get(_kg(world, scope)(state, world.task.params))
     schema = env.kg_schema
-    return {"graph": _names(graph, np.array(schema["entities"], object), np.array(schema["relations"], object)), "observation": env.verbalise(graph)}
+    return {"graph": _facts(graph, schema["entities"], schema["relations"])[1], "observation": env.verbalise(graph)}
 
 
 @functools.lru_cache(maxsize=8)
