@@ -2,7 +2,7 @@
 
 1. ``env.kg`` inside the step: env-only steps/s of each world with and without computing the graph
    of every new state (random actions, ``lax.scan`` over ``vmap(step_env)``, compile excluded,
-   median of repeats); the ratio is the overhead.
+   medians of alternating repeats); the ratio is the overhead.
 2. Dataset generation end to end (``baselines.textworld.dataset.generate``: device rollout with
    graphs and valid actions, overlapped with the host writing records as JSON lines): records/s
    over the wall time, after a warm-up call.
@@ -29,18 +29,9 @@ from benchmarks.__main__ import RESULTS, device_info, device_slug
 WORLDS = {"CrafText-Classic-Symbolic-v1": 256, "Hexagons-Paint-v1": 1024, "BlocksWorld-BAP-v1": 1024}
 
 
-def _median_time(fn, *args, repeats: int = 3) -> float:
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeats):
-        tick = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - tick)
-    return statistics.median(times)
-
-
-def kg_overhead(env_id: str, num_envs: int, steps: int) -> dict:
-    """Steps/s of ``step_env`` alone and with ``env.kg`` of every new state."""
+def kg_overhead(env_id: str, num_envs: int, steps: int, repeats: int = 9) -> dict:
+    """Steps/s of ``step_env`` alone and with ``env.kg`` of every new state (medians of
+    alternating repeats)."""
     from baselines.textworld.dataset import world_of
 
     world = world_of(env_id, data_size=64)
@@ -63,10 +54,18 @@ def kg_overhead(env_id: str, num_envs: int, steps: int) -> dict:
 
             return jax.lax.scan(body, (state, jnp.int32(0)), (keys, actions))[0]
 
-        return steps * num_envs / _median_time(go, state)
+        return go
 
-    bare, with_kg = run(False), run(True)
-    return {"env": env_id, "num_envs": num_envs, "steps": steps, "sps": round(bare), "sps_with_kg": round(with_kg),
+    runs = {False: run(False), True: run(True)}
+    jax.block_until_ready([go(state) for go in runs.values()])
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(repeats):  # alternate, so that a noisy moment hits both
+        for with_kg, go in runs.items():
+            tick = time.perf_counter()
+            jax.block_until_ready(go(state))
+            times[with_kg].append(time.perf_counter() - tick)
+    bare, with_kg = (steps * num_envs / statistics.median(times[k]) for k in (False, True))
+    return {"env": env_id, "num_envs": num_envs, "steps": steps, "repeats": repeats, "sps": round(bare), "sps_with_kg": round(with_kg),
             "kg_overhead": round(bare / with_kg - 1, 3)}
 
 
