@@ -13,6 +13,7 @@ import pytest
 
 from baselines.llm_agent import ActionParser, Client, ClientError, LLMAgent, evaluate
 from baselines.episodes.replay import World
+from baselines.evaluate import table
 from baselines.tasks import WORLD_SPEC
 
 
@@ -120,6 +121,8 @@ def test_one_episode_per_world_behind_the_server(env_id, replies, tmp_path):
     result = evaluate(world, agent, 1, seed=3, log_path=tmp_path / "log.jsonl")
     server.close()
     logs = [json.loads(line) for line in (tmp_path / "log.jsonl").open()]
+    assert result["summary"]["goals"] == 1 and result["summary"]["success"] == result["success_rate"]
+    assert "| train | llm |" in table({"train": {"llm": result["summary"]}})
     assert result["episodes"] == 1 and 1 <= logs[-1]["t"] + 1 == result["results"][0]["steps"] <= 4
     system, user = seen[0]
     assert system["role"] == "system" and "Your instruction:" in system["content"] and env.manual[1][0] in system["content"]
@@ -132,3 +135,16 @@ def test_one_episode_per_world_behind_the_server(env_id, replies, tmp_path):
         assert "did not name a valid action" in seen[3][1]["content"] and result["invalid_output_rate"] == pytest.approx(2 / 4)
     else:  # STOP ends the turn (Hexagons: the instruction; BAP: the episode)
         assert logs[1]["action"] == "stop"
+
+
+def test_command_line_writes_the_rl_evaluation_files(tmp_path, capsys):
+    from baselines.llm_agent.__main__ import main
+
+    server = Scripted([lambda body: "stop"])
+    main(["--env", "Hexagons-Paint-v1", "--base-url", server.url, "--model", "scripted", "--api-key-env", "", "--episodes", "2",
+          "--max-episode-steps", "4", "--out", str(tmp_path)])
+    server.close()
+    assert {"results.json", "prompts.jsonl", "evaluation.json", "evaluation.md"} <= {p.name for p in tmp_path.iterdir()}
+    assert "| train | LLM scripted |" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="base_url"):
+        main(["--env", "Hexagons-Paint-v1", "--base-url", "nowhere", "--model", "m", "--out", str(tmp_path)])

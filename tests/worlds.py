@@ -16,13 +16,15 @@ from hexagons.synthetic import generate
 @dataclass(frozen=True)
 class WorldCase:
     """name: an id; make() -> (env, params); other_params(env) -> params of the same shapes holding
-    different data (another split), which must run through the same compiled step. noop: the
-    action an out-of-range action plays as (None: such actions leave the world as it is)."""
+    different data (another split), which must run through the same compiled step.
+    masked_actions_leave_state: a masked action changes nothing at all (False for Craftax, where
+    the world moves on around the player). noop: the action an out-of-range action plays as (None:
+    such actions leave the world as it is)."""
 
     name: str
     make: Callable[[], tuple[Any, Any]]
     other_params: Callable[[Any], Any]
-    has_infeasible_actions: bool = True
+    masked_actions_leave_state: bool = True
     noop: int | None = None
 
 
@@ -69,7 +71,7 @@ def _craftext() -> WorldCase:
     def other_params(env):
         return env.make_params(pairs("test_new_objects"), max_steps_in_episode=60)
 
-    return WorldCase("CrafText-Classic-Symbolic-v1", make, other_params, has_infeasible_actions=False, noop=craftext.world.NOOP)
+    return WorldCase("CrafText-Classic-Symbolic-v1", make, other_params, masked_actions_leave_state=False, noop=craftext.world.NOOP)
 
 
 WORLDS = [

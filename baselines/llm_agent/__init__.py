@@ -8,7 +8,7 @@ instruction) and the user turn (a bounded history of observations and actions, t
 observation). ``parse_action``: the reply to an action id: the whole reply is an action name
 (case and spacing ignored), else the last action name it mentions (``strict=False``), else an out-of-range
 action (every world's documented no-op) with feedback on the next turn. ``evaluate``: episodes over seeds with timeouts as failures,
-success per goal, JSON lines logs of every prompt and reply, the invalid-output rate.
+success per goal, JSON lines logs of every prompt and reply, the invalid-output rate, and the RL evaluation's summary and table (``baselines.evaluate``).
 Command line: ``python -m baselines.llm_agent --env ID --base-url URL --model NAME``.
 """
 
@@ -25,6 +25,9 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
 
 THINK = re.compile(r"<think>.*?</think>", re.S)
 
@@ -189,8 +192,8 @@ class LLMAgent:
 def evaluate(world, agent: LLMAgent, episodes: int, seed: int = 0, max_steps: int | None = None, log_path: str | Path | None = None,
              scope: str = "observed", style: str = "summary") -> dict:
     """Episodes of a ``baselines.episodes.replay.World`` in its schedule (goals in turn) with
-    seeds ``seed, seed + 1, ...``: success rate per goal and overall, timeouts as failures, the
-    invalid-output rate; every prompt and reply in ``log_path`` (JSON lines)."""
+    seeds ``seed, seed + 1, ...``: success overall and (``summary``) per goal, category and level,
+    timeouts as failures, the invalid-output rate; every prompt and reply in ``log_path`` (JSON lines)."""
     import jax
 
     env, params = world.task.env, world.task.params
@@ -222,10 +225,22 @@ def evaluate(world, agent: LLMAgent, episodes: int, seed: int = 0, max_steps: in
     finally:
         if log_file:
             log_file.close()
-    per_goal: dict[str, list[bool]] = {}
-    for r in results:
-        per_goal.setdefault(r["goal"], []).append(r["success"])
     steps = sum(r["steps"] for r in results)
     return {"env": world.env_id, "split": world.split, "episodes": episodes, "success_rate": sum(r["success"] for r in results) / episodes,
             "timeouts": sum(r["timed_out"] for r in results), "invalid_output_rate": sum(r["invalid"] for r in results) / max(steps, 1),
-            "per_goal": {g: sum(v) / len(v) for g, v in sorted(per_goal.items())}, "results": results}
+            "summary": summary(world.task, results), "results": results}
+
+
+def summary(task, results: list[dict]) -> dict:
+    """The RL evaluation's split summary (``baselines.evaluate.summarize``: success per goal, and
+    for CrafText per category and level) over the goals the episodes played."""
+    from baselines.evaluate import summarize
+
+    index = {label["key"]: i for i, label in enumerate(task.goals)}
+    played = sorted({index[r["goal"]] for r in results})
+    counts = np.zeros((2, len(played), max(1, len(results))))
+    for r in results:
+        g = played.index(index[r["goal"]])
+        k = int(counts[1, g].sum())
+        counts[:, g, k] = (float(r["success"]), 1.0)
+    return summarize(SimpleNamespace(metrics=task.metrics[:1], goals=tuple(task.goals[i] for i in played)), {task.metrics[0]: counts})

@@ -1,5 +1,6 @@
 """python -m baselines.llm_agent --env ID --base-url URL --model NAME: a language model plays a
-world from its text view (``baselines.llm_agent``); writes results.json and prompts.jsonl."""
+world from its text view (``baselines.llm_agent``); writes results.json, prompts.jsonl and the RL
+evaluation's evaluation.json / evaluation.md."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
 
     from baselines.episodes.replay import World
+    from baselines.evaluate import save
     from baselines.llm_agent import Client, ClientError, LLMAgent, evaluate
 
     try:
@@ -44,7 +46,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"error: {error}")
     result["model"], result["base_url"] = args.model, args.base_url
     (args.out / "results.json").write_text(json.dumps(result, indent=1))
-    print(json.dumps({k: v for k, v in result.items() if k != "results"}, indent=1))
+    meta = {"env": args.env, "model": args.model, "base_url": args.base_url, "episodes": args.episodes, "seed": args.seed, "style": args.style}
+    print(save({args.split: {"llm": result["summary"]}}, args.out, meta, {"llm": f"LLM {args.model}"}))
+    print(json.dumps({k: v for k, v in result.items() if k not in ("results", "summary")}, indent=1))
 
 
 if __name__ == "__main__":
