@@ -40,14 +40,15 @@ def normalise(text: str) -> str:
     return " ".join(str(text).lower().split())
 
 
+def clean(item: Sequence[str] | str, triples: bool = True) -> Triple | tuple[str] | None:
+    """The normalised parts of a triple (or of an action string), None when a part is empty."""
+    parts = tuple(normalise(x) for x in item) if triples else (normalise(item),)
+    return parts if all(parts) and len(parts) == (3 if triples else 1) else None
+
+
 def triple_set(triples: Iterable[Sequence[str]]) -> set[Triple]:
     """Normalised triples with no empty part, as a set."""
-    out = set()
-    for triple in triples:
-        parts = tuple(normalise(x) for x in triple)
-        if len(parts) == 3 and all(parts):
-            out.add(parts)
-    return out
+    return {parts for parts in map(clean, triples) if parts}
 
 
 class _Codes:
@@ -67,8 +68,8 @@ class _Codes:
         if code is None:
             if self.triples != (not isinstance(key, str)):
                 raise ValueError(f"expected {'a [subject, relation, object] triple' if self.triples else 'an action string'}, got {raw!r}")
-            parts = tuple(normalise(x) for x in key) if self.triples else (normalise(key),)
-            if not all(parts) or len(parts) != (3 if self.triples else 1):
+            parts = clean(key, self.triples)
+            if parts is None:
                 code = -1
             else:
                 code = self.items.get(parts)
