@@ -83,13 +83,14 @@ def test_host_numpy_and_jitted_scores_agree():
 def hexagons_records(tmp_path_factory):
     out = tmp_path_factory.mktemp("records")
     world = dataset.world_of("Hexagons-Paint-v1", data_size=16)
-    summary = dataset.generate(world, "mixed", 6, out, steps=12, batch_size=4, parquet=True, progress=None)
+    summary = dataset.generate(world, "mixed", 6, out, steps=12, batch_size=4, shard_size=40, parquet=True, progress=None)
     return world, out, summary, dataset.read(out)
 
 
 def test_generated_records(hexagons_records):
     world, out, summary, rows = hexagons_records
-    assert summary["records"] == len(rows) > 0 and set(dataset.RECORD_FIELDS) <= set(rows[0])
+    assert summary["records"] == len(rows) > 40 and set(dataset.RECORD_FIELDS) <= set(rows[0])
+    assert len(summary["shards"]) == -(-len(rows) // 40) and len(list(out.glob("*.parquet"))) == len(summary["shards"])
     vocab = json.loads((out / "vocab" / "Hexagons-Paint-v1.json").read_text())
     assert vocab["entities"] == list(world.task.env.kg_schema["entities"]) and len(vocab["sha256"]) == 64
     for r in rows:
@@ -109,7 +110,7 @@ def test_generated_records(hexagons_records):
     assert again == {"graph": record["graph"], "observation": record["observation"]}
     import pyarrow.parquet as pq
 
-    assert pq.read_table(next(out.glob("*.parquet"))).num_rows == len(rows)
+    assert sum(pq.read_table(p).num_rows for p in out.glob("*.parquet")) == len(rows)
 
 
 def test_stats_and_score_commands(hexagons_records, tmp_path, capsys):
@@ -130,6 +131,8 @@ def test_stats_and_score_commands(hexagons_records, tmp_path, capsys):
         score([{"id": rows[0]["id"], "next_graph": ["not a triple"]}], rows[:1], "graph")
     with pytest.raises(ValueError, match="unknown policy"):
         dataset.generate(hexagons_records[0], "greedy", 1, tmp_path)
+    with pytest.raises(ValueError, match="shard_size must be positive"):
+        dataset.generate(hexagons_records[0], "random", 1, tmp_path, shard_size=0)
 
 
 JERICHO = [[

@@ -159,8 +159,8 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     if policy != "random" and world.task.expert is None:
         raise ValueError(f"{world.env_id} has no expert for these goals; use --policy random")
-    if episodes < 1 or steps < 1 or batch_size < 1 or not 0.0 <= epsilon <= 1.0:
-        raise ValueError("episodes, steps and batch_size must be positive and epsilon in [0, 1]")
+    if min(episodes, steps, batch_size, shard_size) < 1 or not 0.0 <= epsilon <= 1.0:
+        raise ValueError("episodes, steps, batch_size and shard_size must be positive and epsilon in [0, 1]")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     env = world.task.env
@@ -169,18 +169,18 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
     (out / "vocab" / f"{env.name}.json").write_text(json.dumps(vocabulary(env)))
     rollout = _rollout(world, policy, steps, float(epsilon), scope)
     began = time.perf_counter()
-    shard, shard_index, total, device_s, host_s, written = [], 0, 0, 0.0, 0.0, []
+    shard, total, device_s, host_s, written = [], 0, 0.0, 0.0, []
 
     encoder = Encoder(env.action_names)
 
-    def flush():
-        nonlocal shard, shard_index
-        path = out / f"{stem}-{shard_index:05d}.jsonl"
-        path.write_text("".join(map(encoder.line, shard)))
+    def flush(rows: list[dict]) -> None:
+        nonlocal total
+        path = out / f"{stem}-{len(written):05d}.jsonl"
+        path.write_text("".join(map(encoder.line, rows)))
         if parquet:
-            _write_parquet([encoder.full(r) for r in shard], path.with_suffix(".parquet"))
+            _write_parquet([encoder.full(r) for r in rows], path.with_suffix(".parquet"))
         written.append(path.name)
-        shard, shard_index = [], shard_index + 1
+        total += len(rows)
 
     def dispatch(start: int):
         """Start the device rollout of the batch of episodes from ``start`` (asynchronously)."""
@@ -202,17 +202,14 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
         with _no_gc():  # millions of small lists and no cycles: collections would dominate
             shard += records(world, batch, seeds[:n], texts[:n], start, world.split)
         while len(shard) >= shard_size:
-            rest, shard = shard[shard_size:], shard[:shard_size]
-            total += len(shard)
-            flush()
-            shard = rest
+            flush(shard[:shard_size])
+            shard = shard[shard_size:]
         host_s += time.perf_counter() - tick
         if progress:
             progress(f"{env.name} {world.split}: {start + n}/{episodes} episodes, {total + len(shard)} records")
-    total += len(shard)
     if shard:
         tick = time.perf_counter()
-        flush()
+        flush(shard)
         host_s += time.perf_counter() - tick
     wall = time.perf_counter() - began
     summary = {"world": env.name, "split": world.split, "policy": policy, "episodes": episodes, "records": total, "shards": written,
