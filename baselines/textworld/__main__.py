@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     try:
         _run(args)
-    except ValueError as error:
+    except (ValueError, OSError) as error:
         sys.exit(f"error: {error}")
 
 
