@@ -262,6 +262,7 @@ def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
     (``world_split``: ``data_size`` for train, a quarter of it for others). Raises ValueError."""
     spec = world_spec(spec)
     env = spec["env"]
+    check_env_id(env)
     if not env.startswith("CrafText"):
         data = spec["data"] or WORLD_DATA[env][0]
         size = spec["data_size"] if split == "train" else max(1, spec["data_size"] // 4)
@@ -318,10 +319,15 @@ BUILDERS: dict[str, Callable[..., Task]] = {
 }
 
 
-def make_task(env_id: str, *args, **kwargs) -> Task:
-    """The ``Task`` of any registered world id (extra arguments go to the world's ``make``)."""
+def check_env_id(env_id: str) -> None:
+    """Raise ``ValueError`` naming the close registered ids when ``env_id`` is not one."""
     if not isinstance(env_id, str) or env_id not in BUILDERS:
         close = difflib.get_close_matches(env_id, list(BUILDERS), n=3, cutoff=0.4) if isinstance(env_id, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown env id {env_id!r}.{hint} Known: {', '.join(BUILDERS)}")
+
+
+def make_task(env_id: str, *args, **kwargs) -> Task:
+    """The ``Task`` of any registered world id (extra arguments go to the world's ``make``)."""
+    check_env_id(env_id)
     return BUILDERS[env_id](env_id, *args, **kwargs)

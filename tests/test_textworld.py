@@ -125,6 +125,8 @@ def test_stats_and_score_commands(hexagons_records, tmp_path, capsys):
     assert score(rows, rows, "actions")["overall"]["set_em"] == 100.0
     assert score([{"id": rows[0]["id"], "graph_diff": rows[0]["graph_diff"]}], rows[:1], "diff")["overall"]["add"]["f1"] == 100.0
     (tmp_path / "bad.jsonl").write_text('{"id": "nope"}\n')
+    with pytest.raises(SystemExit, match="unknown env id 'Hexagon-Paint-v1'. Did you mean Hexagons-Paint-v1"):
+        main(["generate", "--world", "Hexagon-Paint-v1", "--out", str(tmp_path)])
     with pytest.raises(SystemExit, match="No such file"):
         main(["score", str(tmp_path / "missing.jsonl"), str(out)])
     with pytest.raises(SystemExit, match="not in the gold records"):
