@@ -10,7 +10,7 @@ summary and the triples of a board.
 
 from __future__ import annotations
 
-from collections import Counter
+import functools
 
 import numpy as np
 
@@ -28,11 +28,14 @@ def tile_name(index: int) -> str:
     return f"tile ({row + 1}, {col + 1})"
 
 
+_FIRST_TILE = K.SCHEMA["entities"].index(tile_name(0))
+
+
 def board_of(graph: dict) -> np.ndarray:
     """(180,) int8 board of one graph (its ``has colour`` facts)."""
     valid = np.asarray(graph["valid"]) & (np.asarray(graph["relation"]) == 0)
     board = np.zeros(NUM_TILES, np.int8)
-    board[np.asarray(graph["subject"])[valid] - K.SCHEMA["entities"].index(tile_name(0))] = np.asarray(graph["object"])[valid]
+    board[np.asarray(graph["subject"])[valid] - _FIRST_TILE] = np.asarray(graph["object"])[valid]
     return board
 
 
@@ -46,26 +49,30 @@ def triples(graph: dict) -> list[Fact]:
 def summary(graph: dict) -> str:
     """Colour counts, then the runs of each column, of one graph's board."""
     board = board_of(graph)
-    coloured = np.flatnonzero(board)
-    if coloured.size == 0:
+    counts = np.bincount(board, minlength=len(COLOUR_NAMES)).tolist()
+    coloured = NUM_TILES - counts[0]
+    if not coloured:
         return "The board is blank: all 180 tiles are white."
-    counts = Counter(COLOUR_NAMES[c] for c in board[coloured])
-    counted = ", ".join(f"{n} {name}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-    lines = [f"{coloured.size} of 180 tiles are coloured ({counted}); the rest are white."]
-    for col in range(COLS):
-        column = board[col::COLS]
-        runs, row = [], 0
-        while row < ROWS:
-            end = row
-            while end + 1 < ROWS and column[end + 1] == column[row]:
-                end += 1
-            if column[row]:
-                where = f"tile {row + 1}" if end == row else f"tiles {row + 1}-{end + 1}"
-                runs.append(f"{where} {COLOUR_NAMES[column[row]]}")
-            row = end + 1
-        if runs:
-            lines.append(f"Column {col + 1}: {', '.join(runs)}.")
-    return "\n".join(lines)
+    ranked = sorted((-n, name) for n, name in zip(counts[1:], COLOUR_NAMES[1:]) if n)  # most first, then by name
+    counted = ", ".join(f"{-n} {name}" for n, name in ranked)
+    columns = board.reshape(ROWS, COLS).T.copy()
+    lines = (_column_line(col, column.tobytes()) for col, column in enumerate(columns))
+    return "\n".join([f"{coloured} of 180 tiles are coloured ({counted}); the rest are white.", *filter(None, lines)])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _column_line(col: int, column: bytes) -> str:
+    """``"Column c: tiles 1-3 red, tile 5 blue."`` for the (10,) int8 colours of a column ("" if white)."""
+    runs, values, row = [], np.frombuffer(column, np.int8), 0
+    while row < ROWS:
+        end = row
+        while end + 1 < ROWS and values[end + 1] == values[row]:
+            end += 1
+        if values[row]:
+            where = f"tile {row + 1}" if end == row else f"tiles {row + 1}-{end + 1}"
+            runs.append(f"{where} {COLOUR_NAMES[values[row]]}")
+        row = end + 1
+    return f"Column {col + 1}: {', '.join(runs)}." if runs else ""
 
 
 def grid(graph: dict) -> str:

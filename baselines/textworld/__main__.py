@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     gen.add_argument("--steps", type=int, default=64, help="steps per episode at most (default 64)")
     gen.add_argument("--seed", type=int, default=0, help="seed of the first episode; use disjoint ranges to split by world seed")
     gen.add_argument("--epsilon", type=float, default=0.25, help="--policy mixed: share of random valid excursions (default 0.25)")
-    gen.add_argument("--batch-size", type=int, default=64, help="episodes per device batch")
+    gen.add_argument("--batch-size", type=int, default=64, help="episodes played at once on the device (slots)")
     gen.add_argument("--scope", choices=("observed", "true"), default="observed")
     gen.add_argument("--shard-size", type=int, default=50_000)
     gen.add_argument("--parquet", action="store_true", help="also write each shard as Parquet (needs pyarrow)")

@@ -2,17 +2,21 @@
 
 ``generate`` plays episodes of a registered world with a policy (``random`` valid actions, the
 world's ``expert``, or ``mixed``: the expert with random valid excursions at rate ``epsilon``,
-JerichoWorld's walkthrough-plus-excursion sampling), in batches: the graphs (``env.kg``), the valid
-actions (``env.valid_actions``) and the steps are computed on the device in one jitted scan; the
-host turns the int arrays into records and writes them as JSON lines shards (and Parquet with
-``parquet=True``), plus the world's vocabulary file.
+JerichoWorld's walkthrough-plus-excursion sampling) on a batch of slots: the graphs (``env.kg``),
+the valid actions (``env.valid_actions``) and the steps are computed on the device, ``CHUNK`` steps
+per jitted call, and a slot whose episode has ended takes the next episode (no slot idles until
+the longest episode of a batch ends); the host (``RecordWriter``) turns the int arrays of one
+chunk into records while the device plays the next, and writes them as JSON lines shards (and
+Parquet with ``parquet=True``), plus the world's vocabulary file.
 
 One record per step (``RECORD_FIELDS``): ``id`` ("world/split/seed/step"), world, split, seed,
 episode, step, instruction, observation (``env.verbalise`` summary), graph (name triples) and
 graph_ids, valid_actions and valid_action_ids, action and action_id, reward, next_observation,
-next_graph, graph_diff {add, del}, done, schema_version. Every episode follows the suite's episode
+next_graph, graph_diff {add, del} (facts in graph order), done, schema_version. Every episode follows the suite's episode
 key rule (``baselines.episodes.episode``): reset key from its seed, step t's key from (seed, t), so
-a record is regenerated from (seed, actions before it) by replaying (``regenerate``). Fixes over
+a record is regenerated from (seed, actions before it) by replaying (``regenerate``). Resets run
+slot by slot, not vmapped: on XLA:CPU a vmapped Craftax reset is not bitwise the unbatched one
+(a different map for most seeds), and replays are unbatched. Fixes over
 JerichoWorld by construction: a graph for the first state, no empty names, additions and deletions.
 """
 
@@ -23,6 +27,7 @@ import functools
 import gc
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,12 +35,17 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import Array
 
 from baselines.episodes.episode import reset_key, step_key
 from baselines.episodes.replay import World
 from baselines.tasks import WORLD_SPEC
 
 POLICIES = ("random", "expert", "mixed")
+FACT_FIELDS = ("subject", "relation", "object", "valid")
+CHUNK = 8
+"""Steps per device call of ``generate``: an ended episode's slot takes the next one after this."""
+
 RECORD_FIELDS = ("id", "world", "split", "seed", "episode", "step", "instruction", "observation", "graph", "graph_ids", "valid_actions",
                  "valid_action_ids", "action", "action_id", "reward", "next_observation", "next_graph", "graph_diff", "done",
                  "schema_version")
@@ -50,97 +60,182 @@ def vocabulary(env) -> dict:
 
 
 @functools.lru_cache(maxsize=8)
-def _rollout(world: World, policy: str, steps: int, epsilon: float, scope: str) -> Callable:
-    """Jitted (seeds (B,), texts (B,)) -> per-step arrays (B, T, ...) of a batch of episodes."""
+def _player(world: World, policy: str, steps: int, epsilon: float, scope: str, chunk: int = CHUNK) -> tuple[Callable, Callable]:
+    """Jitted ``(begin, advance)`` of a world and policy: a batch of slots that play episodes one
+    after another, ``chunk`` steps per ``advance`` call (``generate`` drives them).
+
+    ``begin(slots)`` is the ``playing`` state of idle slots. ``advance(playing, first_seed,
+    texts, count) -> (playing, out)``: first every idle slot takes the next unplayed episode e <
+    ``count`` (in slot order) and resets to it (seed ``first_seed + e``, instruction
+    ``texts[e]``), then all slots step. ``out`` per slot (B,): the ``episode`` played,
+    ``fresh`` (it started here) with its first graph ``initial``, and the step ``t0`` it is at;
+    per step, time major (chunk, B, ...): ``next_graph``, ``valid``, ``action``, ``reward``,
+    ``done``, ``alive`` (the episode had not ended), ``ends`` (it ends at this step: done, or its
+    ``steps``-th step) and ``text``. An ended slot keeps stepping, unrecorded, until it is reset."""
     task, env = world.task, world.task.env
+    params = task.params
 
-    def episode(seed, text, params):
-        _, state = task.start(reset_key(seed), text, params)
+    def step(state, t, ended, seed):
+        key = step_key(seed, t)
+        valid = env.valid_actions(key, state, params)
+        pick = jax.random.fold_in(jax.random.fold_in(reset_key(seed), 1_000_003), t)
+        random_action = jax.random.categorical(jax.random.fold_in(pick, 0), jnp.where(valid, 0.0, -jnp.inf))
+        if policy == "random":
+            action = random_action
+        else:
+            expert = task.expert(state, params)
+            excursion = jax.random.uniform(jax.random.fold_in(pick, 1)) < (epsilon if policy == "mixed" else 0.0)
+            action = jnp.where(excursion, random_action, expert)
+        obs, new, reward, terminated, _ = env.step_env(key, state, action, params)
+        done = terminated | env.is_truncated(new, params)
+        ends = ~ended & (done | (t + 1 >= steps))
+        out = {"next_graph": env.kg(new, params, scope), "valid": valid, "action": action.astype(jnp.int32), "reward": reward,
+               "done": done, "alive": ~ended, "ends": ends, "text": task.observe(obs).text}
+        return (new, t + 1, ended | ends), out
 
-        def body(carry, t):
-            state, ended = carry
-            key = step_key(seed, t)
-            valid = env.valid_actions(key, state, params)
-            pick = jax.random.fold_in(jax.random.fold_in(reset_key(seed), 1_000_003), t)
-            random_action = jax.random.categorical(jax.random.fold_in(pick, 0), jnp.where(valid, 0.0, -jnp.inf))
-            if policy == "random":
-                action = random_action
+    def start(seed, text):
+        state = task.start(reset_key(seed), text, params)[1]
+        return state, env.kg(state, params, scope)
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def begin(slots: int) -> dict:
+        state = jax.vmap(start)(jnp.arange(slots, dtype=jnp.uint32), jnp.zeros(slots, jnp.int32))[0]
+        return {"state": state, "t": jnp.zeros(slots, jnp.int32), "ended": jnp.ones(slots, bool), "episode": jnp.zeros(slots, jnp.int32),
+                "next": jnp.int32(0)}
+
+    @jax.jit
+    def advance(playing: dict, first_seed: Array, texts: Array, count: Array) -> tuple[dict, dict]:
+        free = playing["ended"]
+        wanted = playing["next"] + jnp.cumsum(free) - 1
+        fresh = free & (wanted < count)
+        episode = jnp.where(fresh, wanted, playing["episode"])
+        seeds = first_seed + episode.astype(jnp.uint32)
+        blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(start, seeds[0], texts[0])[1])
+
+        def reset(slot):  # one slot at a time, not vmapped: a reset is the unbatched computation (see ``regenerate``), only where fresh
+            fresh, seed, text, state = slot
+            return jax.lax.cond(fresh, start, lambda *_: (state, blank), seed, text)
+
+        state, initial = jax.lax.map(reset, (fresh, seeds, texts[jnp.clip(episode, 0, len(texts) - 1)], playing["state"]))
+        t0 = jnp.where(fresh, 0, playing["t"])
+        carry, out = jax.lax.scan(lambda c, _: jax.vmap(step)(*c, seeds), (state, t0, free & ~fresh), None, length=chunk)
+        state, t, ended = carry
+        playing = {"state": state, "t": t, "ended": ended, "episode": episode, "next": playing["next"] + fresh.sum()}
+        return playing, {"episode": episode, "fresh": fresh, "initial": initial, "t0": t0, **out}
+
+    return begin, advance
+
+
+class _Fragments(dict):
+    """A dict that makes a missing value from its key with ``make`` and keeps it."""
+
+    def __init__(self, make: Callable):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        value = self[key] = self.make(key)
+        return value
+
+
+class RecordWriter:
+    """Host side: the JSON lines records of ``_player`` output (as numpy), chunk after chunk.
+
+    Every state's graph and observation are encoded once (a record's next graph is the next
+    record's graph), from JSON text cached per fact, action and instruction: a fact is one int
+    key ``(subject * R + relation) * E + object``, so a graph is a sorted list of keys and its
+    diff two set differences. Diffs list their facts in graph order. An episode's records are
+    released together, in step order, when it ends."""
+
+    def __init__(self, world: World, first_seed: int = 0):
+        env = world.task.env
+        schema = env.kg_schema
+        entities, relations = [json.dumps(e) for e in schema["entities"]], [json.dumps(r) for r in schema["relations"]]
+        self.world, self.env, self.first_seed, self.sizes = world, env, first_seed, (len(relations), len(entities))
+        self.names = _Fragments(lambda k: "[{}, {}, {}]".format(*(table[i] for table, i in zip((entities, relations, entities), self.unpack(k)))))
+        self.ids = _Fragments(lambda k: "[{}, {}, {}]".format(*self.unpack(k)))
+        self.instructions = _Fragments(lambda i: json.dumps(world.task.texts[i]))
+        self.actions = np.array([json.dumps(n) for n in env.action_names], object)
+        self.numbers = np.array([str(i) for i in range(len(env.action_names))], object)
+        self.action_lists = functools.lru_cache(maxsize=1 << 14)(self._action_block)
+        self.block_bytes = max(1, round(math.sqrt(len(self.actions) / 8)))  # blocks of ~sqrt(8 x actions) actions
+        self.head = f'"world": {json.dumps(env.name)}, "split": {json.dumps(world.split)}'
+        self.id_head = json.dumps(f"{env.name}/{world.split}/")[:-1]
+        self.tail = f'"schema_version": {schema["version"]}}}\n'
+        self.playing: dict[int, tuple[int, tuple, list[str]]] = {}  # slot -> (episode, its last state's text, its lines)
+        self.episodes = 0
+
+    def unpack(self, key: int) -> tuple[int, int, int]:
+        """(subject, relation, object) ids of a fact key."""
+        relations, entities = self.sizes
+        fact, obj = divmod(key, entities)
+        return *divmod(fact, relations), obj
+
+    def keys(self, graphs: dict) -> tuple[np.ndarray, np.ndarray]:
+        """(..., k) int64 fact keys of a batch of graphs, valid facts first, and their (...) counts."""
+        count = graphs["valid"].sum(-1)
+        k = max(int(count.max(initial=0)), 1)
+        relations, entities = self.sizes
+        return (graphs["subject"][..., :k].astype(np.int64) * relations + graphs["relation"][..., :k]) * entities + graphs["object"][..., :k], count
+
+    def consume(self, out: dict) -> list[str]:
+        """The records (JSON lines) of the episodes that end in one ``advance`` output."""
+        done_lines: list[str] = []
+        initial, count0 = self.keys(out["initial"])
+        later, counts = self.keys(out["next_graph"])
+        valid_bits = np.packbits(out["valid"], axis=-1, bitorder="little")
+        for b in np.flatnonzero(out["fresh"]).tolist():
+            self.playing[b] = (int(out["episode"][b]), self._state(out["initial"], (b,), initial[b, : count0[b]].tolist()), [])
+        for b in np.flatnonzero(out["alive"][0]).tolist():
+            episode, state, lines = self.playing[b]
+            n = int(out["alive"][:, b].sum())  # a prefix of the chunk: ended is monotone
+            seed, t0 = self.first_seed + episode, int(out["t0"][b])
+            head = f'{self.head}, "seed": {seed}, "episode": {episode}, "step": '
+            actions, texts, dones = (out[k][:n, b].tolist() for k in ("action", "text", "done"))
+            rewards = map(json.dumps, out["reward"][:n, b].astype(float).tolist())
+            for c, action, text, done, reward in zip(range(n), actions, texts, dones, rewards):
+                after = self._state(out["next_graph"], (c, b), later[c, b, : counts[c, b]].tolist())
+                old, new = set(state[0]), set(after[0])
+                add = self._join(self.names, [k for k in after[0] if k not in old])
+                delete = self._join(self.names, [k for k in state[0] if k not in new])
+                valid_names, valid_ids = self.valid_lists(valid_bits[c, b].tobytes())
+                t = t0 + c
+                lines.append(
+                    f'{{"id": {self.id_head}{seed}/{t}", {head}{t}, "instruction": {self.instructions[text]}, "observation": {state[3]}, '
+                    f'"graph": {state[1]}, "graph_ids": {state[2]}, "valid_actions": [{valid_names}], "valid_action_ids": [{valid_ids}], '
+                    f'"action": {self.actions[action]}, "action_id": {action}, "reward": {reward}, "next_observation": {after[3]}, '
+                    f'"next_graph": {after[1]}, "graph_diff": {{"add": {add}, "del": {delete}}}, "done": {"true" if done else "false"}, {self.tail}')
+                state = after
+            if out["ends"][n - 1, b]:
+                done_lines += lines
+                del self.playing[b]
+                self.episodes += 1
             else:
-                expert = task.expert(state, params)
-                excursion = jax.random.uniform(jax.random.fold_in(pick, 1)) < (epsilon if policy == "mixed" else 0.0)
-                action = jnp.where(excursion, random_action, expert)
-            obs, new, reward, terminated, _ = env.step_env(key, state, action, params)
-            done = terminated | env.is_truncated(new, params)
-            out = {"graph": env.kg(state, params, scope), "valid": valid, "action": action.astype(jnp.int32), "reward": reward,
-                   "done": done, "alive": ~ended, "text": task.observe(obs).text}
-            return (new, ended | done), out
+                self.playing[b] = (episode, state, lines)
+        return done_lines
 
-        (last, _), out = jax.lax.scan(body, (state, jnp.bool_(False)), jnp.arange(steps))
-        final = env.kg(last, params, scope)
-        out["next_graph"] = jax.tree.map(lambda seq, end: jnp.concatenate([seq[1:], end[None]]), out["graph"], final)
-        return out
+    def _state(self, graphs: dict, at: tuple, facts: list[int]) -> tuple[list[int], str, str, str]:
+        """(fact keys, graph JSON, graph ids JSON, observation JSON) of one graph of a batch."""
+        view = {k: v[at][: len(facts)] if k in FACT_FIELDS else v[at] for k, v in graphs.items()}  # valid facts come first
+        return facts, self._join(self.names, facts), self._join(self.ids, facts), json.dumps(self.env.verbalise(view))
 
-    return jax.jit(jax.vmap(episode, in_axes=(0, 0, None)))
+    def valid_lists(self, bits: bytes) -> tuple[str, str]:
+        """The JSON list bodies of the names and the ids of the valid actions, given as
+        ``np.packbits(valid, bitorder="little")`` bytes, joined from the text of blocks of actions
+        cached by their bits (a Hexagons state has about 1,260 valid actions, and consecutive
+        states share all blocks but one or two)."""
+        step = self.block_bytes
+        parts = [self.action_lists(i, bits[i : i + step]) for i in range(0, len(bits), step)]
+        return ", ".join(p[0] for p in parts if p[0]), ", ".join(p[1] for p in parts if p[1])
 
+    def _action_block(self, start: int, bits: bytes) -> tuple[str, str]:
+        chosen = start * 8 + np.flatnonzero(np.unpackbits(np.frombuffer(bits, np.uint8), bitorder="little"))
+        chosen = chosen[chosen < len(self.actions)]
+        return ", ".join(self.actions[chosen]), ", ".join(self.numbers[chosen])
 
-def _facts(graph: dict, entities: tuple[str, ...], relations: tuple[str, ...]) -> tuple[list[list[int]], list[list[str]]]:
-    """The valid facts of one host graph: ([subject, relation, object] ids, the same as names)."""
-    valid = graph["valid"]
-    ids = [list(f) for f in zip(*(graph[k][valid].tolist() for k in ("subject", "relation", "object")))]
-    return ids, [[entities[s], relations[r], entities[o]] for s, r, o in ids]
-
-
-def records(world: World, batch: dict, seeds: np.ndarray, texts: np.ndarray, first_episode: int, split: str) -> list[dict]:
-    """Host side: the records of one generated batch (``_rollout`` output as numpy), with the
-    valid actions as an id array (``Encoder`` writes their names and ids)."""
-    env = world.task.env
-    schema = env.kg_schema
-    entities, relations, actions = schema["entities"], schema["relations"], env.action_names
-    out = []
-    for b in range(len(seeds)):
-        steps = np.flatnonzero(batch["alive"][b])
-        graphs = [jax.tree.map(lambda x: x[b, t], batch["graph"]) for t in steps]
-        if len(steps):  # the state after the last step, whose graph no later step holds
-            graphs.append(jax.tree.map(lambda x: x[b, steps[-1]], batch["next_graph"]))
-        ids, names = zip(*(_facts(g, entities, relations) for g in graphs)) if graphs else ((), ())
-        texts_now = [env.verbalise(g) for g in graphs]
-        for i, t in enumerate(steps):
-            next_names, next_text = names[i + 1], texts_now[i + 1]
-            valid_ids = np.flatnonzero(batch["valid"][b, t])
-            before, after = set(map(tuple, names[i])), set(map(tuple, next_names))
-            out.append({
-                "id": f"{env.name}/{split}/{int(seeds[b])}/{int(t)}", "world": env.name, "split": split, "seed": int(seeds[b]),
-                "episode": first_episode + b, "step": int(t), "instruction": world.task.texts[int(batch["text"][b, t])],
-                "observation": texts_now[i], "graph": names[i],
-                "graph_ids": ids[i],
-                "valid_action_ids": valid_ids,  # names and the JSON lists: ``Encoder``
-                "action": actions[batch["action"][b, t]], "action_id": int(batch["action"][b, t]), "reward": float(batch["reward"][b, t]),
-                "next_observation": next_text, "next_graph": next_names,
-                "graph_diff": {"add": sorted(map(list, after - before)), "del": sorted(map(list, before - after))},
-                "done": bool(batch["done"][b, t]), "schema_version": schema["version"],
-            })
-    return out
-
-
-class Encoder:
-    """JSON lines of records whose valid actions are an id array: the names and ids are joined
-    from text made once per action, not encoded record by record (a Hexagons state has about
-    1,260 valid actions)."""
-
-    def __init__(self, action_names: tuple[str, ...]):
-        self.names = np.array(action_names, object)
-        self.quoted = np.array([json.dumps(n) for n in action_names], object)
-        self.numbers = np.array([str(i) for i in range(len(action_names))], object)
-
-    def line(self, record: dict) -> str:
-        ids = record["valid_action_ids"]
-        head = json.dumps({k: v for k, v in record.items() if k != "valid_action_ids"})
-        return f'{head[:-1]}, "valid_actions": [{", ".join(self.quoted[ids])}], "valid_action_ids": [{", ".join(self.numbers[ids])}]}}\n'
-
-    def full(self, record: dict) -> dict:
-        """The record as written: valid actions as lists of names and of ids."""
-        ids = record["valid_action_ids"]
-        return {**record, "valid_actions": self.names[ids].tolist(), "valid_action_ids": ids.tolist()}
+    @staticmethod
+    def _join(fragments: _Fragments, keys: list[int]) -> str:
+        return "[" + ", ".join(map(fragments.__getitem__, keys)) + "]"
 
 
 def world_of(env_id: str, split: str = "train", **settings) -> World:
@@ -154,7 +249,9 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
     """Generate ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...; instructions in the
     split's schedule) of at most ``steps`` steps into ``out``; returns a summary with the record
     count, records/s over the wall time, the time spent waiting for the device and on the host
-    (the device plays the next batch while the host writes the current one)."""
+    (the device plays the next chunk of steps while the host writes the current one). A batch of
+    ``batch_size`` slots plays the episodes: a slot whose episode ends takes the next one, so the
+    shards hold whole episodes in the order they end."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     if policy != "random" and world.task.expert is None:
@@ -167,55 +264,70 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
     stem = f"{env.name}-{world.split}-{policy}-seed{seed}"
     (out / "vocab").mkdir(exist_ok=True)
     (out / "vocab" / f"{env.name}.json").write_text(json.dumps(vocabulary(env)))
-    rollout = _rollout(world, policy, steps, float(epsilon), scope)
-    began = time.perf_counter()
-    shard, total, device_s, host_s, written = [], 0, 0.0, 0.0, []
-
-    encoder = Encoder(env.action_names)
-
-    def flush(rows: list[dict]) -> None:
-        nonlocal total
-        path = out / f"{stem}-{len(written):05d}.jsonl"
-        path.write_text("".join(map(encoder.line, rows)))
-        if parquet:
-            _write_parquet([encoder.full(r) for r in rows], path.with_suffix(".parquet"))
-        written.append(path.name)
-        total += len(rows)
-
-    def dispatch(start: int):
-        """Start the device rollout of the batch of episodes from ``start`` (asynchronously)."""
-        seeds = np.arange(seed + start, seed + start + batch_size, dtype=np.uint32)
-        texts = np.array([world.schedule(e) for e in range(start, start + batch_size)], np.int32)
-        return seeds, texts, rollout(seeds, texts, world.task.params)
-
-    pending = dispatch(0)
-    for start in range(0, episodes, batch_size):
-        n = min(batch_size, episodes - start)
-        seeds, texts, running = pending
-        if start + batch_size < episodes:
-            pending = dispatch(start + batch_size)  # the device plays the next batch while the host writes this one
+    begin, advance = _player(world, policy, steps, float(epsilon), scope)
+    texts = np.zeros(max(1024, 1 << (episodes - 1).bit_length()), np.int32)  # padded to a power of two: few recompiles
+    texts[:episodes] = [world.schedule(e) for e in range(episodes)]
+    schedule = (np.uint32(seed), jnp.asarray(texts), jnp.int32(episodes))
+    began = shown = time.perf_counter()
+    device_s, host_s = 0.0, 0.0
+    writer, shards = RecordWriter(world, seed), Shards(out, stem, shard_size, parquet)
+    playing, pending = advance(begin(min(batch_size, episodes)), *schedule)
+    while writer.episodes < episodes:
+        playing, upcoming = advance(playing, *schedule)  # the device plays the next chunk while the host writes this one
         tick = time.perf_counter()
-        batch = jax.tree.map(np.asarray, running)
+        chunk = jax.device_get(pending)
         device_s += time.perf_counter() - tick  # waiting for the device
         tick = time.perf_counter()
-        batch = jax.tree.map(lambda x: x[:n], batch)
         with _no_gc():  # millions of small lists and no cycles: collections would dominate
-            shard += records(world, batch, seeds[:n], texts[:n], start, world.split)
-        while len(shard) >= shard_size:
-            flush(shard[:shard_size])
-            shard = shard[shard_size:]
+            shards.write(writer.consume(chunk))
         host_s += time.perf_counter() - tick
-        if progress:
-            progress(f"{env.name} {world.split}: {start + n}/{episodes} episodes, {total + len(shard)} records")
-    if shard:
-        tick = time.perf_counter()
-        flush(shard)
-        host_s += time.perf_counter() - tick
+        pending = upcoming
+        if progress and (writer.episodes == episodes or tick - shown > 2.0):
+            shown = tick
+            progress(f"{env.name} {world.split}: {writer.episodes}/{episodes} episodes, {shards.records} records")
+    tick = time.perf_counter()
+    shards.close()
+    host_s += time.perf_counter() - tick
     wall = time.perf_counter() - began
-    summary = {"world": env.name, "split": world.split, "policy": policy, "episodes": episodes, "records": total, "shards": written,
-               "device_wait_s": round(device_s, 3), "host_s": round(host_s, 3), "wall_s": round(wall, 3), "records_per_s": round(total / max(wall, 1e-9), 1)}
+    summary = {"world": env.name, "split": world.split, "policy": policy, "episodes": episodes, "records": shards.records, "shards": shards.names,
+               "device_wait_s": round(device_s, 3), "host_s": round(host_s, 3), "wall_s": round(wall, 3),
+               "records_per_s": round(shards.records / max(wall, 1e-9), 1)}
     (out / f"{stem}.summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+class Shards:
+    """JSON lines files ``{stem}-00000.jsonl``, ... of at most ``size`` records each, written as
+    records come (and each as Parquet too when it is complete, with ``parquet``)."""
+
+    def __init__(self, out: Path, stem: str, size: int, parquet: bool = False):
+        self.out, self.stem, self.size, self.parquet = out, stem, size, parquet
+        self.names: list[str] = []
+        self.records, self.file, self.in_file = 0, None, 0
+
+    def write(self, lines: list[str]) -> None:
+        """Append records (JSON lines), opening and closing shards as they fill."""
+        while lines:
+            if self.file is None:
+                self.names.append(f"{self.stem}-{len(self.names):05d}.jsonl")
+                self.file, self.in_file = open(self.out / self.names[-1], "w", encoding="ascii"), 0  # json.dumps escapes the rest
+            room = self.size - self.in_file
+            self.file.writelines(lines[:room])
+            taken = min(room, len(lines))
+            self.in_file, self.records, lines = self.in_file + taken, self.records + taken, lines[room:]
+            if self.in_file == self.size:
+                self._finish()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self._finish()
+
+    def _finish(self) -> None:
+        self.file.close()
+        self.file = None
+        if self.parquet:
+            path = self.out / self.names[-1]
+            _write_parquet(path, path.with_suffix(".parquet"))
 
 
 @contextlib.contextmanager
@@ -229,14 +341,27 @@ def _no_gc():
             gc.enable()
 
 
-def _write_parquet(rows: list[dict], path: Path) -> None:
+def _write_parquet(jsonl: Path, path: Path) -> None:
+    """The records of a JSON lines shard as a Parquet file (read by Arrow, typed by ``_arrow_schema``)."""
     try:
-        import pyarrow as pa
+        import pyarrow.json as pj
         import pyarrow.parquet as pq
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ValueError("Parquet output needs pyarrow: pip install 'instructworlds[parquet]'") from error
-    table = pa.Table.from_pylist([{**r, "graph_diff": json.dumps(r["graph_diff"])} for r in rows])
-    pq.write_table(table, path)
+    options = pj.ParseOptions(explicit_schema=_arrow_schema(), unexpected_field_behavior="error")
+    pq.write_table(pj.read_json(jsonl, parse_options=options), path)
+
+
+def _arrow_schema():
+    import pyarrow as pa
+
+    text, number = pa.string(), pa.int64()
+    graph = pa.list_(pa.list_(text))
+    types = {"id": text, "world": text, "split": text, "seed": number, "episode": number, "step": number, "instruction": text,
+             "observation": text, "graph": graph, "graph_ids": pa.list_(pa.list_(number)), "valid_actions": pa.list_(text),
+             "valid_action_ids": pa.list_(number), "action": text, "action_id": number, "reward": pa.float64(), "next_observation": text,
+             "next_graph": graph, "graph_diff": pa.struct({"add": graph, "del": graph}), "done": pa.bool_(), "schema_version": number}
+    return pa.schema([(name, types[name]) for name in RECORD_FIELDS])
 
 
 def read(folder: str | Path) -> list[dict]:
@@ -260,8 +385,10 @@ def regenerate(world: World, record: dict, actions: list[int], scope: str = "obs
     for t, action in enumerate(actions):
         state = world.step(state, action, record["seed"], t).state
     graph = jax.device_get(_kg(world, scope)(state, world.task.params))
-    schema = env.kg_schema
-    return {"graph": _facts(graph, schema["entities"], schema["relations"])[1], "observation": env.verbalise(graph)}
+    entities, relations = env.kg_schema["entities"], env.kg_schema["relations"]
+    valid = graph["valid"]
+    facts = zip(*(graph[k][valid].tolist() for k in ("subject", "relation", "object")))
+    return {"graph": [[entities[s], relations[r], entities[o]] for s, r, o in facts], "observation": env.verbalise(graph)}
 
 
 @functools.lru_cache(maxsize=8)
