@@ -55,8 +55,8 @@ def summary(graph: dict) -> str:
         return "The board is blank: all 180 tiles are white."
     ranked = sorted((-n, name) for n, name in zip(counts[1:], COLOUR_NAMES[1:]) if n)  # most first, then by name
     counted = ", ".join(f"{-n} {name}" for n, name in ranked)
-    columns = board.reshape(ROWS, COLS).T.copy()
-    lines = (_column_line(col, column.tobytes()) for col, column in enumerate(columns))
+    columns = board.reshape(ROWS, COLS).T.tobytes()  # column-major: ROWS bytes per column
+    lines = (_column_line(col, columns[col * ROWS : (col + 1) * ROWS]) for col in range(COLS))
     return "\n".join([f"{coloured} of 180 tiles are coloured ({counted}); the rest are white.", *filter(None, lines)])
 
 
