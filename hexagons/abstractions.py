@@ -132,6 +132,11 @@ def _pick(rng: np.random.Generator, options) -> str:
     return str(options[int(rng.integers(len(options)))])
 
 
+def _a(word: str) -> str:
+    """``word`` with its indefinite article: "a red", "an orange"."""
+    return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
+
+
 def _tile_words(rng: np.random.Generator, row: int, col: int) -> str:
     return _pick(rng, ("the {r} tile from the top in the {c} column", "the {r} hexagon of the {c} column",
                        "tile {rn} of column {cn}", "the {r} tile down in column {cn}")).format(
@@ -166,10 +171,11 @@ def _line(rng, board, previous):
     if length < 2:
         return None
     program["length"] = length
-    text = _pick(rng, ("Draw a {k} line of {n} tiles starting at {t} and going {d}.",
+    text = _pick(rng, ("Draw {ak} line of {n} tiles starting at {t} and going {d}.",
                        "Starting from {t}, {v} {n} tiles {k} going {d}.",
                        "Make a line {d} from {t}, {n} tiles long, in {k}.")).format(
-        k=COLOUR_NAMES[colour], n=_count_words(rng, length), t=_tile_words(rng, row, col), d=_pick(rng, DIRECTION_WORDS[direction]),
+        k=COLOUR_NAMES[colour], ak=_a(COLOUR_NAMES[colour]), n=_count_words(rng, length), t=_tile_words(rng, row, col),
+        d=_pick(rng, DIRECTION_WORDS[direction]),
         v=_pick(rng, VERBS).lower())
     return text, program
 
@@ -179,8 +185,8 @@ def _shape(rng, board, previous):
     colour, centre = (int(c) for c in rng.choice(PAINTED, 2, replace=False))
     if rng.random() < 0.5:
         text = _pick(rng, ("Make a flower around {t}: the middle {m} and the six tiles around it {k}.",
-                           "Draw a flower centred on {t} with a {m} centre and {k} petals.")).format(
-            t=_tile_words(rng, row, col), m=COLOUR_NAMES[centre], k=COLOUR_NAMES[colour])
+                           "Draw a flower centred on {t} with {am} centre and {k} petals.")).format(
+            t=_tile_words(rng, row, col), m=COLOUR_NAMES[centre], am=_a(COLOUR_NAMES[centre]), k=COLOUR_NAMES[colour])
         return text, {"op": "ring", "row": row, "col": col, "colour": colour, "centre": centre}
     text = _pick(rng, ("{v} all six tiles touching {t} {k}, leaving it as it is.", "Surround {t} with a ring of {k} tiles.")).format(
         v=_pick(rng, VERBS), t=_tile_words(rng, row, col), k=COLOUR_NAMES[colour])
@@ -225,8 +231,9 @@ def _until_edge(rng, board, previous):
     row, col, colour = int(rng.integers(ROWS)), int(rng.integers(COLS)), int(rng.choice(PAINTED))
     text = _pick(rng, ("From {t}, {v} {k} going {d} until you reach the edge of the board.",
                        "Start at {t} and keep painting {k} tiles {d} until you hit the border.",
-                       "Extend a {k} line from {t} {d} all the way to the edge.")).format(
-        t=_tile_words(rng, row, col), v=_pick(rng, VERBS).lower(), k=COLOUR_NAMES[colour], d=_pick(rng, DIRECTION_WORDS[direction]))
+                       "Extend {ak} line from {t} {d} all the way to the edge.")).format(
+        t=_tile_words(rng, row, col), v=_pick(rng, VERBS).lower(), k=COLOUR_NAMES[colour], ak=_a(COLOUR_NAMES[colour]),
+        d=_pick(rng, DIRECTION_WORDS[direction]))
     return text, {"op": "line", "row": row, "col": col, "direction": direction, "length": None, "colour": colour}
 
 
@@ -238,8 +245,8 @@ def _conditional(rng, board, previous):
     colour = int(rng.choice([c for c in PAINTED if c != source]))
     kind = _pick(rng, ("recolour", "below", "column_if"))
     if kind == "recolour":
-        text = _pick(rng, ("Paint every {s} tile {k}.", "Wherever there is a {s} tile, make it {k}.", "Change all the {s} tiles to {k}.")).format(
-            s=COLOUR_NAMES[source], k=COLOUR_NAMES[colour])
+        text = _pick(rng, ("Paint every {s} tile {k}.", "Wherever there is {as_} tile, make it {k}.", "Change all the {s} tiles to {k}.")).format(
+            s=COLOUR_NAMES[source], as_=_a(COLOUR_NAMES[source]), k=COLOUR_NAMES[colour])
         return text, {"op": "recolour", "source": source, "colour": colour}
     if kind == "below":
         program = {"op": "below", "anchor": source, "colour": colour}

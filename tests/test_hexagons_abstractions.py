@@ -89,7 +89,7 @@ def _paint(board: np.ndarray, cells, colour: int) -> np.ndarray:
 def rederive(text: str, board: np.ndarray, previous: np.ndarray | None) -> np.ndarray | None:
     """The board after ``text`` for the instruction frames this reader knows, else None."""
     colours = [COLOURS[w] for w in re.findall(r"\b(" + "|".join(COLOURS) + r")\b", text)]
-    if m := re.search(r"(?:Paint every|Change all the) (\w+) tiles? (?:to )?(\w+)\.|Wherever there is a (\w+) tile, make it (\w+)\.", text):
+    if m := re.search(r"(?:Paint every|Change all the) (\w+) tiles? (?:to )?(\w+)\.|Wherever there is an? (\w+) tile, make it (\w+)\.", text):
         source, target = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         return np.where(board == COLOURS[source], COLOURS[target], board).astype(board.dtype)
     if m := re.search(r"Fill the whole (\w+) row from the top with (\w+)|every tile of row (\d+) (\w+), all the way across", text):
