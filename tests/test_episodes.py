@@ -96,6 +96,7 @@ def test_journal_survives_a_crash_mid_write(worlds, tmp_path):
         Journal.open(journal.path)
 
 
+@pytest.mark.filterwarnings("error:os.fork:RuntimeWarning", "error::pytest.PytestUnraisableExceptionWarning")  # ffmpeg is spawned, not forked
 def test_frames_and_videos(worlds, tmp_path):
     world = worlds("BlocksWorld-BAP-v1")
     loaded = load(record(world, "random", 1, 2, tmp_path / "episode", max_steps=3))

@@ -11,6 +11,7 @@ size, a multiple of 16 in both directions (what H.264 and VP9 encoders want). Wo
 from __future__ import annotations
 
 import functools
+import subprocess
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -128,12 +129,14 @@ def write(frames: list[np.ndarray], path: str | Path, fps: float = 8.0) -> Path:
     import imageio_ffmpeg
 
     codec, options = CODECS[kind]
-    writer = imageio_ffmpeg.write_frames(str(path), (width, height), fps=fps, codec=codec, pix_fmt_out="yuv420p", macro_block_size=16,
-                                         quality=None, output_params=options, ffmpeg_log_level="error")
-    writer.send(None)
-    for frame in frames:
-        writer.send(np.ascontiguousarray(frame, np.uint8).tobytes())
-    writer.close()
+    command = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-v", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{width}x{height}",
+               "-r", f"{fps}", "-i", "-", "-an", "-c:v", codec, "-pix_fmt", "yuv420p", *options, str(path)]
+    # our own pipe, not imageio_ffmpeg.write_frames: that passes a preexec_fn, which makes Python fork
+    # this multithreaded (JAX) process instead of spawning ffmpeg, a deadlock risk and JAX's warning
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.PIPE) as ffmpeg:
+        _, errors = ffmpeg.communicate(b"".join(np.ascontiguousarray(f, np.uint8).tobytes() for f in frames))
+    if ffmpeg.returncode:
+        raise RuntimeError(f"{path}: ffmpeg exited with {ffmpeg.returncode}: {errors.decode(errors='replace').strip()[-500:]}")
     return path
 
 
