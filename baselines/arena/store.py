@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS matches (
     rater_id INTEGER REFERENCES raters(id), served_at REAL NOT NULL, expires_at REAL NOT NULL,
     priority REAL NOT NULL DEFAULT 0, explored INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS matches_rater ON matches (rater_id);
+CREATE INDEX IF NOT EXISTS matches_pair ON matches (MIN(left_episode_id, right_episode_id), MAX(left_episode_id, right_episode_id), rater_id);
 CREATE TABLE IF NOT EXISTS judgements (
     id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL UNIQUE REFERENCES matches(id), rater_id INTEGER NOT NULL REFERENCES raters(id),
     verdict TEXT NOT NULL CHECK (verdict IN ('left', 'draw', 'right')), direct TEXT NOT NULL, comparisons TEXT NOT NULL,
@@ -239,11 +240,9 @@ class Store:
                 "JOIN episodes eb ON eb.task_id = ea.task_id AND eb.agent_id > ea.agent_id "
                 "JOIN tasks t ON t.id = ea.task_id JOIN agents aa ON aa.id = ea.agent_id JOIN agents ab ON ab.id = eb.agent_id "
                 "WHERE (? IS NULL OR t.world = ?) ORDER BY t.id, ea.id, eb.id", (world, world)).fetchall()
-            served: dict[tuple, list[int]] = {}
-            for m in self.db.execute("SELECT left_episode_id AS l, right_episode_id AS r, rater_id FROM matches"):
-                tally = served.setdefault(tuple(sorted((m["l"], m["r"]))), [0, 0])
-                tally[0] += 1
-                tally[1] += m["rater_id"] == rater.id
+            served = {(m["a"], m["b"]): (m["n"], m["mine"]) for m in self.db.execute(  # read from the matches_pair index alone
+                "SELECT MIN(left_episode_id, right_episode_id) AS a, MAX(left_episode_id, right_episode_id) AS b, COUNT(*) AS n, "
+                "SUM(CASE WHEN rater_id = ? THEN 1 ELSE 0 END) AS mine FROM matches GROUP BY a, b", (rater.id,))}
         return [scheduler.Candidate(r["task_id"], r["world"], r["ea"], r["na"], r["eb"], r["nb"], *served.get((r["ea"], r["eb"]), (0, 0)))
                 for r in rows]
 
