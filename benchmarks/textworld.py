@@ -8,7 +8,7 @@
    over the wall time, after a warm-up call; and the host's share alone, on one core.
 3. Scoring: ``score`` on 100,000 instances on the host, and the jitted ``graph_scores`` on 100,000
    id-graph pairs.
-Writes ``textworld.json`` under ``--out`` (default ``benchmarks/results/<device>``).
+Writes ``textworld.json`` and ``textworld.png`` under ``--out`` (default ``benchmarks/results/<device>``).
 """
 
 from __future__ import annotations
@@ -132,6 +132,37 @@ def scoring_time(n: int = 100_000) -> dict:
     return {"instances": n, "mean_triples": round(mean_triples, 1), "host_score_s": round(host, 2), "jitted_graph_scores_s": round(jitted, 2)}
 
 
+def plot(rows: dict, out: Path) -> Path:
+    """``textworld.png``: records/s end to end and on one host core against the 10,000 target,
+    and env steps/s with and without the graph of every state."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (rate, cost) = plt.subplots(1, 2, figsize=(10, 3.8))
+    worlds = [r["env"].split("-Symbolic")[0].split("-v")[0] for r in rows["generation"]]
+    x = np.arange(len(worlds))
+    for shift, key, label in ((-0.2, "records_per_s", "end to end (device + host)"), (0.2, "host_records_per_s_one_core", "host share, one core")):
+        rate.bar(x + shift, [r[key] for r in rows["generation"]], 0.4, label=label)
+    rate.axhline(10_000, color="k", ls="--", lw=1, label="target per core")
+    rate.set(xticks=x, xticklabels=worlds, ylabel="records / s", title="dataset generation (generate)")
+    worlds = [r["env"].split("-Symbolic")[0].split("-v")[0] for r in rows["kg_overhead"]]
+    for shift, key, label in ((-0.2, "sps", "env step"), (0.2, "sps_with_kg", "env step + env.kg")):
+        cost.bar(x + shift, [r[key] for r in rows["kg_overhead"]], 0.4, label=label)
+    cost.set(xticks=x, xticklabels=worlds, yscale="log", ylabel="steps / s", title="graph of every new state")
+    for ax in (rate, cost):
+        ax.tick_params(axis="x", labelsize=8)
+        ax.legend(fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    info = rows["device"]
+    fig.suptitle(f"{info['device']}, {info['host_cpus']} host cores, jax {info['jax']}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out / "textworld.png", dpi=120)
+    plt.close(fig)
+    return out / "textworld.png"
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=32)
@@ -155,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     if out:
         out.mkdir(parents=True, exist_ok=True)
         (out / "textworld.json").write_text(json.dumps(rows, indent=1))
-        print(f"wrote {out / 'textworld.json'}")
+        print(f"wrote {out / 'textworld.json'} and {plot(rows, out)}")
 
 
 if __name__ == "__main__":
