@@ -272,22 +272,24 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
     device_s, host_s = 0.0, 0.0
     writer, shards = RecordWriter(world, seed), Shards(out, stem, shard_size, parquet)
     playing, pending = advance(begin(min(batch_size, episodes)), *schedule)
-    while writer.episodes < episodes:
-        playing, upcoming = advance(playing, *schedule)  # the device plays the next chunk while the host writes this one
+    try:
+        while writer.episodes < episodes:
+            playing, upcoming = advance(playing, *schedule)  # the device plays the next chunk while the host writes this one
+            tick = time.perf_counter()
+            chunk = jax.device_get(pending)
+            device_s += time.perf_counter() - tick  # waiting for the device
+            tick = time.perf_counter()
+            with _no_gc():  # millions of small lists and no cycles: collections would dominate
+                shards.write(writer.consume(chunk))
+            host_s += time.perf_counter() - tick
+            pending = upcoming
+            if progress and (writer.episodes == episodes or tick - shown > 2.0):
+                shown = tick
+                progress(f"{env.name} {world.split}: {writer.episodes}/{episodes} episodes, {shards.records} records")
+    finally:  # the records written so far stay readable if anything fails
         tick = time.perf_counter()
-        chunk = jax.device_get(pending)
-        device_s += time.perf_counter() - tick  # waiting for the device
-        tick = time.perf_counter()
-        with _no_gc():  # millions of small lists and no cycles: collections would dominate
-            shards.write(writer.consume(chunk))
+        shards.close()
         host_s += time.perf_counter() - tick
-        pending = upcoming
-        if progress and (writer.episodes == episodes or tick - shown > 2.0):
-            shown = tick
-            progress(f"{env.name} {world.split}: {writer.episodes}/{episodes} episodes, {shards.records} records")
-    tick = time.perf_counter()
-    shards.close()
-    host_s += time.perf_counter() - tick
     wall = time.perf_counter() - began
     summary = {"world": env.name, "split": world.split, "policy": policy, "episodes": episodes, "records": shards.records, "shards": shards.names,
                "device_wait_s": round(device_s, 3), "host_s": round(host_s, 3), "wall_s": round(wall, 3),
