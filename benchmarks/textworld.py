@@ -73,17 +73,15 @@ def generation_rate(env_id: str, episodes: int, steps: int, policy: str, batch_s
     """Records/s of ``generate`` end to end, wall time (a warm-up call compiles first), with the
     mean graph size and bytes per record; and records/s of the host side alone on one core
     (``RecordWriter`` on batches played beforehand, fresh episodes and caches)."""
-    from baselines.textworld.dataset import RecordWriter, _player, generate, world_of
+    from baselines.textworld.dataset import RecordWriter, _player, episode_schedule, generate, world_of
 
     world = world_of(env_id, data_size=64)
     begin, advance = _player(world, policy, steps, 0.25, "observed")
-    texts = np.zeros(max(1024, episodes), np.int32)
-    texts[:episodes] = [world.schedule(e) for e in range(episodes)]
-    schedule, playing, chunks = (np.uint32(50_000), jnp.asarray(texts), jnp.int32(episodes)), begin(batch_size), []
+    schedule, playing, chunks = episode_schedule(world, 50_000, episodes), begin(batch_size), []
     while not chunks or chunks[-1]["alive"].any() or chunks[-1]["fresh"].any():
         playing, out = advance(playing, *schedule)
         chunks.append(jax.device_get(out))
-    writer = RecordWriter(world, 50_000)
+    writer = RecordWriter(world)
     tick = time.perf_counter()
     host_records = sum(len(writer.consume(chunk)) for chunk in chunks)
     host_rate = host_records / (time.perf_counter() - tick)

@@ -67,7 +67,7 @@ def _player(world: World, policy: str, steps: int, epsilon: float, scope: str, c
     ``begin(slots)`` is the ``playing`` state of idle slots. ``advance(playing, first_seed,
     texts, count) -> (playing, out)``: first every idle slot takes the next unplayed episode e <
     ``count`` (in slot order) and resets to it (seed ``first_seed + e``, instruction
-    ``texts[e]``), then all slots step. ``out`` per slot (B,): the ``episode`` played,
+    ``texts[e]``), then all slots step. ``out`` per slot (B,): the ``episode`` played and its ``seed``,
     ``fresh`` (it started here) with its first graph ``initial``, and the step ``t0`` it is at;
     per step, time major (chunk, B, ...): ``next_graph``, ``valid``, ``action``, ``reward``,
     ``done``, ``alive`` (the episode had not ended), ``ends`` (it ends at this step: done, or its
@@ -121,7 +121,7 @@ def _player(world: World, policy: str, steps: int, epsilon: float, scope: str, c
         carry, out = jax.lax.scan(lambda c, _: jax.vmap(step)(*c, seeds), (state, t0, free & ~fresh), None, length=chunk)
         state, t, ended = carry
         playing = {"state": state, "t": t, "ended": ended, "episode": episode, "next": playing["next"] + fresh.sum()}
-        return playing, {"episode": episode, "fresh": fresh, "initial": initial, "t0": t0, **out}
+        return playing, {"episode": episode, "seed": seeds, "fresh": fresh, "initial": initial, "t0": t0, **out}
 
     return begin, advance
 
@@ -147,11 +147,11 @@ class RecordWriter:
     diff two set differences. Diffs list their facts in graph order. An episode's records are
     released together, in step order, when it ends."""
 
-    def __init__(self, world: World, first_seed: int = 0):
+    def __init__(self, world: World):
         env = world.task.env
         schema = env.kg_schema
         entities, relations = [json.dumps(e) for e in schema["entities"]], [json.dumps(r) for r in schema["relations"]]
-        self.world, self.env, self.first_seed, self.sizes = world, env, first_seed, (len(relations), len(entities))
+        self.world, self.env, self.sizes = world, env, (len(relations), len(entities))
         self.names = _Fragments(lambda k: "[{}, {}, {}]".format(*(table[i] for table, i in zip((entities, relations, entities), self.unpack(k)))))
         self.ids = _Fragments(lambda k: "[{}, {}, {}]".format(*self.unpack(k)))
         self.instructions = _Fragments(lambda i: json.dumps(world.task.texts[i]))
@@ -189,7 +189,7 @@ class RecordWriter:
         for b in np.flatnonzero(out["alive"][0]).tolist():
             episode, state, lines = self.playing[b]
             n = int(out["alive"][:, b].sum())  # a prefix of the chunk: ended is monotone
-            seed, t0 = self.first_seed + episode, int(out["t0"][b])
+            seed, t0 = int(out["seed"][b]), int(out["t0"][b])
             head = f'{self.head}, "seed": {seed}, "episode": {episode}, "step": '
             actions, texts, dones = (out[k][:n, b].tolist() for k in ("action", "text", "done"))
             rewards = map(json.dumps, out["reward"][:n, b].astype(float).tolist())
@@ -243,6 +243,14 @@ def world_of(env_id: str, split: str = "train", **settings) -> World:
     return World({**WORLD_SPEC, **settings, "env": env_id}, split)
 
 
+def episode_schedule(world: World, seed: int, episodes: int) -> tuple[np.uint32, Array, Array]:
+    """``advance``'s (first seed, instructions, episode count) for episodes ``0 .. episodes - 1``:
+    the split's instruction schedule, padded to a power of two (few recompiles)."""
+    texts = np.zeros(max(1024, 1 << (episodes - 1).bit_length()), np.int32)
+    texts[:episodes] = [world.schedule(e) for e in range(episodes)]
+    return np.uint32(seed), jnp.asarray(texts), jnp.int32(episodes)
+
+
 def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed: int = 0, steps: int = 64, batch_size: int = 64,
              epsilon: float = 0.25, scope: str = "observed", shard_size: int = 50_000, parquet: bool = False,
              progress: Callable[[str], None] | None = print) -> dict:
@@ -265,12 +273,10 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
     (out / "vocab").mkdir(exist_ok=True)
     (out / "vocab" / f"{env.name}.json").write_text(json.dumps(vocabulary(env)))
     begin, advance = _player(world, policy, steps, float(epsilon), scope)
-    texts = np.zeros(max(1024, 1 << (episodes - 1).bit_length()), np.int32)  # padded to a power of two: few recompiles
-    texts[:episodes] = [world.schedule(e) for e in range(episodes)]
-    schedule = (np.uint32(seed), jnp.asarray(texts), jnp.int32(episodes))
+    schedule = episode_schedule(world, seed, episodes)
     began = shown = time.perf_counter()
     device_s, host_s = 0.0, 0.0
-    writer, shards = RecordWriter(world, seed), Shards(out, stem, shard_size, parquet)
+    writer, shards = RecordWriter(world), Shards(out, stem, shard_size, parquet)
     playing, pending = advance(begin(min(batch_size, episodes)), *schedule)
     try:
         while writer.episodes < episodes:
