@@ -10,8 +10,10 @@ size, a multiple of 16 in both directions (what H.264 and VP9 encoders want). Wo
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import subprocess
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -133,10 +135,20 @@ def write(frames: list[np.ndarray], path: str | Path, fps: float = 8.0) -> Path:
                "-r", f"{fps}", "-i", "-", "-an", "-c:v", codec, "-pix_fmt", "yuv420p", *options, str(path)]
     # our own pipe, not imageio_ffmpeg.write_frames: that passes a preexec_fn, which makes Python fork
     # this multithreaded (JAX) process instead of spawning ffmpeg, a deadlock risk and JAX's warning
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.PIPE) as ffmpeg:
-        _, errors = ffmpeg.communicate(b"".join(np.ascontiguousarray(f, np.uint8).tobytes() for f in frames))
-    if ffmpeg.returncode:
-        raise RuntimeError(f"{path}: ffmpeg exited with {ffmpeg.returncode}: {errors.decode(errors='replace').strip()[-500:]}")
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: ffmpeg never blocks on its messages
+        ffmpeg = subprocess.Popen(command, stdin=subprocess.PIPE, stderr=errors)
+        try:
+            for frame in frames:  # streamed: a long episode is never one buffer
+                ffmpeg.stdin.write(np.ascontiguousarray(frame, np.uint8).tobytes())
+        except BrokenPipeError:  # ffmpeg stopped early: its exit status and message say why
+            pass
+        finally:
+            with contextlib.suppress(BrokenPipeError):
+                ffmpeg.stdin.close()
+            ffmpeg.wait()
+        if ffmpeg.returncode:
+            errors.seek(0)
+            raise RuntimeError(f"{path}: ffmpeg exited with {ffmpeg.returncode}: {errors.read().decode(errors='replace').strip()[-500:]}")
     return path
 
 
