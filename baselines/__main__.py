@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
 import json
 import math
 import os
@@ -30,53 +29,24 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jax
-import numpy as np
+from baselines import cli, distributed, worlds
 
-from baselines import distributed
-
-if __name__ == "__main__":
-    distributed.join_from_argv(sys.argv[1:])  # before the worlds' imports initialise the XLA backend
-
-from baselines import evaluate  # noqa: E402
-from baselines.ppo import CPU_QUICK, PPO, PPOConfig, config_from_dict, tables  # noqa: E402
-from baselines.tasks import EVAL_SPLITS, WORLD_DATA, WORLD_SPEC, Task, data_file_splits, spec_task, split_episodes  # noqa: E402
+if TYPE_CHECKING:
+    from baselines.ppo import PPO, PPOConfig
+    from baselines.worlds.task import Task
 
 DEFAULT_OUT = "runs/baselines/default"
-GROUNDING_GOALS = ("required=collect_wood),required=collect_sapling),required=collect_drink),required=place_table),"
-                   "-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)")
-"""Goals that demand conflicting behaviour: collect a sapling / a drink, place a table, or collect
-wood while never doing one of the others (17 goals of the full release's easy training split). The
-plain "collect wood" goal is left out: wood is the first step of nearly every behaviour (random play
-gets it half the time), so it cannot tell whether an agent read its instruction."""
-PRESETS = {
-    "quick": {"release": "full", "level": "easy", "goals": GROUNDING_GOALS, "max_episode_steps": 150, "total_steps": 500_000,
-              "eval_episodes": 8},
-    "grounding": {"release": "full", "level": "easy", "goals": GROUNDING_GOALS, "max_episode_steps": 150, "total_steps": 2_000_000,
-                  "eval_episodes": 16},
-    "level": {},
-    "paper": {"env": "CrafText-Classic-Pixels-v1", "level": "medium", "max_episode_steps": 10_000, "encoder": "hashed-768", "paper": True,
-              "eval_episodes": 50},
-    "hexagons": {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 8, "total_steps": 300_000, "eval_episodes": 2,
-                 "imitation": 1.0},
-    "blocks": {"env": "BlocksWorld-BAP-v1", "data": "explicit", "max_episode_steps": 1, "total_steps": 600_000, "eval_episodes": 4,
-               "imitation": 1.0},
-}
-"""Named defaults (explicit flags override them): ``quick`` is the main job (about 7 minutes on a
-2-core CPU); ``grounding`` the same goal set at a larger budget; ``level`` a whole CrafText level;
-``paper``: the paper's training setup (``--paper``: Table 9 scale, Classic pixels, medium level,
-Craftax's 10,000-step episodes, a 768-d frozen encoder, 50 evaluation episodes per instruction);
-``hexagons``: single-tile instructions, one paint each; ``blocks``: BAP items that place one block
-on a named ground square. The grid-world presets add imitation of the world's expert (``--imitation
-1``): plain PPO did not learn them (README)."""
+DEFAULT_PRESET = "quick"
+"""The main job's preset (``baselines.worlds.presets``: every family's named defaults)."""
 RUN_DEFAULTS = {
-    "preset": "quick", **WORLD_SPEC, "policy": "ppo-t", "encoder": None,
+    "preset": DEFAULT_PRESET, **worlds.spec_defaults(), "policy": "ppo-t", "encoder": None,
     "paper": False, "total_steps": None, "num_envs": None, "num_steps": None, "layer_size": None, "lr": None, "seed": None,
     "checkpoint_every": None, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4", "imitation": 0.0, "init_from": "",
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
-EVAL_DEFAULTS = {"eval_episodes": 4, "eval_mode": "sample", "eval_splits": "", "eval_batch": 256}
+EVAL_DEFAULTS = {"eval_episodes": 4, "greedy": False, "eval_splits": "", "eval_batch": 256}
 
 
 def _flag(name: str) -> str:
@@ -87,10 +57,8 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     """The run's settings: defaults and flags for a new run; the saved ones for ``--resume`` (a flag
     that contradicts them raises SystemExit naming it). ``out`` becomes the folder to use."""
     given = {k: v for k, v in vars(args).items() if v is not None}
-    out = Path(args.out or DEFAULT_OUT)
-    if args.resume and args.overwrite:
-        raise SystemExit("error: --resume and --overwrite contradict each other")
     if args.resume:
+        out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=bool(args.overwrite), resume=True)
         saved_path = out / "config.json"
         if not saved_path.is_file():
             raise SystemExit(f"error: --resume: {saved_path} does not exist, there is no run to continue")
@@ -103,83 +71,53 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     else:
         if given.get("paper") and "preset" not in given:
             given["preset"] = "paper"
-        preset = PRESETS[given.get("preset", RUN_DEFAULTS["preset"])]
+        preset = worlds.presets()[given.get("preset", DEFAULT_PRESET)]
         run = {k: given.get(k, preset.get(k, v)) for k, v in RUN_DEFAULTS.items()}
         if "goals_file" in given and "goals" not in given:
             run["goals"] = ""  # a preset's goal filter is for the shipped dataset
-        out = _fresh_folder(out, explicit=args.out is not None, overwrite=bool(args.overwrite))
-    if run["data"] and run["env"].startswith("CrafText"):
-        raise SystemExit("error: --data is for the grid worlds; CrafText reads its dataset (--level, --release, --goals)")
-    if run["imitation"] and run["env"].startswith("CrafText"):
-        from craftext.expert import covers
-
-        uncovered = [goal.key() for goal, _ in _split(argparse.Namespace(**run), "train")[0] if not covers(goal)]
-        if uncovered:
-            raise SystemExit(f"error: --imitation needs a world with an expert; CrafText's scripted expert (craftext.expert) does not "
-                             f"play {uncovered[0]} (and {len(uncovered) - 1} more goals): it does not fight, eat or sleep")
+        chosen = [*given, *(preset if "preset" in given else ())]  # the default preset's settings are for its own world
+        try:
+            worlds.check_spec(run, chosen)
+        except ValueError as error:
+            raise SystemExit(f"error: {error}") from None
+    if run["imitation"]:
+        family = worlds.family_of(run["env"])
+        gap = family.expert_gap(_split(argparse.Namespace(**run), "train")[0]) if family.expert_gap else None
+        if gap:
+            raise SystemExit(f"error: --imitation needs a world with an expert; {gap}")
     for name in ("checkpoint_every", "max_episode_steps", "data_size"):
         if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
-    evaluation = {k: given.get(k, PRESETS[run["preset"]].get(k, v)) for k, v in EVAL_DEFAULTS.items()}
-    if run["goals_file"]:
-        if not run["env"].startswith("CrafText"):
-            raise SystemExit("error: --goals-file is for CrafText (the grid worlds take --data)")
-        from craftext.goalfile import GoalFileError, load_goals
-
-        try:
-            present = {e.split for e in load_goals(run["goals_file"], "Classic" in run["env"]).entries}
-        except GoalFileError as error:
-            raise SystemExit(f"error: --goals-file {error}") from None
-        if "train" not in present:
-            raise SystemExit(f"error: --goals-file {run['goals_file']} has no train goals")
-        evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(s for s in EVAL_SPLITS["CrafText"].split(",") if s in present)
-    if run["data"] and Path(run["data"]).is_file():
-        from blocksworld.targets import TargetFileError
-        from hexagons.data import HexagonsDataError
-
-        try:
-            present = data_file_splits(run["env"], run["data"])
-        except (TargetFileError, HexagonsDataError, ValueError) as error:
-            raise SystemExit(f"error: --data {error}") from None
-        if "train" not in present:
-            raise SystemExit(f"error: --data {run['data']} has no train targets")
-        evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(s for s in present if s != "dev")
-    evaluation["eval_splits"] = evaluation["eval_splits"] or EVAL_SPLITS[run["env"].split("-")[0]]
+    evaluation = {k: given.get(k, worlds.presets()[run["preset"]].get(k, v)) for k, v in EVAL_DEFAULTS.items()}
+    try:
+        default_splits = worlds.eval_splits(run)  # also validates a user's data or goal file
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
+    evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(default_splits)
     for name in ("eval_episodes", "eval_batch"):
         if evaluation[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {evaluation[name]}")
+    if not args.resume:  # only once every setting is known good: --overwrite deletes
+        out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True)
     return argparse.Namespace(**{**vars(args), **run, **evaluation, "out": out})
-
-
-def _fresh_folder(out: Path, explicit: bool, overwrite: bool) -> Path:
-    """``out`` if it holds no run; with ``overwrite`` it is emptied; the default folder moves on to
-    ``default-2``, ``default-3``, ...; an explicit folder that holds a run is an error."""
-    if not out.exists() or not any(out.iterdir()):
-        return out
-    if overwrite:
-        shutil.rmtree(out)
-        return out
-    if not explicit:
-        free = next(p for i in itertools.count(2) if not (p := out.with_name(f"{out.name}-{i}")).exists())
-        print(f"{out} holds an earlier run; this one goes to {free}", flush=True)
-        return free
-    raise SystemExit(f"error: {out} already holds a run; continue it with --resume or replace it with --overwrite")
 
 
 def _split(run, split: str) -> tuple[list, dict]:
     """(episodes, ``make_task`` settings) of one split of the run's world (``tasks.split_episodes``)."""
     try:
-        return split_episodes(vars(run), split)
+        return worlds.split_episodes(vars(run), split)
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
 
 
 def _task(run, split: tuple[list, dict], **settings) -> Task:
     """The run's world on one ``_split``."""
-    return spec_task(vars(run), split, **settings)
+    return worlds.spec_task(vars(run), split, **settings)
 
 
 def _config(run) -> PPOConfig:
+    from baselines.ppo import CPU_QUICK, PPOConfig, config_from_dict
+
     if run.resume:
         return config_from_dict(json.loads((run.out / "config.json").read_text())["ppo"])
     values = {} if run.paper else dict(CPU_QUICK, total_timesteps=200_000)
@@ -193,6 +131,7 @@ def _config(run) -> PPOConfig:
 def _restore(out: Path, runner):
     """The runner of the latest readable checkpoint under ``out/checkpoints``; unreadable later
     ones are moved to ``out/unreadable-checkpoints`` with a warning."""
+    import jax
     import orbax.checkpoint as ocp
 
     directory = (out / "checkpoints").absolute()
@@ -224,15 +163,20 @@ def _keep_metrics_until(path: Path, update: int) -> None:
 
 
 def train(args: argparse.Namespace) -> None:
+    import jax
+    import numpy as np
+
+    from baselines.ppo import PPO, tables
+
     run = settings(args)
-    lead = jax.process_index() == 0  # files and progress lines come from process 0
+    lead = jax.process_index() == 0  # files and progress come from process 0
     out = run.out
     config = _config(run)
     config.validate()
     train_split = _split(run, "train")
     task = _task(run, train_split)
     try:
-        ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=lead)
+        ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=lead and not cli.quiet(run.quiet))
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     out.mkdir(parents=True, exist_ok=True)
@@ -269,15 +213,10 @@ def train(args: argparse.Namespace) -> None:
         jax.block_until_ready(chunk(runner, 1))
         _print_expected_time(config, time.perf_counter() - began, int(runner.update))
     start = time.perf_counter()
-    chunks_done = 0
     with (out / "metrics.jsonl").open("a") if lead else open(os.devnull, "w") as log:
         while (done := int(runner.update)) < config.num_updates:
             count = min(every, config.num_updates - done)
-            began = time.perf_counter()
             runner, metrics = jax.block_until_ready(chunk(runner, count))
-            chunks_done += 1
-            if chunks_done == 2 and not run.paper:  # the first chunk compiled; this one is measured
-                _print_expected_time(config, (time.perf_counter() - began) / count, int(runner.update))
             for i in range(count):
                 row = {k: float(np.asarray(v)[i]) for k, v in metrics.items()}
                 log.write(json.dumps(row) + "\n")
@@ -288,6 +227,7 @@ def train(args: argparse.Namespace) -> None:
             manager.save(int(runner.update), args=ocp.args.StandardSave(runner))
     manager.wait_until_finished()
     elapsed = time.perf_counter() - start
+    ppo.bar.close()
     print(f"trained to update {int(runner.update)}/{config.num_updates} ({config.num_updates * config.batch_size:,} steps) "
           f"in {elapsed:.0f} s this session (compilation included)", flush=True)
     _evaluate(run, config, ppo, runner.params, writer, train_split)
@@ -295,6 +235,8 @@ def train(args: argparse.Namespace) -> None:
 
 def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int) -> None:
     """The throughput of a measured (compiled) chunk and the wall time the rest of the run needs."""
+    import jax
+
     rate = config.batch_size / seconds_per_update
     left = (config.num_updates - done) * seconds_per_update
     duration = f"{left / 3600:.1f} h" if left >= 3600 else f"{left / 60:.1f} min"
@@ -306,9 +248,13 @@ def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int
 def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tuple[list, dict]) -> None:
     """Three policies (agent, shuffled instruction, random) on every evaluation split
     (``train_split``: the ``_split`` trained on, not loaded again)."""
+    import jax
+
+    from baselines import evaluate
+
     splits = {split: train_split if split == "train" else _split(run, split) for split in run.eval_splits.split(",")}
     results = evaluate.evaluate_splits(vars(run), splits, ppo.task, ppo.network, params, config, run.eval_episodes,
-                                       run.max_episode_steps, greedy=run.eval_mode == "greedy", planner=_planner(run), batch=run.eval_batch)
+                                       run.max_episode_steps, greedy=run.greedy, planner=_planner(run), batch=run.eval_batch)
     if writer:
         for split, by_policy in results.items():
             for policy, summary in by_policy.items():
@@ -318,14 +264,15 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
         plans = f", {'chat' if run.planner_url else config.planner} plans" + (" (gold goal: not a fair result)" if config.planner == "oracle" and not run.planner_url else "")
     imitation = f" + imitation {config.imitation_coef:g}" if config.imitation_coef else ""
     cloned = " from BC" if run.init_from else ""
-    labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {run.eval_mode})", "shuffled": "shuffled instruction", "random": "random"}
+    mode = "greedy" if run.greedy else "sample"
+    labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
     meta = {"env": run.env, "policy": config.policy, "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None, "level": run.level, "release": run.release, "goals": run.goals, "data": run.data, "success_metric": ppo.task.metrics[0],
             "imitation_coef": config.imitation_coef, "init_from": run.init_from,
-            "episodes_per_goal": run.eval_episodes, "max_steps": run.max_episode_steps, "eval_mode": run.eval_mode,
+            "episodes_per_goal": run.eval_episodes, "max_steps": run.max_episode_steps, "eval_mode": mode,
             "device": str(jax.devices()[0]), "jax": jax.__version__}
     if jax.process_index() > 0:
         return
-    print("\n" + evaluate.save(results, run.out, meta, labels))
+    print("\n" + evaluate.save(results, run.out, meta, labels, worlds.family_of(run.env).group_order))
     from baselines import plots
 
     print(f"pictures: {plots.learning_curve(run.out)}, {plots.evaluation_bars(run.out)}", flush=True)
@@ -366,21 +313,13 @@ def _non_negative_float(text: str) -> float:
 def parser() -> argparse.ArgumentParser:
     """The command line; run settings default to None so that ``--resume`` can tell what was given."""
     d = {**RUN_DEFAULTS, **EVAL_DEFAULTS}
+    presets = worlds.presets()
     p = argparse.ArgumentParser(prog="python -m baselines", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", choices=tuple(PRESETS), help=f"named defaults: {', '.join(PRESETS)} (quick: the main job)")
-    p.add_argument("--env", help=f"any world id of the suite (default {d['env']})")
+    p.add_argument("--preset", choices=tuple(presets), help="named defaults: " + "; ".join(f"{n} ({v['env']})" for n, v in presets.items())
+                   + f" (default {DEFAULT_PRESET}: the main job)")
+    worlds.add_world_arguments(p, split=False, defaults=False)
     p.add_argument("--policy", choices=("ppo-t", "ppo-t+", "film"), help="default ppo-t")
     p.add_argument("--encoder", help="frozen text encoder: hashed (512-d, the default), hashed-<dim> (--paper: hashed-768) or minilm")
-    p.add_argument("--level", choices=("easy", "medium", "hard"), help="CrafText level (default easy)")
-    p.add_argument("--release", choices=("default", "full"), help="CrafText dataset release (default: default)")
-    p.add_argument("--goals", help="comma-separated substrings of goal keys to keep, a leading '-' drops the goals that match instead "
-                                   "(e.g. 'required=collect_wood),-forbidden=eat_cow'; a whole key, commas and all, is one term)")
-    p.add_argument("--goals-file", help="a CrafText goal file of your own (craftext.goalfile: JSON lines or YAML; check it with "
-                                        "python -m craftext.validate FILE); its splits replace the shipped dataset's, all levels")
-    p.add_argument("--data", help="Hexagons / blocks-world data: " + "; ".join(f"{k.split('-')[0]} {', '.join(v)}" for k, v in WORLD_DATA.items())
-                   + " (the first is the default), a folder of the released Hexagons JSONL / the Minecraft Dialogue Corpus, or a file:"
-                   " your own Hexagons procedures (released JSONL format) or Build targets (blocksworld.targets)")
-    p.add_argument("--data-size", type=int, help=f"procedures / items of built-in grid-world data for train (others: a quarter; default {d['data_size']})")
     p.add_argument("--paper", action="store_true", default=None,
                    help="the paper's setup (preset paper): Table 9 scale (1024 envs x 100 steps, 1e9 steps), Classic pixels, medium level, "
                         "10,000-step episodes, 768-d encoder, 50 evaluation episodes per instruction; prints the expected wall time")
@@ -389,33 +328,36 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--num-steps", type=int, help="rollout length per env")
     p.add_argument("--layer-size", type=int)
     p.add_argument("--lr", type=_positive_float)
-    p.add_argument("--seed", type=int)
+    p.add_argument("--seed", type=int, help="training seed (default 0)")
     p.add_argument("--imitation", type=_non_negative_float, metavar="COEF",
                    help="weight of an auxiliary cross entropy towards the world's expert action on the agent's own rollouts "
-                        "(DAgger-style; Hexagons, blocks world and the CrafText goals of craftext.expert; default 0: plain PPO)")
+                        "(DAgger-style; worlds with an expert for the goals trained on; default 0: plain PPO)")
     p.add_argument("--init-from", metavar="RUN", help="start from the policy cloned by python -m baselines.bc in RUN "
                                                       "(same world, --policy, --encoder and --layer-size)")
-    p.add_argument("--max-episode-steps", type=int, help=f"episode limit (truncation) in training and evaluation (default {d['max_episode_steps']})")
-    p.add_argument("--out", help=f"run folder (default {DEFAULT_OUT}, or the next free {DEFAULT_OUT}-N)")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint, with its saved settings")
-    p.add_argument("--overwrite", action="store_true", help="replace a run already in --out")
+    cli.add_out(p, "run folder", default=DEFAULT_OUT, resume=True)
     p.add_argument("--checkpoint-every", type=int, help="updates between checkpoints (default: ~1%% of the updates, at least 10)")
     p.add_argument("--eval-episodes", type=int, help=f"episodes per goal and split (default {d['eval_episodes']})")
     p.add_argument("--eval-batch", type=int, help=f"evaluation episodes run at once, the unit dealt out to processes (default {d['eval_batch']})")
-    p.add_argument("--eval-mode", choices=("sample", "greedy"), help="how the agent picks actions in evaluation (default sample)")
-    p.add_argument("--eval-splits", help="splits to evaluate (default: CrafText train,test_paraphrased,test_new_objects; grid worlds train,test)")
+    p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action in evaluation (default: sampled)")
+    p.add_argument("--eval-splits", help="splits to evaluate (default: the world's evaluation splits that its data offers)")
     p.add_argument("--planner", choices=("retrieval", "oracle"),
                    help="PPO-T+ plans: retrieval (default: the nearest training instruction's plan, from the text alone) or oracle (from the gold goal)")
     p.add_argument("--planner-url", help="OpenAI-compatible endpoint for PPO-T+ plans instead (key: $OPENAI_API_KEY)")
     p.add_argument("--planner-model", help="model name sent to --planner-url (default gpt-4)")
     p.add_argument("--tensorboard", action="store_true")
+    cli.add_quiet(p)
     distributed.add_arguments(p)
     return p
 
 
+RENAMED = {"--eval-mode greedy": "--greedy", "--eval-mode sample": ""}
+"""Old spellings accepted for one release."""
+
+
 def main(argv: list[str] | None = None) -> None:
-    train(parser().parse_args(argv))
+    train(cli.parse(parser(), argv, RENAMED))
 
 
 if __name__ == "__main__":
+    distributed.join_from_argv(sys.argv[1:])  # before anything initialises the XLA backend
     main()

@@ -3,7 +3,7 @@
 A run over several hosts (or several processes on one machine) is JAX's own multi-controller
 runtime: every process runs the same program on the global device mesh, XLA inserts the
 collectives, and ``jax.distributed.initialize`` connects the processes through a coordinator
-(process 0). It must be called before anything initialises the XLA backend, which importing the
+(process 0). It must be called before anything initialises the XLA backend, which using the
 worlds does (their module-level arrays), so the command line joins first thing (``join_from_argv``).
 CPU processes exchange collectives over gloo.
 """
@@ -11,8 +11,6 @@ CPU processes exchange collectives over gloo.
 from __future__ import annotations
 
 import argparse
-
-import jax
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def join(coordinator: str | None = None, num_processes: int | None = None, process_id: int | None = None) -> None:
     """``jax.distributed.initialize`` with the three settings given, or none (JAX reads the
     cluster's environment itself); CPU collectives over gloo."""
+    import jax
+
     explicit = (coordinator, num_processes, process_id)
     if any(v is not None for v in explicit) and not all(v is not None for v in explicit):
         raise SystemExit("error: --coordinator, --num-processes and --process-id go together (or none: the cluster's environment)")

@@ -31,12 +31,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from baselines import worlds
 from baselines.networks import ActorCritic
 from baselines.ppo import PPOConfig, policy_inputs, tables
-from baselines.tasks import Task, spec_task
+from baselines.worlds.task import Task
 
 POLICIES = ("agent", "shuffled", "random")
-COLUMNS = ("Conditional", "Building", "Localization", "Achievement", "Combo")
 
 
 def shuffled_texts(text_goal: np.ndarray, seed: int = 0) -> np.ndarray:
@@ -143,21 +143,21 @@ def evaluate_splits(spec: Mapping, splits: Mapping[str, tuple[list, dict]], trai
                     episodes: int, max_steps: int, greedy: bool = False, planner: Callable[[str], list[str]] | None = None,
                     batch: int = 256) -> dict[str, dict]:
     """split -> policy -> summary: the three policies on each of ``splits`` (name -> what
-    ``tasks.split_episodes`` returned) of ``spec``'s world, for a network trained on ``trained``
-    (the reference of PPO-T+'s retrieval planner); ``episodes`` per goal, at most ``max_steps`` steps
-    each, keys from ``config.seed``, in chunks of ``batch`` episodes (dealt out to the processes of
-    a multi-process run). CrafText splits are padded to one capacity, so they share one
-    compilation. Prints one line per split and policy."""
-    settings = {}
-    if spec["env"].startswith("CrafText"):
-        pairs = [split_pairs for split_pairs, _ in splits.values()]
-        settings["capacity"] = (max(len(p) for p in pairs), max(sum(len(t) for _, t in p) for p in pairs))
+    ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network trained on
+    ``trained`` (the reference of PPO-T+'s retrieval planner); ``episodes`` per goal, at most
+    ``max_steps`` steps each, keys from ``config.seed``, in chunks of ``batch`` episodes (dealt out
+    to the processes of a multi-process run). Where the family pads splits to common shapes
+    (``WorldFamily.shared_settings``), they share one compilation. Prints one line per split and
+    policy."""
+    family = worlds.family_of(spec["env"])
+    settings = family.shared_settings([episodes for episodes, _ in splits.values()]) if family.shared_settings else {}
+    tasks = {split: worlds.spec_task(spec, split_episodes, **settings) for split, split_episodes in splits.items()}
+    shared_rows = max(len(task.texts) for task in tasks.values()) if settings else None
     evaluator = Evaluator(trained, network, batch)
     key = jax.random.key(10_000 + config.seed)
     results: dict[str, dict] = {}
-    for split, split_episodes in splits.items():
-        task = spec_task(spec, split_episodes, **settings)
-        rows = settings["capacity"][1] if settings else len(task.texts)
+    for split, task in tasks.items():
+        rows = shared_rows or len(task.texts)
         embeddings = tables(config, task, planner=planner, reference=trained)
         results[split] = evaluator.evaluate(params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows)
         for policy, summary in results[split].items():
@@ -195,13 +195,15 @@ def gap(by_policy: dict[str, dict]) -> float | None:
     return by_policy["agent"]["success"] - by_policy["shuffled"]["success"]
 
 
-def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = None) -> str:
+def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = None, group_order: tuple[str, ...] = ()) -> str:
     """Markdown: rows split x policy (then the gap agent - shuffled), columns success, the world's
-    other metrics and, for CrafText, the paper's Table 2 categories and the levels."""
+    other metrics and the goals' label groups (``Task.goals``: for CrafText the paper's Table 2
+    categories, in ``group_order``, and the levels)."""
     labels = labels or {}
     summaries = [s for by_policy in splits.values() for s in by_policy.values()]
     extra = [k for k in summaries[0] if k not in ("success", "episodes", "goals", "groups", "per_goal")] if summaries else []
-    groups = sorted({g for s in summaries for g in s["groups"]}, key=lambda g: (g.startswith("level:"), COLUMNS.index(g) if g in COLUMNS else 0, g))
+    groups = sorted({g for s in summaries for g in s["groups"]},
+                    key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g))
     header = ["split", "policy", "success", *extra, *(g.removeprefix("level:") for g in groups), "goals x episodes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
     for split, by_policy in splits.items():
@@ -216,11 +218,12 @@ def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = No
     return "\n".join(lines) + "\n\nsuccess: mean over goals of the per-goal rate; group cells: success (number of goals)."
 
 
-def save(splits: dict[str, dict[str, dict]], out: Path, meta: dict, labels: dict[str, str] | None = None) -> str:
+def save(splits: dict[str, dict[str, dict]], out: Path, meta: dict, labels: dict[str, str] | None = None,
+         group_order: tuple[str, ...] = ()) -> str:
     """Write ``evaluation.json`` (``{"meta", "splits", "gap"}``) and ``evaluation.md`` under ``out``;
-    returns the Markdown table."""
+    returns the Markdown table (``table``)."""
     out.mkdir(parents=True, exist_ok=True)
-    markdown = table(splits, labels)
+    markdown = table(splits, labels, group_order)
     gaps = {split: gap(by_policy) for split, by_policy in splits.items()}
     (out / "evaluation.json").write_text(json.dumps({"meta": meta, "splits": splits, "gap": gaps}, indent=1))
     (out / "evaluation.md").write_text(f"{json.dumps(meta)}\n\n{markdown}\n")

@@ -7,20 +7,14 @@
   Craftax's prerequisite chains (wood -> table -> wooden pickaxe -> stone -> ...), so it is handed
   the answer; it gives the retrieval planner its training plans, and is used directly only as the
   explicitly named ``oracle`` planner (labelled so in every table).
-* ``ChatPlanner``: an optional client for an OpenAI-compatible ``/chat/completions`` endpoint with
-  the paper's prompt (appendix J). Nothing contacts the network unless you build one. The API key
-  goes only to the configured host: the client never follows redirects (a 30x is an error), and a
-  host other than the loopback one (127.0.0.1, ::1, localhost) must be reached over https.
+* ``ChatPlanner``: plans from an OpenAI-compatible ``/chat/completions`` endpoint with the paper's
+  prompt (appendix J), through ``baselines.chat.ChatClient`` (the key goes only to the configured
+  host: no redirects, https off the loopback). Nothing contacts the network unless you build one.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import json
 import re
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Sequence
 
 import numpy as np
@@ -161,52 +155,32 @@ _NUMBERED = re.compile(r"^\s*\d+[.)]\s*(.+?)\s*$")
 
 
 class PlannerError(RuntimeError):
-    pass
-
-
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """Refuse every redirect, so the Authorization header never reaches another host."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        raise urllib.error.HTTPError(req.full_url, code, f"redirect to {newurl} refused (credentials stay with the configured host)", headers, fp)
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    """The chat endpoint gave no usable plan."""
 
 
 class ChatPlanner:
-    """Plans from an OpenAI-compatible chat endpoint (``base_url`` ends before ``/chat/completions``).
+    """Plans from an OpenAI-compatible chat endpoint (``base_url`` ends before ``/chat/completions``),
+    through ``baselines.chat.ChatClient`` and its rules: https unless the host is the loopback (a
+    local server), redirects refused. Raises ``ValueError`` at construction for any other URL."""
 
-    ``base_url`` must be https unless its host is the loopback (a local server); redirects are
-    refused. Raises ``ValueError`` at construction for any other URL."""
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0, temperature: float = 0.0,
+                 max_retries: int = 0):
+        from baselines.chat import ChatClient
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0, temperature: float = 0.0):
-        parts = urllib.parse.urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"planner URL {base_url!r}: expected http(s)://host[:port]/path")
-        if parts.scheme != "https" and not _loopback(parts.hostname):
-            raise ValueError(f"planner URL {base_url!r}: a non-loopback host must use https (the API key would travel in clear)")
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.model, self.api_key, self.timeout, self.temperature = model, api_key, timeout, temperature
-        self._opener = urllib.request.build_opener(_NoRedirects)
+        try:
+            self.client = ChatClient(base_url, model, api_key_env=None, api_key=api_key, timeout_s=timeout, max_retries=max_retries,
+                                     temperature=temperature, max_tokens=None)
+        except ValueError as error:
+            raise ValueError(f"planner {error}") from None
+        self.url = self.client.url
 
     def __call__(self, instruction: str) -> list[str]:
-        body = {"model": self.model, "temperature": self.temperature,
-                "messages": [{"role": "user", "content": PROMPT.format(instruction=instruction)}]}
-        headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})
-        request = urllib.request.Request(self.url, json.dumps(body).encode(), headers)
+        from baselines.chat import ChatError
+
         try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                reply = json.loads(response.read())
-            content = reply["choices"][0]["message"]["content"]
-        except (OSError, KeyError, IndexError, ValueError) as e:
-            raise PlannerError(f"{self.url}: no usable plan for {instruction!r}: {type(e).__name__}: {e}") from None
+            content = self.client.chat([{"role": "user", "content": PROMPT.format(instruction=instruction)}])["text"]
+        except ChatError as error:
+            raise PlannerError(f"no usable plan for {instruction!r}: {error}") from None
         steps = [m.group(1).rstrip(".") for m in map(_NUMBERED.match, content.splitlines()) if m]
         if not steps:
             raise PlannerError(f"{self.url}: the reply has no numbered steps: {content[:200]!r}")

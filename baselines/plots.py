@@ -121,11 +121,14 @@ def evaluation_bars(run: Path) -> Path:
     return save(fig, run / "evaluation.png")
 
 
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m baselines.plots", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run", type=Path, help="a run folder of python -m baselines or python -m baselines.bc")
+    return p
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m baselines.plots", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", type=Path, help="a run folder of python -m baselines or python -m baselines.bc")
-    run = parser.parse_args(argv).run
+    run = parser().parse_args(argv).run
     cloned = (run / "params").is_dir()
     for draw, needs in ((cloning_curve if cloned else learning_curve, "metrics.jsonl"), (evaluation_bars, "evaluation.json")):
         if not (run / needs).is_file():

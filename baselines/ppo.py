@@ -5,7 +5,7 @@
 command line to train in jitted chunks between orbax checkpoints; the optimizer state (and so the
 learning-rate schedule) carries across chunks, unlike the official code's per-chunk restarts.
 
-Fixes over the official baselines (``notes/craftext_baselines_reference.md`` section 2.5):
+Fixes over the official CrafText baselines (the code of the CrafText paper):
 the stored transition keeps the instruction the agent acted on (its observation's text id); one
 continuous annealed schedule; truncation-aware bootstrapping (a truncated step's reward gets
 ``gamma * V(final observation)``); seeds and config recorded by the runner.
@@ -35,8 +35,10 @@ from flax import struct
 from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from baselines import cli
 from baselines.networks import make_network
-from baselines.tasks import Task
+from baselines.worlds import DEFAULT_ENV
+from baselines.worlds.task import Task
 from baselines.wrappers import AutoResetVecEnv, LogWrapper, OptimisticResetVecEnv
 
 
@@ -48,7 +50,7 @@ class PPOConfig:
     cross entropy towards the world's expert action in every visited state (DAgger-style labels on
     the agent's own rollouts, ``Task.expert``; 0: plain PPO)."""
 
-    env_id: str = "CrafText-Classic-Symbolic-v1"
+    env_id: str = DEFAULT_ENV
     policy: str = "ppo-t"
     encoder: str = "hashed"
     num_envs: int = 1024
@@ -186,6 +188,7 @@ class PPO:
                              "over; choose a multiple (or fewer devices: CUDA_VISIBLE_DEVICES)")
         self.mesh = Mesh(np.asarray(devices), ("data",)) if len(devices) > 1 else None
         self._last_report = (time.perf_counter(), 0)
+        self.bar = cli.Bar(config.num_updates, "update", "PPO")
 
     # ------------------------------------------------------------------ helpers
     def _shard(self, tree: Any, axis: int = 0) -> Any:
@@ -307,13 +310,13 @@ class PPO:
         return runner, metrics
 
     def _report(self, metrics: dict) -> None:
+        """Advance the progress bar (updates, with rate and ETA) and show the update's metrics."""
         m = {k: np.asarray(v).mean() for k, v in metrics.items()}
         (then, steps_then), now = self._last_report, time.perf_counter()
         self._last_report = (now, m["env_steps"])
         sps = (m["env_steps"] - steps_then) / max(now - then, 1e-9)  # the first report includes compilation
-        print(f"update {int(m['update']):>5}/{self.config.num_updates}  steps {int(m['env_steps']):>10,}  "
-              f"SPS {sps:>8,.0f}  episodes {int(m['episodes']):>5}  return {m['return']:7.3f}  "
-              f"success {m['success_rate']:.3f}  entropy {m['entropy']:.3f}", flush=True)
+        self.bar.advance(int(m["update"]), f"steps {int(m['env_steps']):,}  SPS {sps:,.0f}  return {m['return']:.3f}  "
+                                           f"success {m['success_rate']:.3f}  entropy {m['entropy']:.3f}")
 
     def updates(self, runner: Runner, count: int) -> tuple[Runner, dict]:
         """``count`` updates in one ``lax.scan``; metrics stacked (count,)."""
@@ -352,7 +355,7 @@ def tables(config: PPOConfig, task: Task, cache_dir=None, planner=None, referenc
         return instructions, None
     reference = reference or task
     if planner is None and not (task.goal_objects and reference.goal_objects):
-        raise ValueError(f"policy ppo-t+ needs a planner: {task.name} has no goal structures for the built-in ones (CrafText only)")
+        raise ValueError(f"policy ppo-t+ needs a planner: {task.name} has no goal structures for the built-in ones (Task.goal_objects)")
     if planner is not None:
         steps = [planner(text) for text in task.texts]
     elif config.planner == "oracle":
@@ -365,7 +368,7 @@ def tables(config: PPOConfig, task: Task, cache_dir=None, planner=None, referenc
 
 def make_train(config: PPOConfig, task: Task | None = None, progress: bool = False):
     """purejaxrl-style: ``train = make_train(config); jax.jit(train)(key)`` (several seeds: ``train_seeds``)."""
-    from baselines.tasks import make_task
+    from baselines.worlds import make_task
 
     task = task or make_task(config.env_id)
     ppo = PPO(config, task, *tables(config, task), progress=progress)

@@ -2,10 +2,13 @@
 training steps/s of each baseline policy with the share of time spent in the environment.
 
 Writes ``env_sps.json``, ``env_sps.csv``, ``env_sps.md``, ``env_sps.png``,
-``training_sps.{json,md}`` and, with a blocks world, the host-side ``bap_scoring.json`` and
+``training_sps.{json,md}``, ``step_only.json`` and, with a world whose family asks for them
+(``Benchmark.host_timings``: the blocks world), the host-side ``bap_scoring.json`` and
 ``synthetic_items.json`` (simulated BAP items per minute) under ``--out`` (default
-``benchmarks/results/<device>``). ``--host-only`` runs just the host-side blocks-world timings. ``--quick`` is a seconds-long check that the code
-works (tiny sizes, nothing written unless ``--out`` is given).
+``runs/benchmarks/<device>``; a file already there is replaced only with ``--overwrite``).
+``--host-only`` runs just the host-side timings. ``--quick`` is a seconds-long check that the code
+works (tiny sizes, nothing written unless ``--out`` is given). The committed figures are under
+``benchmarks/results/<device>``.
 """
 
 from __future__ import annotations
@@ -19,19 +22,17 @@ import platform
 import sys
 from pathlib import Path
 
-import jax
-import jaxlib
-
-from benchmarks.env_sps import compare_step_only, measure_env, rollout_steps
-from benchmarks.metrics_time import bap_scoring_time, synthetic_generation_rate
-from benchmarks.training import markdown, measure_training
-from benchmarks.worlds import WORLDS
+from baselines import cli
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
-RESULTS = Path(__file__).parent / "results"
+RUNS = Path("runs/benchmarks")
+"""Where a benchmark writes by default, one folder per device."""
 
 
 def device_info() -> dict:
+    import jax
+    import jaxlib
+
     device = jax.devices()[0]
     return {
         "device": f"{device.platform}:{getattr(device, 'device_kind', device.platform)}",
@@ -90,17 +91,33 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
     plt.close(fig)
 
 
+def output_folder(out: Path | None, info: dict) -> Path:
+    """``--out``, else ``runs/benchmarks/<device>``."""
+    return out if out is not None else RUNS / device_slug(info)
+
+
+def training_env(quick: bool) -> str:
+    """The world of the PPO training benchmark: the default world; with ``--quick``, the first
+    world whose family is measured in quick runs (no world generation)."""
+    from baselines import worlds
+
+    if not quick:
+        return worlds.DEFAULT_ENV
+    return next(f.default_id for f in worlds.families() if f.benchmark.quick)
+
+
 def _training(args, info: dict, on_cpu: bool) -> list[dict]:
-    """PPO training benchmark: CrafText Classic (Hexagons at toy size with --quick)."""
+    """PPO training benchmark on ``training_env`` (toy sizes with --quick)."""
     num_envs = args.training_envs if args.training_envs is not None else (8 if args.quick else 64 if on_cpu else 1024)
     if not num_envs:
         return []
-    from baselines.tasks import make_task
+    from baselines.worlds import make_task
+    from benchmarks.training import measure_training
 
     if args.quick:
-        task, sizes = make_task("Hexagons-Paint-v1", max_steps_in_episode=50), dict(num_steps=8, updates=1, repeats=1, layer_size=32, policies=("ppo-t",))
+        task, sizes = make_task(training_env(True), max_steps_in_episode=50), dict(num_steps=8, updates=1, repeats=1, layer_size=32, policies=("ppo-t",))
     else:
-        task, sizes = make_task("CrafText-Classic-Symbolic-v1"), dict(num_steps=64, updates=2, repeats=args.repeats)
+        task, sizes = make_task(training_env(False)), dict(num_steps=64, updates=2, repeats=args.repeats)
     rows = measure_training(task, num_envs, **sizes)
     for r in rows:
         print(f"PPO {r['policy']:<7} {r['world']} {r['num_envs']} envs: {r['train_steps_per_s']:,.0f} training steps/s, "
@@ -108,8 +125,13 @@ def _training(args, info: dict, on_cpu: bool) -> list[dict]:
     return rows
 
 
-def _host_timings(args, info: dict) -> list[dict]:
+HOST_FILES = ("bap_scoring.json", "synthetic_items.json")
+
+
+def _host_timings(args, info: dict, out: Path) -> list[dict]:
     """BAP v2 scoring time and simulated items per minute, printed and saved."""
+    from benchmarks.metrics_time import bap_scoring_time, synthetic_generation_rate
+
     scoring = bap_scoring_time(args.mdc)
     print(
         f"BAP v2 metrics, {scoring['items']} {scoring['source']} items: {scoring['median_s']:.2f} s "
@@ -119,7 +141,6 @@ def _host_timings(args, info: dict) -> list[dict]:
     rates = synthetic_generation_rate(repeats=args.repeats)
     for r in rates:
         print(f"synthetic {r['simulator']:<7} {r['items_per_min_median']:>12,.0f} BAP items/min ({r['games']} games, {r['items']} items)", flush=True)
-    out = args.out or RESULTS / device_slug(info)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bap_scoring.json").write_text(json.dumps({"device": info, **scoring}, indent=2))
     (out / "synthetic_items.json").write_text(json.dumps({"device": info, "results": rates}, indent=2))
@@ -127,80 +148,101 @@ def _host_timings(args, info: dict) -> list[dict]:
     return rates
 
 
-STEP_ONLY = ("Craftax-Classic-Symbolic (bare)", "CrafText-Classic-Symbolic-v1")
-
-
-def _step_only(args, info: dict, num_envs: int = 256, num_steps: int = 16) -> dict | None:
-    """CrafText's cost without resets: ``vmap(step_env)`` from reset states, bare Craftax and
-    CrafText timed in interleaved rounds (``compare_step_only``); the median per-round ratio."""
-    if args.quick or not args.step_only_rounds or not all(w in args.worlds for w in STEP_ONLY):
+def _step_only(args, info: dict, chosen: dict, num_envs: int = 256, num_steps: int = 16) -> dict | None:
+    """A family's cost without resets beside its reference world: ``vmap(step_env)`` from reset
+    states, the reference and the world timed in interleaved rounds (``compare_step_only``); the
+    median per-round ratio."""
+    pair = next(((name, w.compared_with) for name, w in chosen.items() if w.compared_with in chosen), None)
+    if args.quick or not args.step_only_rounds or pair is None:
         return None
-    envs = {name: WORLDS[name].make() for name in STEP_ONLY}
+    from benchmarks.env_sps import compare_step_only
+
+    envs = {name: chosen[name].make() for name in pair}
     result = compare_step_only(envs, num_envs, num_steps, rounds=args.step_only_rounds)
-    craftext = result[STEP_ONLY[1]]
+    compared = result[pair[1]]
     print(f"step only (no resets), {num_envs} envs x {num_steps} steps, {args.step_only_rounds} interleaved rounds: "
-          f"CrafText / bare Craftax x{craftext['ratio_median']:.3f} (per-round range {craftext['ratio_min']:.2f} .. {craftext['ratio_max']:.2f})",
+          f"{pair[1]} / {pair[0]} x{compared['ratio_median']:.3f} (per-round range {compared['ratio_min']:.2f} .. {compared['ratio_max']:.2f})",
           flush=True)
     return {"device": info, "num_envs": num_envs, "num_steps": num_steps, "rounds": args.step_only_rounds, "results": result}
 
 
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    p.add_argument("--env", nargs="+", default=None, metavar="ID",
+                   help="worlds to measure: registered ids or reference worlds (default: every family's benchmark ids and references; "
+                        "--quick: those without world generation)")
+    p.add_argument("--num-envs-list", nargs="+", type=int, default=None, metavar="N",
+                   help=f"num_envs values to measure (default {' '.join(map(str, DEFAULT_NUM_ENVS))})")
+    p.add_argument("--repeats", type=int, default=5)
+    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    p.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
+    p.add_argument("--training-envs", type=int, default=None, help="num_envs of the PPO training benchmark (default 64 on CPU, 1024 elsewhere; 0 skips it)")
+    p.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time BAP dev scoring on it")
+    p.add_argument("--host-only", action="store_true", help="only the host-side timings (BAP scoring, synthetic items)")
+    p.add_argument("--step-only-rounds", type=int, default=40,
+                   help="interleaved rounds of the step-only comparison of a world and its reference (256 envs, 16 steps; 0 skips it)")
+    return p
+
+
+RENAMED = {"--worlds": "--env", "--num-envs": "--num-envs-list"}
+"""Old spellings accepted for one release."""
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--worlds", nargs="+", default=None, help="world ids (default: all; --quick: those without world generation)")
-    parser.add_argument("--num-envs", nargs="+", type=int, default=None, help=f"default {DEFAULT_NUM_ENVS}")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results/<device>)")
-    parser.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
-    parser.add_argument("--training-envs", type=int, default=None, help="num_envs of the PPO training benchmark (default 64 on CPU, 1024 elsewhere; 0 skips it)")
-    parser.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time BAP dev scoring on it")
-    parser.add_argument("--host-only", action="store_true", help="only the host-side blocks-world timings (BAP scoring, synthetic items)")
-    parser.add_argument("--step-only-rounds", type=int, default=40,
-                        help="interleaved rounds of the step-only CrafText / bare Craftax comparison (256 envs, 16 steps; 0 skips it)")
-    args = parser.parse_args(argv)
-    if args.host_only:
-        return _host_timings(args, device_info())
-    if args.worlds is None:
-        args.worlds = [w for w, spec in WORLDS.items() if not (args.quick and spec.reset_ratio)]
-    unknown = [w for w in args.worlds if w not in WORLDS]
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], WORLDS, n=3, cutoff=0.4)
-        parser.error(f"unknown world {unknown[0]!r}; close: {close or 'none'}; known: {', '.join(WORLDS)}")
-    num_envs = args.num_envs or ((1, 8) if args.quick else DEFAULT_NUM_ENVS)
-    repeats = 1 if args.quick else args.repeats
+    p = parser()
+    args = cli.parse(p, argv, RENAMED)
+    from benchmarks.worlds import bench_worlds
+
+    table = bench_worlds()
     info = device_info()
+    out = output_folder(args.out, info) if args.out or not args.quick else None
+    if args.host_only:
+        cli.refuse_existing([out / name for name in HOST_FILES], args.overwrite)
+        return _host_timings(args, info, out)
+    if args.env is None:
+        args.env = [w for w, spec in table.items() if not args.quick or spec.settings.quick]
+    unknown = [w for w in args.env if w not in table]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], table, n=3, cutoff=0.4)
+        p.error(f"unknown world {unknown[0]!r}; close: {close or 'none'}; known: {', '.join(table)}")
+    chosen = {w: table[w] for w in args.env}
+    host = not args.quick and any(w.settings.host_timings for w in chosen.values())
+    if out is not None:
+        files = ["env_sps.json", "env_sps.csv", "env_sps.md", "env_sps.png", "training_sps.json", "training_sps.md", "step_only.json"]
+        cli.refuse_existing([out / name for name in files + list(HOST_FILES if host else ())], args.overwrite)
+    from benchmarks.env_sps import measure_env, rollout_steps
+
+    num_envs = args.num_envs_list or ((1, 8) if args.quick else DEFAULT_NUM_ENVS)
+    repeats = 1 if args.quick else args.repeats
     print(f"device {info['device']}, {info['host_cpus']} host CPUs, jax {info['jax']}", flush=True)
     rows = []
     on_cpu = info["device"].startswith("cpu")
-    for world in args.worlds:
-        spec = WORLDS[world]
-        env, params = spec.make()
-        for n in num_envs:
-            if on_cpu and spec.max_cpu_envs and n > spec.max_cpu_envs:
-                print(f"{world:<24} num_envs {n:>6}  skipped on CPU (above {spec.max_cpu_envs})", flush=True)
-                continue
-            steps = 8 if args.quick else rollout_steps(n, budget=spec.step_budget, high=spec.max_steps)
-            result = {"world": world, **measure_env(env, params, n, steps, repeats, reset_ratio=spec.reset_ratio)}
-            rows.append(result)
-            print(
-                f"{world:<24} num_envs {n:>6}  {result['steps_per_s_median']:>14,.0f} steps/s "
-                f"[{result['steps_per_s_min']:,.0f} .. {result['steps_per_s_max']:,.0f}]  "
-                f"compile {result['compile_s']:.2f} s",
-                flush=True,
-            )
-    host = not args.quick and any(w.startswith("BlocksWorld") for w in args.worlds)
+    with cli.progress(total=len(chosen) * len(num_envs), desc="env steps/s", unit="measurement") as bar:
+        for world, spec in chosen.items():
+            env, params = spec.make()
+            settings = spec.settings
+            for n in num_envs:
+                bar.update()
+                if on_cpu and settings.max_cpu_envs and n > settings.max_cpu_envs:
+                    bar.write(f"{world:<24} num_envs {n:>6}  skipped on CPU (above {settings.max_cpu_envs})")
+                    continue
+                steps = 8 if args.quick else rollout_steps(n, budget=settings.step_budget, high=settings.max_steps)
+                result = {"world": world, **measure_env(env, params, n, steps, repeats, reset_ratio=settings.reset_ratio)}
+                rows.append(result)
+                bar.write(f"{world:<24} num_envs {n:>6}  {result['steps_per_s_median']:>14,.0f} steps/s "
+                          f"[{result['steps_per_s_min']:,.0f} .. {result['steps_per_s_max']:,.0f}]  compile {result['compile_s']:.2f} s")
     training = _training(args, info, on_cpu)
-    ratio_rows = {r["num_envs"]: r for r in rows if r["world"] == "Craftax-Classic-Symbolic (bare)"}
-    for r in rows:
-        bare = ratio_rows.get(r["num_envs"])
-        if r["world"].startswith("CrafText") and bare:
-            print(
-                f"CrafText / bare Craftax at {r['num_envs']} envs: steps/s x{r['steps_per_s_median'] / bare['steps_per_s_median']:.2f}, "
-                f"compile x{r['compile_s'] / bare['compile_s']:.2f}",
-                flush=True,
-            )
-    step_only = _step_only(args, info)
-    out = args.out if args.out or args.quick else RESULTS / device_slug(info)
+    for reference, spec in chosen.items():
+        by_envs = {r["num_envs"]: r for r in rows if r["world"] == reference}
+        for r in rows:
+            if spec.compared_with == r["world"] and r["num_envs"] in by_envs:
+                base = by_envs[r["num_envs"]]
+                print(f"{r['world']} / {reference} at {r['num_envs']} envs: steps/s x{r['steps_per_s_median'] / base['steps_per_s_median']:.2f}, "
+                      f"compile x{r['compile_s'] / base['compile_s']:.2f}", flush=True)
+    step_only = _step_only(args, info, chosen)
     if out is not None:
+        from benchmarks.training import markdown
+
         write_results(rows, info, out)
         if step_only:
             (out / "step_only.json").write_text(json.dumps(step_only, indent=2))
@@ -209,7 +251,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             (out / "training_sps.md").write_text(markdown(training, info))
         print(f"wrote {out}/env_sps.{{json,csv,md,png}}")
     if host:
-        _host_timings(args, info)
+        _host_timings(args, info, out)
     return rows
 
 

@@ -6,8 +6,9 @@ and state are returned, so XLA cannot drop any of the observation work. The batc
 gymnax's own ``env.step`` under ``vmap`` (auto-reset of every finished world) or, with
 ``reset_ratio``, ``baselines.wrappers.OptimisticResetVecEnv``.
 
-``measure_step_only`` times ``vmap(env.step_env)`` alone from states reset outside the timing (no
-resets at all): the cost of the step itself, where world generation cannot hide it.
+``compare_step_only`` times ``vmap(env.step_env)`` alone from states reset outside the timing (no
+resets at all) for several worlds in interleaved rounds: the cost of the step itself, where world
+generation cannot hide it.
 """
 
 from __future__ import annotations
@@ -101,14 +102,6 @@ def reset_states(env: Any, params: Any, num_envs: int, seed: int = 0) -> Any:
     """``num_envs`` freshly reset states (``vmap(env.reset_env)``)."""
     keys = jax.random.split(jax.random.key(seed), num_envs)
     return jax.block_until_ready(jax.jit(jax.vmap(env.reset_env, in_axes=(0, None)))(keys, params)[1])
-
-
-def measure_step_only(env: Any, params: Any, num_envs: int, num_steps: int, repeats: int = 5, seed: int = 0) -> dict:
-    """Steps/s of ``vmap(env.step_env)`` over ``num_steps`` steps from ``num_envs`` worlds reset
-    before the timing (no resets during it; a finished world keeps being stepped)."""
-    states = reset_states(env, params, num_envs, seed)
-    rollout = step_only_rollout(env, num_envs, num_steps)
-    return {"reset": "none (step_env)", **_time(rollout, params, num_envs, num_steps, repeats, seed, states)}
 
 
 def compare_step_only(envs: dict[str, tuple[Any, Any]], num_envs: int, num_steps: int, rounds: int = 10, seed: int = 0) -> dict:

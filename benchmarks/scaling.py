@@ -6,7 +6,7 @@ first n devices (``measure_env(mesh=...)``, as PPO shards its environments), for
 devices (``--xla_force_host_platform_device_count``, set here before JAX starts): they share the
 machine's cores, so the curve shows the sharding overhead and the cores' limit, not more hardware;
 on a GPU machine they are the real GPUs. Writes ``scaling.{json,md,png}`` under ``--out`` (default
-``benchmarks/results/<device>``).
+``runs/benchmarks/<device>``; files already there are replaced only with ``--overwrite``).
 """
 
 from __future__ import annotations
@@ -24,20 +24,24 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 from jax.sharding import Mesh  # noqa: E402
 
-from benchmarks.__main__ import RESULTS, device_info, device_slug  # noqa: E402
+from baselines import cli  # noqa: E402
+from benchmarks.__main__ import device_info, output_folder  # noqa: E402
 from benchmarks.env_sps import measure_env  # noqa: E402
-from benchmarks.worlds import WORLDS  # noqa: E402
+from benchmarks.worlds import bench_worlds  # noqa: E402
+
+FILES = ("scaling.json", "scaling.md", "scaling.png")
 
 
 def measure_scaling(worlds: list[str], devices: list[int], per_device_envs: int, num_steps: int, repeats: int) -> list[dict]:
     """One row per (world, number of devices): steps/s (median, min, max) and the speed-up over one device."""
+    table = bench_worlds()
     rows = []
     for world in worlds:
-        env, params = WORLDS[world].make()
+        env, params = table[world].make()
         base = None
         for n in devices:
             mesh = Mesh(np.asarray(jax.devices()[:n]), ("data",))
-            result = measure_env(env, params, per_device_envs * n, num_steps, repeats, reset_ratio=WORLDS[world].reset_ratio, mesh=mesh)
+            result = measure_env(env, params, per_device_envs * n, num_steps, repeats, reset_ratio=table[world].settings.reset_ratio, mesh=mesh)
             base = base or result["steps_per_s_median"]
             row = {"world": world, "devices": n, "num_envs": per_device_envs * n, **result, "speedup": result["steps_per_s_median"] / base}
             rows.append(row)
@@ -74,24 +78,38 @@ def write(rows: list[dict], info: dict, out: Path, per_device_envs: int) -> None
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> list[dict]:
+def parser() -> argparse.ArgumentParser:
+    from baselines import worlds
+
+    defaults = [f.default_id for f in worlds.families() if f.benchmark.scaling]
     p = argparse.ArgumentParser(prog="python -m benchmarks.scaling", description=__doc__.split("\n\n")[0])
-    p.add_argument("--worlds", nargs="+", default=["Hexagons-Paint-v1", "CrafText-Classic-Symbolic-v1"])
-    p.add_argument("--devices", nargs="+", type=int, default=[1, 2, 4, 8])
+    p.add_argument("--env", nargs="+", default=defaults, metavar="ID", help=f"worlds to measure (default {' '.join(defaults)})")
+    p.add_argument("--devices", nargs="+", type=int, default=[1, 2, 4, 8], help="device counts to measure (default 1 2 4 8)")
     p.add_argument("--per-device-envs", type=int, default=128)
     p.add_argument("--num-steps", type=int, default=32)
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--out", type=Path, default=None)
-    args = p.parse_args(argv)
-    unknown = [w for w in args.worlds if w not in WORLDS]
+    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    return p
+
+
+RENAMED = {"--worlds": "--env"}
+"""Old spellings accepted for one release."""
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    p = parser()
+    args = cli.parse(p, argv, RENAMED)
+    known = bench_worlds()
+    unknown = [w for w in args.env if w not in known]
     if unknown:
-        p.error(f"unknown world {unknown[0]!r}; known: {', '.join(WORLDS)}")
+        p.error(f"unknown world {unknown[0]!r}; known: {', '.join(known)}")
     if max(args.devices) > jax.device_count():
         p.error(f"--devices {max(args.devices)}: only {jax.device_count()} devices here")
     info = device_info()
+    out = output_folder(args.out, info)
+    cli.refuse_existing([out / name for name in FILES], args.overwrite)
     print(f"device {info['device']}, {info['num_devices']} devices, {info['host_cpus']} host CPUs, jax {info['jax']}", flush=True)
-    rows = measure_scaling(args.worlds, args.devices, args.per_device_envs, args.num_steps, args.repeats)
-    out = args.out or RESULTS / device_slug(info)
+    rows = measure_scaling(args.env, args.devices, args.per_device_envs, args.num_steps, args.repeats)
     write(rows, info, out, args.per_device_envs)
     print(f"wrote {out}/scaling.json, scaling.md, scaling.png")
     return rows

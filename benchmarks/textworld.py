@@ -8,7 +8,10 @@
    over the wall time, after a warm-up call; and the host's share alone, on one core.
 3. Scoring: ``score`` on 100,000 instances on the host, and the jitted ``graph_scores`` on 100,000
    id-graph pairs.
-Writes ``textworld.json`` and ``textworld.png`` under ``--out`` (default ``benchmarks/results/<device>``).
+One world per family that offers a text view (its default id, ``Benchmark.kg_envs`` worlds); the
+expert-with-excursions policy where the world has an expert for its goals, else random. Writes
+``textworld.json`` and ``textworld.png`` under ``--out`` (default ``runs/benchmarks/<device>``;
+files already there are replaced only with ``--overwrite``).
 """
 
 from __future__ import annotations
@@ -24,9 +27,24 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from benchmarks.__main__ import RESULTS, device_info, device_slug
+from baselines import cli
+from benchmarks.__main__ import device_info, output_folder
 
-WORLDS = {"CrafText-Classic-Symbolic-v1": 256, "Hexagons-Paint-v1": 1024, "BlocksWorld-BAP-v1": 1024}
+FILES = ("textworld.json", "textworld.png")
+
+
+def text_worlds() -> dict[str, int]:
+    """env id -> num_envs of the graph-cost measurement: each family's default id, where its env
+    offers the text view."""
+    from baselines import worlds
+    from baselines.worlds.base import TextHooks
+
+    chosen = {}
+    for family in worlds.families():
+        env, _ = family.make(family.default_id)
+        if isinstance(env, TextHooks):
+            chosen[family.default_id] = family.benchmark.kg_envs
+    return chosen
 
 
 def kg_overhead(env_id: str, num_envs: int, steps: int, repeats: int = 9) -> dict:
@@ -69,13 +87,15 @@ def kg_overhead(env_id: str, num_envs: int, steps: int, repeats: int = 9) -> dic
             "kg_overhead": round(bare / with_kg - 1, 3)}
 
 
-def generation_rate(env_id: str, episodes: int, steps: int, policy: str, batch_size: int = 64) -> dict:
+def generation_rate(env_id: str, episodes: int, steps: int, batch_size: int = 64) -> dict:
     """Records/s of ``generate`` end to end, wall time (a warm-up call compiles first), with the
     mean graph size and bytes per record; and records/s of the host side alone on one core
-    (``RecordWriter`` on batches played beforehand, fresh episodes and caches)."""
+    (``RecordWriter`` on batches played beforehand, fresh episodes and caches). Policy: mixed where
+    the world has an expert for its goals, else random."""
     from baselines.textworld.dataset import RecordWriter, _player, episode_schedule, generate, world_of
 
     world = world_of(env_id, data_size=64)
+    policy = "mixed" if world.task.expert is not None else "random"
     begin, advance = _player(world, policy, steps, 0.25, "observed")
     schedule, playing, chunks = episode_schedule(world, 50_000, episodes), begin(batch_size), []
     while not chunks or chunks[-1]["alive"].any() or chunks[-1]["fresh"].any():
@@ -86,8 +106,8 @@ def generation_rate(env_id: str, episodes: int, steps: int, policy: str, batch_s
     host_records = sum(len(writer.consume(chunk)) for chunk in chunks)
     host_rate = host_records / (time.perf_counter() - tick)
     with tempfile.TemporaryDirectory() as out:
-        generate(world, policy, batch_size, out, steps=steps, batch_size=batch_size, progress=None)
-        summary = generate(world, policy, episodes, out, seed=10_000, steps=steps, batch_size=batch_size, progress=None)
+        generate(world, policy, batch_size, out, steps=steps, batch_size=batch_size, quiet=True)
+        summary = generate(world, policy, episodes, out, seed=10_000, steps=steps, batch_size=batch_size, quiet=True)
         shards = [Path(out) / name for name in summary["shards"]]
         size = sum(p.stat().st_size for p in shards)
         triples = statistics.fmean(len(json.loads(line)["graph"]) for line in shards[0].open())
@@ -161,26 +181,32 @@ def plot(rows: dict, out: Path) -> Path:
     return out / "textworld.png"
 
 
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--steps", type=int, default=32)
-    p.add_argument("--episodes", type=int, default=1024)
-    p.add_argument("--quick", action="store_true", help="tiny sizes: a check that the code runs")
-    p.add_argument("--out", type=Path)
-    args = p.parse_args(argv)
+    p.add_argument("--steps", type=int, default=32, help="steps per scan and per generated episode (default 32)")
+    p.add_argument("--episodes", type=int, default=1024, help="episodes generated per world (default 1024)")
+    p.add_argument("--quick", action="store_true", help="tiny sizes: a check that the code runs (nothing written unless --out is given)")
+    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = cli.parse(parser(), argv)
     info = device_info()
+    out = output_folder(args.out, info) if args.out or not args.quick else None
+    if out is not None:
+        cli.refuse_existing([out / name for name in FILES], args.overwrite)
     scale = 16 if args.quick else 1
     rows = {"device": info, "kg_overhead": [], "generation": [], "scoring": None}
-    for env_id, num_envs in WORLDS.items():
+    chosen = text_worlds()
+    for env_id, num_envs in chosen.items():
         rows["kg_overhead"].append(kg_overhead(env_id, max(4, num_envs // scale), max(4, args.steps // scale)))
         print(rows["kg_overhead"][-1], flush=True)
-    for env_id in WORLDS:
-        policy = "random" if env_id.startswith("CrafText") else "mixed"
-        rows["generation"].append(generation_rate(env_id, max(4, args.episodes // scale), max(4, args.steps // scale), policy, max(4, 64 // scale)))
+    for env_id in chosen:
+        rows["generation"].append(generation_rate(env_id, max(4, args.episodes // scale), max(4, args.steps // scale), max(4, 64 // scale)))
         print(rows["generation"][-1], flush=True)
     rows["scoring"] = scoring_time(100_000 // (scale * 10) if args.quick else 100_000)
     print(rows["scoring"], flush=True)
-    out = args.out or (None if args.quick else RESULTS / device_slug(info))
     if out:
         out.mkdir(parents=True, exist_ok=True)
         (out / "textworld.json").write_text(json.dumps(rows, indent=1))

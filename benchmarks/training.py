@@ -16,7 +16,7 @@ import numpy as np
 
 from baselines.networks import POLICIES, count_parameters
 from baselines.ppo import PPO, PPOConfig, tables
-from baselines.tasks import Task
+from baselines.worlds.task import Task
 from benchmarks.env_sps import measure_env
 
 

@@ -1,98 +1,43 @@
-"""The worlds the benchmarks know, each with its reset strategy.
+"""The worlds the benchmarks measure, from the registry (``baselines.worlds``): each family's
+benchmark ids with its ``Benchmark`` settings (reset strategy, CPU limits, scan lengths), and the
+reference worlds a family is compared with (the bare Craftax world beside CrafText).
 
-Cheap worlds use gymnax's own ``env.step`` (every finished world reset at once). Craftax-based
-worlds, whose reset generates a whole world, use ``OptimisticResetVecEnv`` with ``reset_ratio`` 16,
-the setting of the CrafText paper; the bare Craftax world is measured the same way beside CrafText.
+Cheap worlds use gymnax's own ``env.step`` (every finished world reset at once); worlds whose reset
+generates a whole map use ``OptimisticResetVecEnv`` (``Benchmark.reset_ratio``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import jax.numpy as jnp
-from gymnax.environments import environment, spaces
+from baselines import worlds
+from baselines.worlds.base import Benchmark
 
 
 @dataclass(frozen=True)
 class BenchWorld:
-    """make() -> (env, params); reset_ratio: optimistic resets (None: gymnax auto-reset);
-    max_cpu_envs: the largest num_envs measured on a CPU (memory and time); step_budget /
-    max_steps: env-steps per repeat and the longest scan (``rollout_steps``)."""
+    """make() -> (env, params); settings: how it is measured; compared_with: the world it is a
+    reference for (None: a registered world)."""
 
     make: Callable[[], tuple[Any, Any]]
-    reset_ratio: int | None = None
-    max_cpu_envs: int | None = None
-    step_budget: int = 2**20
-    max_steps: int = 2048
+    settings: Benchmark
+    compared_with: str | None = None
 
 
-class BareCraftax(environment.Environment):
-    """The real Craftax world (no auto-reset) behind the gymnax interface, without instructions."""
-
-    def __init__(self, classic: bool = True):
-        from craftax.craftax_env import make_craftax_env_from_params
-
-        self.craftax = make_craftax_env_from_params(classic=classic, symbolic=True, auto_reset=False)
-
-    @property
-    def default_params(self):
-        return self.craftax.default_params
-
-    def reset_env(self, key, params):
-        return self.craftax.reset_env(key, params)
-
-    def step_env(self, key, state, action, params):
-        obs, state, reward, done, _ = self.craftax.step_env(key, state, action, params)
-        return obs, state, reward, done, {}
-
-    def get_obs(self, state, params=None, key=None):
-        return self.craftax.get_obs(state)
-
-    def is_truncated(self, state, params):
-        return jnp.bool_(False)  # Craftax's own done includes its time limit
-
-    @property
-    def num_actions(self) -> int:
-        return self.craftax.num_actions
-
-    def action_space(self, params=None):
-        return spaces.Discrete(self.num_actions)
+def bench_worlds() -> dict[str, BenchWorld]:
+    """Name -> world, every family's references before its own ids, in registry order."""
+    table: dict[str, BenchWorld] = {}
+    for family in worlds.families():
+        for name, reference in family.references.items():
+            table[name] = BenchWorld(reference.make, reference.benchmark, reference.compared_with)
+        for env_id in family.benchmark.ids or family.ids:
+            table[env_id] = BenchWorld(functools.partial(family.make, env_id), family.benchmark)
+    return table
 
 
-def _hexagons() -> tuple[Any, Any]:
-    import hexagons
-
-    return hexagons.make("Hexagons-Paint-v1")
-
-
-def _blocksworld(env_id: str) -> Callable[[], tuple[Any, Any]]:
-    def make() -> tuple[Any, Any]:
-        import blocksworld
-
-        return blocksworld.make(env_id)
-
-    return make
-
-
-def _bare_craftax() -> tuple[Any, Any]:
-    env = BareCraftax(classic=True)
-    return env, env.default_params
-
-
-def _craftext() -> tuple[Any, Any]:
-    """CrafText Classic with every goal of the full release's medium training split."""
-    import craftext
-    from craftext import dataset
-
-    return craftext.make("CrafText-Classic-Symbolic-v1", dataset.load("medium", "train", release="full").pairs())
-
-
-WORLDS: dict[str, BenchWorld] = {
-    "Hexagons-Paint-v1": BenchWorld(_hexagons),
-    "BlocksWorld-BAP-v1": BenchWorld(_blocksworld("BlocksWorld-BAP-v1")),
-    "BlocksWorld-Build-v1": BenchWorld(_blocksworld("BlocksWorld-Build-v1")),
-    "Craftax-Classic-Symbolic (bare)": BenchWorld(_bare_craftax, reset_ratio=16, max_cpu_envs=1024, step_budget=2**15, max_steps=64),
-    "CrafText-Classic-Symbolic-v1": BenchWorld(_craftext, reset_ratio=16, max_cpu_envs=1024, step_budget=2**15, max_steps=64),
-}
+def family_benchmark(env_id: str) -> Benchmark:
+    """The ``Benchmark`` settings of a registered id."""
+    return worlds.family_of(env_id).benchmark

@@ -4,6 +4,9 @@ Action Prediction (BAP v2) and for building target structures.
 ``make("BlocksWorld-BAP-v1")`` / ``make("BlocksWorld-Build-v1")`` give ``(env, params)`` over
 simulated items (``blocksworld.synthetic``); pass ``items=`` (e.g. from
 ``blocksworld.data.load_items``) for the corpus.
+
+Importing the package is cheap: the env (and with it JAX and gymnax) loads on first use of
+``make`` or of a name it exports.
 """
 
 from __future__ import annotations
@@ -12,14 +15,25 @@ import difflib
 from collections.abc import Sequence
 from pathlib import Path
 
-from blocksworld.item import BapItem
-from blocksworld.env import BlocksWorld, EnvParams, EnvState, Observation
-from blocksworld.grid import STOP
-from blocksworld.tokenizer import Vocabulary, dialogue_window
+from typing import TYPE_CHECKING
+
+import lazy_loader
+
+if TYPE_CHECKING:
+    from blocksworld.env import BlocksWorld, EnvParams
+    from blocksworld.item import BapItem
+    from blocksworld.tokenizer import Vocabulary
 
 REGISTERED_IDS = {"BlocksWorld-BAP-v1": "bap", "BlocksWorld-Build-v1": "build"}
 
-__all__ = ["REGISTERED_IDS", "STOP", "BapItem", "BlocksWorld", "EnvParams", "EnvState", "Observation", "Vocabulary", "make"]
+__getattr__, __dir__, _lazy = lazy_loader.attach(
+    __name__,
+    submodules=["annotations", "augment", "curriculum", "data", "env", "grid", "item", "kg", "lexicon", "metrics", "render", "replay",
+                "shapes", "simulators", "spatial", "synthetic", "targets", "text", "tokenizer"],
+    submod_attrs={"env": ["BlocksWorld", "EnvParams", "EnvState", "Observation"], "grid": ["STOP"], "item": ["BapItem"],
+                  "tokenizer": ["Vocabulary"]},
+)
+__all__ = ["REGISTERED_IDS", "make", *_lazy]
 
 
 def make(
@@ -48,6 +62,9 @@ def make(
         close = difflib.get_close_matches(env_id, list(REGISTERED_IDS), n=3, cutoff=0.4) if isinstance(env_id, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown blocks-world env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
+    from blocksworld.env import BlocksWorld
+    from blocksworld.tokenizer import Vocabulary, dialogue_window
+
     task = REGISTERED_IDS[env_id]
     if isinstance(items, (str, Path)):
         if task != "build":

@@ -29,6 +29,7 @@ import argparse
 import json
 import math
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -294,13 +295,24 @@ def read_jsonl(path: str | Path) -> list[BapItem]:
         return [BapItem.from_json(json.loads(line)) for line in f if line.strip()]
 
 
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m blocksworld.data", description=__doc__.split("\n\n")[0])
+    p.add_argument("directory", help="the corpus's data folder (logs/ with splits.json, gold-configurations/)")
+    p.add_argument("--out", type=Path, help="write every item as JSONL to this file")
+    p.add_argument("--export", type=Path, dest="out", help=argparse.SUPPRESS)  # the old spelling, for one release
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    p.add_argument("--replay", action="store_true", help="replay every item's gold actions in the env")
+    p.add_argument("--skip-missing", action="store_true", help="skip game folders without a log file (reports the count)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m blocksworld.data", description=__doc__.split("\n\n")[0])
-    parser.add_argument("directory", help="the corpus's data folder (logs/ with splits.json, gold-configurations/)")
-    parser.add_argument("--export", type=Path, help="write every item as JSONL here")
-    parser.add_argument("--replay", action="store_true", help="replay every item's gold actions in the env")
-    parser.add_argument("--skip-missing", action="store_true", help="skip game folders without a log file (reports the count)")
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser().parse_args(argv)
+    if any(a.split("=")[0] == "--export" for a in argv):
+        print("warning: --export is deprecated and will be removed in the next release; use --out", file=sys.stderr)
+    if args.out and args.out.exists() and not args.overwrite:
+        raise SystemExit(f"error: {args.out} already exists; replace it with --overwrite or choose another --out")
     try:
         items = load_items(args.directory, skip_missing=args.skip_missing)
     except MdcDataError as e:
@@ -312,9 +324,9 @@ def main(argv: list[str] | None = None) -> None:
             f"{split:<6} {s['games']:>5} {s['items']:>6} {s['empty_board_items']:>5} "
             f"{s['raw_mean']:>6.2f} ± {s['raw_std']:<4.2f} {s['net_mean']:>6.2f} ± {s['net_std']:<4.2f}"
         )
-    if args.export:
-        write_jsonl([i for split_items in items.values() for i in split_items], args.export)
-        print(f"wrote {sum(map(len, items.values()))} items to {args.export}")
+    if args.out:
+        write_jsonl([i for split_items in items.values() for i in split_items], args.out)
+        print(f"wrote {sum(map(len, items.values()))} items to {args.out}")
     if args.replay:
         import blocksworld
         from blocksworld.replay import replay_report

@@ -70,12 +70,6 @@ def to_grid(blocks: Iterable[Block]) -> np.ndarray:
     return grid
 
 
-def to_blocks(grid: np.ndarray) -> list[Block]:
-    """Blocks of a grid, sorted by (x, y, z)."""
-    grid = np.asarray(grid)
-    return [(*to_world(*map(int, idx)), int(grid[tuple(idx)])) for idx in np.argwhere(grid)]
-
-
 def encode_action(action: Action) -> int:
     """Action code of a (type, x, y, z, colour) action."""
     kind, x, y, z, colour = action

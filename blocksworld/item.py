@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from blocksworld.grid import PICK, PLACE, Action, Block
+from blocksworld.grid import Action, Block
 
 ARCHITECT, BUILDER = "Architect", "Builder"
 
@@ -35,11 +35,6 @@ class BapItem:
     @property
     def empty_board(self) -> bool:
         return not self.start
-
-    def net_actions(self) -> set[Action]:
-        """Placements (end - start) and removals (start - end) as sets of blocks."""
-        start, end = set(self.start), set(self.end)
-        return {(PLACE, *b) for b in end - start} | {(PICK, *b) for b in start - end}
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -29,15 +29,18 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blocksworld import lexicon
 from blocksworld.data import split_statistics, write_jsonl
-from blocksworld.env import BlocksWorld, EnvParams
 from blocksworld.grid import COLOURS, PLACE
 from blocksworld.item import ARCHITECT, BUILDER, BapItem
 from blocksworld.shapes import SHAPE_KINDS, shape_structure
 from blocksworld.simulators import Game, blocks_dialogue, explicit_dialogue, random_dialogue, shape_dialogue
 from blocksworld.tokenizer import Vocabulary, words
+
+if TYPE_CHECKING:
+    from blocksworld.env import BlocksWorld, EnvParams
 
 SIMULATORS = {"random": "RND", "blocks": "BLK", "shapes": "SHP", "explicit": "EXP"}
 """Simulator name -> the prefix of its structure ids."""
@@ -193,14 +196,21 @@ def write_corpus(games: Sequence[Game], directory: str | Path) -> None:
     (directory / "logs" / "splits.json").write_text(json.dumps(splits))
 
 
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m blocksworld.synthetic", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=200, help="games per simulator (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="simulator seed (default 0)")
+    p.add_argument("--simulators", nargs="+", default=list(SIMULATORS), choices=list(SIMULATORS))
+    p.add_argument("--out", type=Path, help="write the games here, one folder per simulator")
+    p.add_argument("--overwrite", action="store_true", help="replace what --out holds")
+    p.add_argument("--format", choices=("jsonl", "corpus"), default="jsonl", help="items-<split>.jsonl or the corpus's log layout")
+    return p
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m blocksworld.synthetic", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=200, help="games per simulator (default 200)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--simulators", nargs="+", default=list(SIMULATORS), choices=list(SIMULATORS))
-    parser.add_argument("--out", type=Path, help="write the games here, one folder per simulator")
-    parser.add_argument("--format", choices=("jsonl", "corpus"), default="jsonl", help="items-<split>.jsonl or the corpus's log layout")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
+    if args.out and args.out.exists() and any(args.out.iterdir()) and not args.overwrite:
+        raise SystemExit(f"error: {args.out} already exists; replace it with --overwrite or choose another --out")
     header = f"{'simulator':<9} {'split':<5} {'games':>6} {'items':>7} {'EB':>5} {'raw len':>7} {'net len':>7} {'vocab':>5}  relations (" + "/".join(RELATION_KINDS) + ")"
     print(header)
     for simulator in args.simulators:

@@ -209,16 +209,20 @@ def statistics(dataset: Dataset) -> dict[str, dict]:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m craftext.dataset", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m craftext.dataset", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
     stats = sub.add_parser("stats", help="goals, phrasings and vocabulary per scenario, level and split; leak check")
     stats.add_argument("--release", default="default", choices=list(RELEASES))
     stats.add_argument("--version", default="classic", choices=("classic", "full"))
     sub.add_parser("build", help="regenerate the shipped dataset files")
     official = sub.add_parser("import-official", help="import the official CrafText data (wheel, folder or installed copy)")
     official.add_argument("path")
-    args = parser.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
     if args.command == "build":
         build_all()
         print(f"wrote {DATA}")

@@ -321,6 +321,38 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         )
 
 
+
+class BareCraftax(environment.Environment):
+    """The Craftax world CrafText wraps (no auto-reset), behind the gymnax interface without
+    instructions: the reference CrafText's cost is measured against."""
+
+    def __init__(self, classic: bool = True):
+        self.craftax = make_craftax_env_from_params(classic=classic, symbolic=True, auto_reset=False)
+
+    @property
+    def default_params(self):
+        return self.craftax.default_params
+
+    def reset_env(self, key: Array, params):
+        return self.craftax.reset_env(key, params)
+
+    def step_env(self, key: Array, state, action, params):
+        obs, state, reward, done, _ = self.craftax.step_env(key, state, action, params)
+        return obs, state, reward, done, {}
+
+    def get_obs(self, state, params=None, key=None):
+        return self.craftax.get_obs(state)
+
+    def is_truncated(self, state, params) -> Array:
+        return jnp.bool_(False)  # Craftax's own done includes its time limit
+
+    @property
+    def num_actions(self) -> int:
+        return self.craftax.num_actions
+
+    def action_space(self, params=None) -> spaces.Discrete:
+        return spaces.Discrete(self.num_actions)
+
 def _check_settings(settings: dict) -> None:
     """Raise ``ValueError`` for an unknown or out-of-range scalar setting of ``make_params``."""
     known = {"craftax_reward_scale", "max_steps_in_episode"}

@@ -1,6 +1,6 @@
 """Validate a goal file (``craftext.goalfile``) against the real checkers and Craftax worlds.
 
-    python -m craftext.validate FILE [--version classic|full] [--worlds N] [--expert-steps S]
+    python -m craftext.validate FILE [--version classic|full] [--episodes-per-goal N] [--expert-steps S]
 
 Checks, all reported at once:
 
@@ -24,6 +24,7 @@ another object on purpose, as the shipped release's flavour clauses do).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections import Counter, defaultdict
@@ -164,11 +165,16 @@ def playable(goal: Goal) -> bool:
     return covers(goal) and infeasible(goal) is None
 
 
-def play(dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def play(dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: int = 0, quiet: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(goals,) bool arrays: whether a goal fired at reset + one no-op step in any of ``worlds``
     worlds, and whether the scripted expert completed it in any of them within ``expert_steps``
-    steps (False for goals that are not ``playable``). One batched, jitted program."""
+    steps (False for goals that are not ``playable``). One batched, jitted program; a progress bar
+    over the expert's steps unless ``quiet`` (or the environment variable ``CI`` is true)."""
     import craftext
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=expert_steps, desc="expert steps", unit="step", dynamic_ncols=True,
+               disable=quiet or os.environ.get("CI", "").strip().lower() in ("true", "1"))
 
     env, params = craftext.make("CrafText-Classic-Symbolic-v1" if classic else "CrafText-Symbolic-v1", dataset.pairs())
     goals = len(dataset.entries)
@@ -187,6 +193,8 @@ def play(dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: 
 
         def step(carry, t):
             state, done = carry
+            if not bar.disable:
+                jax.debug.callback(lambda: bar.update())
             action = jax.vmap(env.expert_action, in_axes=(0, None))(state, params)
             _, state, _, _, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(jax.vmap(jax.random.fold_in, in_axes=(0, None))(keys, t + 1),
                                                                                        state, action, params)
@@ -196,6 +204,7 @@ def play(dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: 
         return fired, completed
 
     fired, completed = (np.asarray(x).reshape(goals, worlds).any(1) for x in run(keys, goal_ids, params))
+    bar.close()
     return fired, completed & np.asarray([playable(e.goal) for e in dataset.entries]) & ~fired
 
 
@@ -214,15 +223,25 @@ def report(dataset: Dataset, fired: np.ndarray, completed: np.ndarray) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m craftext.validate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path)
     p.add_argument("--version", choices=("classic", "full"), default="classic", help="Craftax version of the goals (default classic)")
-    p.add_argument("--worlds", type=int, default=4, help="worlds per goal (default 4)")
+    p.add_argument("--episodes-per-goal", type=int, default=4, metavar="N", help="worlds (episodes) per goal (default 4)")
+    p.add_argument("--worlds", type=int, dest="episodes_per_goal", help=argparse.SUPPRESS)  # the old spelling, for one release
     p.add_argument("--expert-steps", type=int, default=300, help="step budget of the scripted expert (default 300)")
-    args = p.parse_args(argv)
-    if args.worlds < 1 or args.expert_steps < 1:
-        sys.exit("error: --worlds and --expert-steps must be >= 1")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (also when the environment variable CI is true)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser().parse_args(argv)
+    if any(a.split("=")[0] == "--worlds" for a in argv):
+        print("warning: --worlds is deprecated and will be removed in the next release; use --episodes-per-goal", file=sys.stderr)
+    worlds = args.episodes_per_goal
+    if worlds < 1 or args.expert_steps < 1:
+        sys.exit("error: --episodes-per-goal and --expert-steps must be >= 1")
     classic = args.version == "classic"
     try:
         dataset = load_goals(args.file, classic)
@@ -230,13 +249,13 @@ def main(argv: list[str] | None = None) -> None:
         print("\n".join(error.problems))
         sys.exit(f"{args.file}: invalid ({len(error.problems)} problem(s))")
     problems = duplicates(dataset) + [f"goal {e.goal.key()} is infeasible: {why}" for e in dataset.entries if (why := infeasible(e.goal))]
-    print(f"{args.file}: {len(dataset.entries)} goals, {len(dataset.texts())} phrasings; playing {args.worlds} worlds per goal ...", flush=True)
-    fired, completed = play(dataset, classic, args.worlds, args.expert_steps)
+    print(f"{args.file}: {len(dataset.entries)} goals, {len(dataset.texts())} phrasings; playing {worlds} worlds per goal ...", flush=True)
+    fired, completed = play(dataset, classic, worlds, args.expert_steps, quiet=args.quiet)
     problems += [f"goal {e.goal.key()} ({e.split}) fires at reset or on the first no-op step" for e, f in zip(dataset.entries, fired) if f]
     missed = [e.goal.key() for e, c in zip(dataset.entries, completed) if playable(e.goal) and not c]
     print(report(dataset, fired, completed))
     for key in missed:
-        print(f"warning: the scripted expert did not complete {key} in {args.worlds} worlds x {args.expert_steps} steps")
+        print(f"warning: the scripted expert did not complete {key} in {worlds} worlds x {args.expert_steps} steps")
     for problem in lexicon_problems(dataset):
         print(f"warning: {problem}")
     for problem in problems:

@@ -3,6 +3,10 @@
 ``make("Hexagons-Paint-v1")`` gives ``(env, params)`` over synthetic procedures;
 ``make("Hexagons-Paint-v1", procedures=hexagons.data.load_split("train.jsonl"))`` over the released
 data (``hexagons.data``), scored with ``hexagons.metrics``.
+
+Importing the package is cheap: the env (and with it JAX and gymnax) loads on first use of
+``make`` or of a name it exports, so a data loader such as ``hexagons.data`` starts in a fraction
+of a second.
 """
 
 from __future__ import annotations
@@ -10,24 +14,23 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hexagons.env import STOP, EnvParams, EnvState, HexagonsPaint, Observation
-from hexagons.procedure import Procedure
-from hexagons.tokenizer import Vocabulary
+import lazy_loader
+
+if TYPE_CHECKING:
+    from hexagons.env import EnvParams, HexagonsPaint
+    from hexagons.procedure import Procedure
+    from hexagons.tokenizer import Vocabulary
 
 REGISTERED_IDS = ("Hexagons-Paint-v1",)
 
-__all__ = [
-    "REGISTERED_IDS",
-    "STOP",
-    "EnvParams",
-    "EnvState",
-    "HexagonsPaint",
-    "Observation",
-    "Procedure",
-    "Vocabulary",
-    "make",
-]
+__getattr__, __dir__, _lazy = lazy_loader.attach(
+    __name__,
+    submodules=["abstractions", "baseline", "data", "env", "geometry", "kg", "metrics", "procedure", "render", "synthetic", "text", "tokenizer"],
+    submod_attrs={"env": ["STOP", "EnvParams", "EnvState", "HexagonsPaint", "Observation"], "procedure": ["Procedure"], "tokenizer": ["Vocabulary"]},
+)
+__all__ = ["REGISTERED_IDS", "make", *_lazy]
 
 
 def make(
@@ -52,6 +55,9 @@ def make(
         close = difflib.get_close_matches(env_id, REGISTERED_IDS, n=3, cutoff=0.4) if isinstance(env_id, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"unknown Hexagons env id {env_id!r}.{hint} Registered: {', '.join(REGISTERED_IDS)}")
+    from hexagons.env import HexagonsPaint
+    from hexagons.tokenizer import Vocabulary
+
     if isinstance(procedures, (str, Path)):
         from hexagons.data import load_split
 

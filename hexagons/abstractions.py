@@ -384,12 +384,19 @@ def read_mechanisms(path: str | Path) -> dict[int, tuple[str, ...]]:
     return {int(row["index"]): tuple(row["mechanisms"]) for row in rows}
 
 
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m hexagons.abstractions", description=__doc__.split("\n\n")[0])
-    p.add_argument("--procedures", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--procedures", type=int, default=1000, help="procedures to generate (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     p.add_argument("--out", type=Path, required=True, help="the JSONL file to write (programs beside it)")
-    args = p.parse_args(argv)
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    if args.out.exists() and not args.overwrite:
+        raise SystemExit(f"error: {args.out} already exists; replace it with --overwrite or choose another --out")
     started = time.perf_counter()
     synthetic = generate(args.procedures, args.seed)
     seconds = time.perf_counter() - started

@@ -152,11 +152,15 @@ def evaluate(procedures: list[Procedure], convention: str = "one") -> dict[str, 
     return mean_scores(action_scores(before, gold, before, predicted), convention)
 
 
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m hexagons.baseline", description=__doc__.split("\n\n")[0])
+    p.add_argument("directory", help="folder holding the released train/dev/test.jsonl")
+    p.add_argument("--split", default="test", choices=("train", "dev", "test"))
+    return p
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m hexagons.baseline", description=__doc__.split("\n\n")[0])
-    parser.add_argument("directory", help="folder holding the released train/dev/test.jsonl")
-    parser.add_argument("--split", default="test", choices=("train", "dev", "test"))
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         procedures = load_split(f"{args.directory}/{args.split}.jsonl")
     except (HexagonsDataError, OSError) as e:

@@ -180,10 +180,14 @@ def split_statistics(procedures: list[Procedure]) -> dict[str, float]:
     }
 
 
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m hexagons.data", description=__doc__.split("\n\n")[0])
+    p.add_argument("directory", help="folder holding train.jsonl, dev.jsonl and test.jsonl")
+    return p
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m hexagons.data", description=__doc__.split("\n\n")[0])
-    parser.add_argument("directory", help="folder holding train.jsonl, dev.jsonl and test.jsonl")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         dataset = load_dataset(args.directory)
     except (HexagonsDataError, FileNotFoundError) as e:

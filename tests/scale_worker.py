@@ -13,7 +13,7 @@ import jax
 import numpy as np
 
 from baselines.ppo import PPO, PPOConfig, tables
-from baselines.tasks import make_task
+from baselines.worlds import make_task
 
 CASES = [("Hexagons-Paint-v1", "ppo-t"), ("Hexagons-Paint-v1", "film"), ("CrafText-Classic-Symbolic-v1", "ppo-t+")]
 """Every policy, both kinds of world (PPO-T+'s built-in planners are CrafText's; its network is PPO-T's plus the plan)."""

@@ -145,7 +145,8 @@ def test_scheduler_never_crosses_seeds_and_prefers_uncertain_pairs(tmp_path):
 def arena_template(tmp_path_factory) -> Path:
     """An arena database with two agents (Hexagons expert and random) on the same UNITS units,
     videos rendered by ``add-episodes``, made through the CLI; tests copy it."""
-    from baselines.episodes.replay import World, record
+    from baselines.episodes.replay import record
+    from baselines.worlds import World
 
     root = tmp_path_factory.mktemp("arena")
     world = World(HEXAGONS, "train")
@@ -175,7 +176,7 @@ def test_add_episodes_pairs_units_and_refuses_bad_input(arena_template, tmp_path
         assert sorted(Path(v).suffix for v in json.loads(row["videos"])) == [".mp4", ".webm"]
         assert all((store.media / v).stat().st_size > 1000 for v in json.loads(row["videos"]))
     source = arena_template.parent / "episodes" / "expert"
-    assert add_episodes(store, source, "expert", progress=lambda line: None) == {"added": 0, "skipped": UNITS, "rendered": 0}
+    assert add_episodes(store, source, "expert", quiet=True) == {"added": 0, "skipped": UNITS, "rendered": 0}
     with pytest.raises(ValueError, match="no agent named 'nobody'"):
         add_episodes(store, source, "nobody")
     broken = tmp_path / "broken"

@@ -10,10 +10,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines import evaluate
+from baselines import evaluate, worlds
 from baselines.networks import POLICIES, count_parameters, make_network
 from baselines.ppo import PPO, PPOConfig, Transition, _gae, config_from_dict, tables, train_seeds
-from baselines.tasks import make_task
+from baselines.worlds import make_task
 from hexagons.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -214,7 +214,8 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys)
     shutil.rmtree(checkpoints / "3")  # killed after checkpoint 2, with update 3 already logged
     main(["--out", str(out), "--resume"])
     assert all(np.array_equal(a, b) for a, b in zip(final, _saved_params(checkpoints / "3")))
-    assert updates() == [1, 2, 3] and "update     3/3" in capsys.readouterr().out
+    shown = capsys.readouterr()
+    assert updates() == [1, 2, 3] and "PPO: 100%" in shown.out + shown.err and " 3/3 " in shown.out + shown.err  # the progress bar
 
     for file in (checkpoints / "3").rglob("*"):  # damage the latest checkpoint
         if file.is_file():
@@ -225,7 +226,7 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys)
 
     with pytest.raises(SystemExit, match=r"--num-envs 16 \(the run has 8\)"):
         main(["--out", str(out), "--resume", "--num-envs", "16"])
-    with pytest.raises(SystemExit, match="already holds a run"):
+    with pytest.raises(SystemExit, match="already exists; continue it with --resume or replace it with --overwrite"):
         main(args)
     config = json.loads((out / "config.json").read_text())
     assert config["ppo"]["num_envs"] == 8 and config["command"]["checkpoint_every"] == 2
@@ -258,7 +259,8 @@ def test_cli_resume_without_checkpoint_and_nan_lr(tmp_path, capsys):
 
 
 def test_cli_presets_are_defaults_that_flags_override(tmp_path):
-    from baselines.__main__ import GROUNDING_GOALS, parser, settings
+    from baselines.__main__ import parser, settings
+    from baselines.worlds.craftext import GROUNDING_GOALS
 
     quick = settings(parser().parse_args(["--out", str(tmp_path / "a")]))
     assert (quick.preset, quick.goals, quick.release, quick.total_steps, quick.max_episode_steps) == ("quick", GROUNDING_GOALS, "full", 500_000, 150)
@@ -268,8 +270,8 @@ def test_cli_presets_are_defaults_that_flags_override(tmp_path):
 
 
 def test_goal_filter_keeps_whole_keys_and_drops_minus_terms():
-    from baselines.__main__ import GROUNDING_GOALS
-    from baselines.tasks import goal_terms, split_episodes
+    from baselines.worlds import split_episodes
+    from baselines.worlds.craftext import GROUNDING_GOALS, goal_terms
 
     plain_wood = "ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"
     assert goal_terms(f"required=collect_wood), -{plain_wood},x") == ["required=collect_wood)", f"-{plain_wood}", "x"]
@@ -288,9 +290,12 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     assert (paper.env, paper.level, paper.max_episode_steps, paper.encoder, paper.eval_episodes, paper.checkpoint_every) == (
         "CrafText-Classic-Pixels-v1", "medium", 10_000, "hashed-768", 50, None)
     assert paper.eval_splits == "train,test_paraphrased,test_new_objects"
-    with pytest.raises(SystemExit, match="--data is for the grid worlds"):
+    with pytest.raises(SystemExit, match=r"--data is not a setting of CrafText-Classic-Symbolic-v1 \(its world settings: --level"):
         settings(parser().parse_args(["--data", "tiles", "--out", str(tmp_path / "c")]))
-    with pytest.raises(SystemExit, match="--imitation needs a world with an expert; CrafText.s scripted expert"):
+    with pytest.raises(SystemExit, match="--level is not a setting of Hexagons-Paint-v1"):
+        settings(parser().parse_args(["--preset", "hexagons", "--level", "hard", "--out", str(tmp_path / "c")]))
+    assert settings(parser().parse_args(["--env", "hexagons", "--out", str(tmp_path / "x")])).env == "Hexagons-Paint-v1"  # an alias
+    with pytest.raises(SystemExit, match="--imitation needs a world with an expert; the scripted expert .craftext.expert. does not play"):
         settings(parser().parse_args(["--imitation", "1", "--preset", "level", "--out", str(tmp_path / "d")]))
     assert settings(parser().parse_args(["--imitation", "1", "--out", str(tmp_path / "q")])).imitation == 1.0  # quick: goals it plays
     with pytest.raises(SystemExit):
@@ -299,11 +304,14 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
 
 
 def test_world_splits_of_the_grid_worlds():
-    from baselines.tasks import world_split
+    from baselines.worlds import check_spec, split_episodes
+
+    def world_split(env_id, data, split, size):
+        return split_episodes({"env": env_id, "data": data, "data_size": size if split == "train" else 4 * size}, split)
 
     train, settings = world_split("Hexagons-Paint-v1", "tiles", "train", 6)
     test, _ = world_split("Hexagons-Paint-v1", "tiles", "test", 6)
-    assert settings == {"max_paints_per_instruction": 1} and len(train) == 6
+    assert settings == {"max_paints_per_instruction": 1} and len(train) == 6 and len(test) == 6
     assert all(((p.boards[1:] != p.boards[:-1]).sum(1) <= 1).all() for p in train)
     assert train[0].texts != test[0].texts
     items, _ = world_split("BlocksWorld-BAP-v1", "explicit", "test", 5)
@@ -312,8 +320,8 @@ def test_world_splits_of_the_grid_worlds():
     assert all(not t.start and len(t.end) > 3 for t in targets)
     with pytest.raises(ValueError, match="use one of synthetic, tiles"):
         world_split("Hexagons-Paint-v1", "tile", "train", 4)
-    with pytest.raises(ValueError, match="takes no --data"):
-        world_split("CrafText-Classic-Symbolic-v1", "tiles", "train", 4)
+    with pytest.raises(ValueError, match="--data is not a setting of CrafText-Classic-Symbolic-v1"):
+        check_spec({"env": "CrafText-Classic-Symbolic-v1", "data": "tiles"}, ["data"])
     with pytest.raises(ValueError, match="split 'valid'"):
         world_split("Hexagons-Paint-v1", "tiles", "valid", 4)
 
@@ -347,7 +355,7 @@ def test_summaries_and_table():
     assert s["groups"]["Achievement"] == {"success": 0.125, "goals": 2}
     assert np.isclose(s["success"], (0.5 + 0.25) / 3) and s["per_goal"]["b"] == 0.25 and s["episodes"] == 12
     blind = dict(s, success=s["success"] - 0.1)
-    md = evaluate.table({"train": {"agent": s, "shuffled": blind}})
+    md = evaluate.table({"train": {"agent": s, "shuffled": blind}}, group_order=worlds.family_of("CrafText-Classic-Symbolic-v1").group_order)
     assert "| train | agent | 0.250 | 0.50 (1) | 0.12 (2) | 0.12 (2) | 0.50 (1) | 3 x 4 |" in md
     assert "| train | **gap agent - shuffled** | **+0.100** |" in md
 

@@ -169,7 +169,7 @@ def test_retrieval_planner_reads_only_the_text():
 
 def test_ppo_t_plus_plans_default_to_retrieval_and_oracle_is_explicit():
     from baselines.ppo import PPOConfig, tables
-    from baselines.tasks import make_task
+    from baselines.worlds import make_task
     from craftext import dataset
 
     def pairs(split):

@@ -10,7 +10,8 @@ import pytest
 
 from baselines import bc
 from baselines.episodes.episode import EpisodeError, load
-from baselines.episodes.replay import ReplayMismatch, World, record, replay
+from baselines.episodes.replay import ReplayMismatch, record, replay
+from baselines.worlds import World
 
 HEXAGONS = {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 8, "data_size": 8}
 
@@ -112,7 +113,7 @@ def test_craftext_expert_plays_its_goals_and_only_those(tmp_path):
     from craftext import Goal
     from craftext.expert import covers
 
-    from baselines.tasks import spec_task
+    from baselines.worlds import spec_task
 
     assert covers(Goal.achievements(["collect_wood", "place_table"], forbidden="eat_cow"))
     assert covers(Goal.achievements(["collect_stone"])) and covers(Goal.line("stone", 3)) and covers(Goal.explore("iron"))

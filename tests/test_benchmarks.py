@@ -2,13 +2,16 @@
 
 import json
 
+import pytest
+
 from benchmarks.__main__ import main
-from benchmarks.worlds import WORLDS
+from benchmarks.worlds import bench_worlds
 
 
 def test_quick_benchmark_writes_results(tmp_path):
     rows = main(["--quick", "--out", str(tmp_path)])
-    assert {r["world"] for r in rows} == {w for w, spec in WORLDS.items() if spec.reset_ratio is None}
+    assert {r["world"] for r in rows} == {w for w, spec in bench_worlds().items() if spec.settings.quick}
+    assert {r["world"] for r in rows} == {"Hexagons-Paint-v1", "BlocksWorld-BAP-v1", "BlocksWorld-Build-v1"}
     assert all(r["steps_per_s_median"] > 0 and r["compile_s"] > 0 for r in rows)
     saved = json.loads((tmp_path / "env_sps.json").read_text())
     assert saved["device"]["jax"] and len(saved["results"]) == len(rows)
@@ -17,6 +20,8 @@ def test_quick_benchmark_writes_results(tmp_path):
     training = json.loads((tmp_path / "training_sps.json").read_text())["results"]
     assert [r["policy"] for r in training] == ["ppo-t"]
     assert training[0]["train_steps_per_s"] > 0 and 0 < training[0]["env_share"] <= 1
+    with pytest.raises(SystemExit, match="env_sps.json already exists"):  # nothing is overwritten unasked
+        main(["--quick", "--out", str(tmp_path), "--env", "Hexagons-Paint-v1"])
 
 
 def test_bap_scoring_time_runs_on_synthetic_items():
@@ -36,7 +41,7 @@ def test_synthetic_generation_rate_covers_every_simulator():
 
 def test_optimistic_reset_measurement_path():
     from benchmarks.env_sps import measure_env
-    from benchmarks.worlds import BareCraftax  # noqa: F401  (importable without running Craftax)
+    from craftext.env import BareCraftax  # noqa: F401  (importable without running Craftax)
     import hexagons
 
     env, params = hexagons.make("Hexagons-Paint-v1")

@@ -48,7 +48,7 @@ def test_items_are_derived_as_the_reference_does(items):
 
 def test_statistics_cli_and_export(tmp_path, capsys):
     out = tmp_path / "items.jsonl"
-    data.main([str(CORPUS), "--export", str(out)])
+    data.main([str(CORPUS), "--out", str(out)])
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[:4] == ["train", "1", "4", "1"]
     assert lines[1].split()[4:7] == ["2.00", "±", "0.71"]  # raw lengths 1, 2, 2, 3

@@ -186,7 +186,9 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     common = ["train", "--out", str(run), "--simulated-items", "16", "--max-actions", "2", "--batch-size", "16", "--embeddings", "learned"]
     main(common + ["--max-epochs", "1"])
     assert json.loads((run / "config.json").read_text())["config"]["max_actions"] == 2
-    main(common + ["--max-epochs", "2", "--max-actions", "5"])  # resumes: saved settings, a new budget
+    with pytest.raises(SystemExit, match="already exists; continue it with --resume or replace it with --overwrite"):
+        main(common + ["--max-epochs", "2"])
+    main(common + ["--max-epochs", "2", "--max-actions", "5", "--resume"])  # saved settings, a new budget
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["epoch"] for r in rows] == [1, 2]
     assert "resumed from" in capsys.readouterr().out

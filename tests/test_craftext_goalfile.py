@@ -74,7 +74,7 @@ def test_duplicates_and_shared_phrasings_are_errors(tmp_path):
 
 
 def test_validate_plays_the_goals_and_make_reads_the_file(tmp_path, capsys):
-    validate.main([str(EXAMPLE), "--worlds", "2", "--expert-steps", "150"])
+    validate.main([str(EXAMPLE), "--episodes-per-goal", "2", "--expert-steps", "150"])
     out = capsys.readouterr().out
     assert "| ACHIEVEMENTS | 3 | 0 | 3 | 3 | 100% | 5 | 0 |" in out and "| BUILD_LINE | 1 | 0 | 1 | 1 | 100% | 1 | 0 |" in out
     assert out.rstrip().endswith("valid") and "warning" not in out
@@ -88,7 +88,7 @@ def test_validate_plays_the_goals_and_make_reads_the_file(tmp_path, capsys):
 
 def test_training_settings_from_a_goal_file(tmp_path):
     from baselines.__main__ import parser, settings
-    from baselines.tasks import split_episodes
+    from baselines.worlds import split_episodes
 
     run = settings(parser().parse_args(["--goals-file", str(EXAMPLE), "--out", str(tmp_path / "r")]))
     assert (run.goals, run.eval_splits) == ("", "train,test_paraphrased")  # the quick preset's filter is for the shipped data

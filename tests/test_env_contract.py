@@ -254,37 +254,6 @@ def test_blocks_params_from_an_env_with_more_tokens_are_rejected():
         env.reset(jax.random.key(0), params128)
 
 
-@pytest.mark.parametrize("package", ["blocksworld", "craftext", "hexagons", "baselines"])
-def test_no_import_cycles(package):
-    """Imports inside each package, deferred ones included, form no cycle (blocksworld had env ->
-    synthetic -> data -> replay -> env through a default-items import in the env)."""
-    import ast
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent / package
-    graph = {}
-    for path in root.glob("*.py"):
-        name = f"{package}.{path.stem}" if path.stem != "__init__" else package
-        tree = ast.parse(path.read_text())
-        imports = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
-        graph[name] = {node.module for node in imports if node.module.startswith(package + ".")}
-        graph[name] |= {f"{package}.{a.name}" for node in imports if node.module == package for a in node.names if (root / f"{a.name}.py").exists()}
-
-    def cycle_from(start, node, seen):
-        for nxt in graph.get(node, ()):
-            if nxt == start:
-                return [start, node]
-            if nxt not in seen:
-                seen.add(nxt)
-                found = cycle_from(start, nxt, seen)
-                if found:
-                    return found
-        return None
-
-    cycles = {m: cycle_from(m, m, set()) for m in graph if m != package}
-    assert not any(cycles.values()), {m: c for m, c in cycles.items() if c}
-
-
 def _random_states(world, num_envs: int, steps: int, seed: int = 20):
     """(states, keys): ``num_envs`` states after ``steps`` random actions each (no reset)."""
     env = world.env

@@ -14,7 +14,8 @@ import pytest
 
 from baselines.episodes import episode as episodes
 from baselines.episodes.episode import Episode, EpisodeError, Journal, load, state_digest
-from baselines.episodes.replay import ReplayMismatch, World, record, replay
+from baselines.episodes.replay import ReplayMismatch, record, replay
+from baselines.worlds import World
 from baselines.episodes.video import compose, episode_frames, write
 
 WORLDS = {
@@ -140,7 +141,9 @@ def test_session_resumes_an_unfinished_journal(worlds, tmp_path):
     with pytest.raises(ValueError, match="seed -1 is not a uint32"):
         first.new_episode(seed=-1)
     assert not first.current.ended and first.view()["step"] == 1 and len(list(tmp_path.glob("*.jsonl"))) == 1  # nothing was lost
-    again = PlaySession(world, tmp_path, "p")  # the server restarted mid-episode
+    with pytest.raises(ValueError, match="holds the unfinished episode .*--resume"):
+        PlaySession(world, tmp_path, "p")  # the server restarted mid-episode: nothing is continued unasked
+    again = PlaySession(world, tmp_path, "p", resume=True)
     assert again.resumed and again.view()["step"] == 1 and state_digest(again.current.state) == state_digest(first.current.state)
     again.end()
     assert load(again.last_file).actions.tolist() == [feasible[0]] and replay(load(again.last_file)).digest

@@ -11,10 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from baselines.llm_agent import ActionParser, Client, ClientError, LLMAgent, evaluate
-from baselines.episodes.replay import World
+from baselines.chat import ChatClient, ChatError
 from baselines.evaluate import table
-from baselines.tasks import WORLD_SPEC
+from baselines.llm_agent import ActionParser, LLMAgent, evaluate
+from baselines.worlds import World, world_spec
 
 
 class Scripted:
@@ -64,28 +64,28 @@ def test_client_request_retries_and_errors(monkeypatch):
     monkeypatch.setenv("TEST_LLM_KEY", "sk-test")
     waits = []
     server = Scripted([(429, "slow down", {"Retry-After": "3"}, 0), (500, "oops", {}, 0), (200, "not json", {}, 0), ok("right")])
-    client = Client(server.url, "m", api_key_env="TEST_LLM_KEY", backoff_s=0.01, sleep=waits.append)
+    client = ChatClient(server.url, "m", api_key_env="TEST_LLM_KEY", backoff_s=0.01, sleep=waits.append)
     reply = client.chat([{"role": "user", "content": "hi"}])
     assert reply["text"] == "right" and reply["attempts"] == 4 and waits[0] == 3.0 and len(waits) == 3
     request = server.requests[-1]
     assert request["path"] == "/v1/chat/completions" and request["body"]["model"] == "m"
     assert request["body"]["messages"] == [{"role": "user", "content": "hi"}] and request["headers"]["Authorization"] == "Bearer sk-test"
     server.script = [(400, "bad request", {}, 0)]
-    with pytest.raises(ClientError, match="HTTP 400"):
+    with pytest.raises(ChatError, match="HTTP 400"):
         client.chat([])
     server.script = [(302, "", {"Location": "http://example.invalid/steal"}, 0)]
-    with pytest.raises(ClientError, match="HTTP 302"):
+    with pytest.raises(ChatError, match="HTTP 302"):
         client.chat([])
     assert all("example.invalid" not in str(r) for r in server.requests)
     server.script = [(200, {"choices": []}, {}, 0)]
-    with pytest.raises(ClientError, match="malformed reply"):
-        Client(server.url, "m", max_retries=1, sleep=waits.append).chat([])
+    with pytest.raises(ChatError, match="malformed reply"):
+        ChatClient(server.url, "m", max_retries=1, sleep=waits.append).chat([])
     server.script = [(200, {"choices": [{"message": {"content": "x"}}]}, {}, 1.0)]
-    with pytest.raises(ClientError, match="no reply after 2 attempts"):
-        Client(server.url, "m", timeout_s=0.2, max_retries=1, sleep=waits.append).chat([])
+    with pytest.raises(ChatError, match="no reply after 2 attempts"):
+        ChatClient(server.url, "m", timeout_s=0.2, max_retries=1, sleep=waits.append).chat([])
     server.close()
-    with pytest.raises(ValueError, match="base_url"):
-        Client("localhost:8000", "m")
+    with pytest.raises(ValueError, match="URL 'localhost:8000'"):
+        ChatClient("localhost:8000", "m")
 
 
 def test_parser_rules():
@@ -115,9 +115,9 @@ def test_one_episode_per_world_behind_the_server(env_id, replies, tmp_path):
         return replies[min(next(turn), len(replies) - 1)]
 
     server = Scripted([policy])
-    world = World({**WORLD_SPEC, "env": env_id, "data_size": 8, "max_episode_steps": 4}, "train")
+    world = World(world_spec({"env": env_id, "data_size": 8, "max_episode_steps": 4}), "train")
     env = world.task.env
-    agent = LLMAgent(Client(server.url, "scripted", api_key_env=None), env.manual, env.action_names, history=2)
+    agent = LLMAgent(ChatClient(server.url, "scripted", api_key_env=None), env.manual, env.action_names, history=2)
     result = evaluate(world, agent, 1, seed=3, log_path=tmp_path / "log.jsonl")
     server.close()
     logs = [json.loads(line) for line in (tmp_path / "log.jsonl").open()]
@@ -146,5 +146,5 @@ def test_command_line_writes_the_rl_evaluation_files(tmp_path, capsys):
     server.close()
     assert {"results.json", "prompts.jsonl", "evaluation.json", "evaluation.md"} <= {p.name for p in tmp_path.iterdir()}
     assert "| train | LLM scripted |" in capsys.readouterr().out
-    with pytest.raises(SystemExit, match="base_url"):
+    with pytest.raises(SystemExit, match="URL 'nowhere'"):
         main(["--env", "Hexagons-Paint-v1", "--base-url", "nowhere", "--model", "m", "--out", str(tmp_path)])

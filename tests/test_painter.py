@@ -45,7 +45,7 @@ def test_examples_targets_and_apply():
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("painter") / "run"
-    painter_cli(["train", "--data", str(FIXTURE), "--out", str(out), "--synthetic", "40", "--epochs", "4", "--width", "32",
+    painter_cli(["train", "--data", str(FIXTURE), "--out", str(out), "--synthetic-procedures", "40", "--epochs", "4", "--width", "32",
                  "--tile-layers", "1"])
     return out
 
@@ -69,12 +69,17 @@ def test_training_writes_a_run_that_reloads_and_evaluates(run, capsys):
         painter_cli(["evaluate", str(run), "--data", str(run)])
     with pytest.raises(SystemExit, match="error: minutes must be > 0"):
         painter_cli(["train", "--data", str(FIXTURE), "--out", str(run.parent / "x"), "--minutes", "0"])
+    with pytest.raises(SystemExit, match="already exists; replace it with --overwrite"):  # a trained painter is never overwritten unasked
+        painter_cli(["train", "--data", str(FIXTURE), "--out", str(run), "--synthetic", "4", "--epochs", "1"])
+    assert "--synthetic is deprecated" in capsys.readouterr().err
+    assert (run / "params").is_dir() and not (run / "params.msgpack").exists()  # orbax, as every trained model of the suite
 
 
 def test_the_painter_plays_hexagons_as_a_recorded_agent(run, tmp_path):
     from baselines.episodes.agent import load_agent
     from baselines.episodes.episode import load
-    from baselines.episodes.replay import World, record, replay
+    from baselines.episodes.replay import record, replay
+    from baselines.worlds import World
     from hexagons.env import STOP
 
     world = World({"env": "Hexagons-Paint-v1", "data": "synthetic", "data_size": 4, "max_episode_steps": 40}, "train")

@@ -83,7 +83,7 @@ def test_host_numpy_and_jitted_scores_agree():
 def hexagons_records(tmp_path_factory):
     out = tmp_path_factory.mktemp("records")
     world = dataset.world_of("Hexagons-Paint-v1", data_size=16)
-    summary = dataset.generate(world, "mixed", 6, out, steps=12, batch_size=4, shard_size=40, parquet=True, progress=None)
+    summary = dataset.generate(world, "mixed", 6, out, steps=12, batch_size=4, shard_size=40, parquet=True, quiet=True)
     return world, out, summary, dataset.read(out)
 
 
@@ -127,8 +127,13 @@ def test_stats_and_score_commands(hexagons_records, tmp_path, capsys):
     assert score(rows, rows, "actions")["overall"]["set_em"] == 100.0
     assert score([{"id": rows[0]["id"], "graph_diff": rows[0]["graph_diff"]}], rows[:1], "diff")["overall"]["add"]["f1"] == 100.0
     (tmp_path / "bad.jsonl").write_text('{"id": "nope"}\n')
-    with pytest.raises(SystemExit, match="unknown env id 'Hexagon-Paint-v1'. Did you mean Hexagons-Paint-v1"):
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
         main(["generate", "--world", "Hexagon-Paint-v1", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert "--world is deprecated" in err and "unknown env id 'Hexagon-Paint-v1'. Did you mean Hexagons-Paint-v1" in err
+    with pytest.raises(SystemExit, match=f"{tmp_path / 'copy.jsonl'} already exists"):
+        main(["score", str(copy), str(out), "--out", str(copy)])
     with pytest.raises(SystemExit, match="No such file"):
         main(["score", str(tmp_path / "missing.jsonl"), str(out)])
     with pytest.raises(SystemExit, match="not in the gold records"):
@@ -177,7 +182,7 @@ def test_craftext_records_regenerate(tmp_path):
     most seeds), so ``generate`` resets slot by slot: the first and last states of every episode
     regenerate exactly from (seed, actions)."""
     world = dataset.world_of("CrafText-Classic-Symbolic-v1", data_size=16)
-    dataset.generate(world, "random", 32, tmp_path, seed=7, steps=2, batch_size=32, progress=None)
+    dataset.generate(world, "random", 32, tmp_path, seed=7, steps=2, batch_size=32, quiet=True)
     episodes: dict = {}
     for r in dataset.read(tmp_path):
         episodes.setdefault(r["seed"], []).append(r)

@@ -12,7 +12,7 @@ import pytest
 import blocksworld
 import hexagons
 from baselines.__main__ import parser, settings
-from baselines.tasks import data_file_splits, split_episodes
+from baselines.worlds import eval_splits, family_of, split_episodes
 from blocksworld.targets import TargetFileError, load_targets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +53,8 @@ def test_build_targets_from_a_file_through_make_the_expert_and_the_baselines(tmp
     with pytest.raises(ValueError, match="a target file is for BlocksWorld-Build-v1"):
         blocksworld.make("BlocksWorld-BAP-v1", TARGETS)
 
-    assert data_file_splits("BlocksWorld-Build-v1", str(TARGETS)) == ("train", "test")
+    spec = {"env": "BlocksWorld-Build-v1", "data": str(TARGETS)}
+    assert family_of("BlocksWorld-Build-v1").splits_of(spec) == ("train", "test") and eval_splits(spec) == ("train", "test")
     episodes, _ = split_episodes({"env": "BlocksWorld-Build-v1", "data": str(TARGETS)}, "test")
     assert [e.game_id for e in episodes] == ["purple tower", "orange row"]
     run = settings(parser().parse_args(["--env", "BlocksWorld-Build-v1", "--data", str(TARGETS), "--out", str(tmp_path / "r")]))
@@ -67,7 +68,7 @@ def test_build_targets_from_a_file_through_make_the_expert_and_the_baselines(tmp
 def test_hexagons_procedures_from_a_file(tmp_path):
     env, params = hexagons.make("Hexagons-Paint-v1", PROCEDURES)
     assert int(params.tokens.shape[0]) == len(PROCEDURES.read_text().splitlines())
-    assert data_file_splits("Hexagons-Paint-v1", str(PROCEDURES)) == ("train",)
+    assert eval_splits({"env": "Hexagons-Paint-v1", "data": str(PROCEDURES)}) == ("train",)
     run = settings(parser().parse_args(["--env", "Hexagons-Paint-v1", "--data", str(PROCEDURES), "--out", str(tmp_path / "r")]))
     assert run.eval_splits == "train"
     bad = tmp_path / "procedures.jsonl"

@@ -1,4 +1,7 @@
-"""Command line of ``baselines.arena`` (see the package docstring)."""
+"""The human evaluation arena: agents, episodes, raters, the rating server, ratings and exports.
+
+See the package docstring (``baselines.arena``).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,14 @@ import json
 import sys
 from pathlib import Path
 
-from baselines.arena.store import Rules
+from baselines import cli
 
 DEFAULT_DB = Path("arena.sqlite")
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    from baselines.arena.store import Rules
+
     p = argparse.ArgumentParser(prog="python -m baselines.arena", description=__doc__)
     commands = p.add_subparsers(dest="command", required=True)
 
@@ -39,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     episodes.add_argument("--agent", required=True)
     episodes.add_argument("--formats", default="webm,mp4", help="videos to offer: webm, mp4 (default both)")
     episodes.add_argument("--fps", type=float, default=8.0)
+    cli.add_quiet(episodes)
     rater = command("add-rater", "register a rater (or an admin) and print its token")
     rater.add_argument("name")
     rater.add_argument("--admin", action="store_true")
@@ -46,10 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     ban.add_argument("name")
     ban.add_argument("--reason", required=True)
     ratings = command("ratings", "print the ratings; with --out also write ratings.json and pictures")
-    ratings.add_argument("--out", type=Path)
+    cli.add_out(ratings, "folder for ratings.json and the pictures")
     ratings.add_argument("--bootstrap", type=int, default=200)
     export = command("export", "write the raw judgements (JSON or CSV by the suffix of --out)")
-    export.add_argument("--out", type=Path, required=True)
+    cli.add_out(export, "the file to write (.json or .csv)", required=True)
     basalt = command("import-basalt", "import BASALT's released judgements (updated_human_answers.json)")
     basalt.add_argument("file", type=Path)
     basalt.add_argument("--banned", type=Path, help="banned_workers.json: their judgements are left out")
@@ -65,7 +71,7 @@ def _table(rows: list[dict], by: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-def _ratings(store, out: Path | None, rounds: int) -> None:
+def _ratings(store, out: Path | None, rounds: int, overwrite: bool = False) -> None:
     from baselines.arena import plots
     from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
 
@@ -80,6 +86,7 @@ def _ratings(store, out: Path | None, rounds: int) -> None:
     print(f"{len(outcomes)} judgements\n\nOverall verdict, per world\n{_table(overall, ('world',))}\n\nPer world and task\n{_table(tasks, ('world', 'task'))}")
     if out is None:
         return
+    out = cli.prepare_out(out, overwrite=overwrite)
     out.mkdir(parents=True, exist_ok=True)
     (out / "ratings.json").write_text(json.dumps({"judgements": len(outcomes), "overall": overall, "tasks": tasks,
                                                   "questions": by_question, "direct": direct_rates(outcomes)}, indent=1))
@@ -109,6 +116,7 @@ def _command(store, args: argparse.Namespace) -> None:
 
     if args.command == "serve":
         from baselines.arena.server import Limits, serve
+        from baselines.arena.store import Rules
 
         rules = Rules(args.min_watch, args.min_justification, args.expiry, args.exploration)
         serve(store, args.host, args.port, rules=rules, limits=Limits(rate_limit=args.rate_limit), rounds=args.bootstrap)
@@ -118,7 +126,7 @@ def _command(store, args: argparse.Namespace) -> None:
         from baselines.arena.ingest import add_episodes
 
         formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
-        counts = add_episodes(store, args.folder, args.agent, formats, args.fps, progress=lambda line: print(line, flush=True))
+        counts = add_episodes(store, args.folder, args.agent, formats, args.fps, quiet=args.quiet)
         print(f"{args.agent}: {counts['added']} episodes added, {counts['skipped']} already there, {counts['rendered']} videos rendered")
     elif args.command == "add-rater":
         token = store.add_rater(args.name, "admin" if args.admin else "rater")
@@ -127,12 +135,13 @@ def _command(store, args: argparse.Namespace) -> None:
         store.ban(args.name, args.reason)
         print(f"banned {args.name}")
     elif args.command == "ratings":
-        _ratings(store, args.out, args.bootstrap)
+        _ratings(store, args.out, args.bootstrap, args.overwrite)
     elif args.command == "export":
         rows = store.judgements()
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(export_csv(rows) if args.out.suffix == ".csv" else json.dumps(rows, indent=1))
-        print(f"{len(rows)} judgements -> {args.out}")
+        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(export_csv(rows) if args.out.suffix == ".csv" else json.dumps(rows, indent=1))
+        print(f"{len(rows)} judgements -> {out}")
     else:
         from baselines.arena.ingest import import_basalt
 
@@ -142,7 +151,7 @@ def _command(store, args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = _parser().parse_args(argv)
+    args = cli.parse(parser(), argv)
     try:
         _run(args)
     except ValueError as error:  # EpisodeError and the store's refusals are ValueErrors naming what was wrong

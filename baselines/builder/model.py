@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from flax import linen as nn
 from jax import Array
 
@@ -31,7 +30,6 @@ from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELL_ACTIONS, NUM_COLOURS, RE
 
 RECENCY_SPAN = 5
 """Actions over which a changed cell's recency weight fades to 0 (the reference's "step" scheme)."""
-WORLD_CHANNELS = NUM_COLOURS + 1 + 1 + 3
 MODELS = ("gru", "transformer")
 
 
@@ -223,6 +221,3 @@ class BuilderModel(nn.Module):
         to the CNN), so one function serves both decoders."""
         return self.head(self._outputs(context, previous)[:, t], self.world(features))
 
-
-def num_parameters(params) -> int:
-    return int(sum(np.prod(p.shape) for p in jax.tree.leaves(params)))

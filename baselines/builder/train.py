@@ -269,11 +269,14 @@ def _progress(epoch: int, best_loss: float, bad_epochs: int, seconds: float) -> 
 
 
 def fit(builder: Builder, out: Path, train: tuple[list, Examples, dict], dev: tuple[Examples, dict],
-        embeddings: np.ndarray | None = None, log: Callable[[str], None] = print) -> dict:
+        embeddings: np.ndarray | None = None, log: Callable[[str], None] = print, quiet: bool = False) -> dict:
     """Train until early stopping, ``max_epochs`` or the time budget, checkpointing every epoch
     under ``out/checkpoints`` (resumes from there) and the best params by dev loss under
-    ``out/best``; appends a row per epoch to ``out/metrics.jsonl``. Returns the last row."""
+    ``out/best``; appends a row per epoch to ``out/metrics.jsonl`` and logs it; a progress bar
+    over each epoch's batches unless ``quiet``. Returns the last row."""
     import orbax.checkpoint as ocp
+
+    from baselines.cli import progress as progress_bar
 
     config = builder.config
     items, examples, text = train
@@ -298,13 +301,14 @@ def fit(builder: Builder, out: Path, train: tuple[list, Examples, dict], dev: tu
             order = stages[epoch] if epoch < len(stages) else None
             chunks = list(batches(examples.lengths, config.batch_size, buckets, rng, order))
             losses, seen = [], 0
-            for k, (index, steps) in enumerate(chunks):
-                state, loss, _ = builder.train_step(state, text, examples, index, steps)
-                losses.append(float(loss))
-                seen += len(index)
-                if (k + 1) % 50 == 0 or k + 1 == len(chunks):
-                    rate = seen / (time.perf_counter() - clock)
-                    log(f"epoch {epoch + 1} [{k + 1}/{len(chunks)} batches] {rate:.0f} items/s, loss {np.mean(losses[-50:]):.3f}")
+            with progress_bar(total=len(chunks), desc=f"epoch {epoch + 1}", unit="batch", silent=quiet) as bar:
+                for k, (index, steps) in enumerate(chunks):
+                    state, loss, _ = builder.train_step(state, text, examples, index, steps)
+                    losses.append(float(loss))
+                    seen += len(index)
+                    bar.update()
+                    if (k + 1) % 50 == 0 or k + 1 == len(chunks):
+                        bar.set_postfix_str(f"{seen / (time.perf_counter() - clock):.0f} items/s  loss {np.mean(losses[-50:]):.3f}")
             train_seconds = time.perf_counter() - clock
             dev_loss = builder.loss(state.params, dev_text, dev_examples)
             predicted, _ = decoder(state.params, dev_text, dev_examples)

@@ -1,4 +1,7 @@
-"""Command line of ``baselines.episodes`` (see the package docstring)."""
+"""Record, replay, render and index episode files, and play any world in a browser.
+
+See the package docstring (``baselines.episodes``).
+"""
 
 from __future__ import annotations
 
@@ -6,47 +9,46 @@ import argparse
 import sys
 from pathlib import Path
 
-from baselines.tasks import WORLD_SPEC
+from baselines import cli, worlds
 
 
-def _world_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--env", required=True, help="a registered world id, e.g. CrafText-Classic-Symbolic-v1, Hexagons-Paint-v1, BlocksWorld-BAP-v1")
-    p.add_argument("--split", default="train", help="the split to play (default train)")
-    for name, default in WORLD_SPEC.items():
-        if name != "env":
-            p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default, help=f"world setting (default {default!r})")
-
-
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m baselines.episodes", description=__doc__)
     commands = p.add_subparsers(dest="command", required=True)
     render = commands.add_parser("render", help="replay and render a folder of episode files to videos")
     render.add_argument("folder", type=Path)
-    render.add_argument("--out", type=Path, required=True, help="folder for the videos (same relative names as the episodes)")
+    cli.add_out(render, "folder for the videos (same relative names as the episodes)", required=True)
     render.add_argument("--formats", default="mp4", help="comma-separated: mp4, webm, gif (default mp4)")
     render.add_argument("--fps", type=float, default=8.0)
+    cli.add_quiet(render)
     play = commands.add_parser("play", help="play a world in the browser; every step is recorded")
-    _world_arguments(play)
-    play.add_argument("--out", type=Path, default=Path("episodes"), help="folder of the recorded episodes (default ./episodes)")
+    worlds.add_world_arguments(play, env_required=True)
+    play.add_argument("--out", type=Path, default=Path("episodes"),
+                      help="folder of the recorded episodes (default ./episodes); new episodes join it under new names")
+    play.add_argument("--resume", action="store_true", help="continue the unfinished episode in --out (one is refused otherwise)")
     play.add_argument("--player", default="anonymous", help="recorded as source human:<player>")
     play.add_argument("--text", type=int, help="always this instruction id (default: the split's goals in turn, each goal's phrasings in turn)")
     play.add_argument("--host", default="127.0.0.1")
     play.add_argument("--port", type=int, default=8000)
-    rec = commands.add_parser("record", help="record episodes of a scripted policy (random, or the world's expert)")
-    _world_arguments(rec)
+    rec = commands.add_parser("record", help="record episodes of a scripted policy (random, or the world's expert) or a trained agent")
+    worlds.add_world_arguments(rec, env_required=True)
     rec.add_argument("--policy", choices=("random", "expert", "agent"), default="random",
                      help="random, the world's scripted expert, or a trained agent (--run)")
     rec.add_argument("--run", type=Path, help="with --policy agent: a run folder of python -m baselines.bc, python -m baselines or python -m baselines.painter")
-    rec.add_argument("--greedy", action="store_true", help="with --policy agent: the most likely action instead of sampling")
+    rec.add_argument("--greedy", action="store_true", help="with --policy agent: the most likely action instead of a sampled one")
     rec.add_argument("--episodes", type=int, default=4, help="episodes: the split's goals in turn, each goal's phrasings in turn (default 4)")
     rec.add_argument("--seed", type=int, default=0, help="seed of the first episode (the next ones count up)")
-    rec.add_argument("--out", type=Path, required=True)
+    cli.add_out(rec, "folder of the episode files", required=True)
+    cli.add_quiet(rec)
     check = commands.add_parser("replay", help="replay episode files and check them against their recording")
     check.add_argument("files", type=Path, nargs="+")
     index = commands.add_parser("index", help="write FOLDER/index.jsonl over the episode files in a folder")
     index.add_argument("folder", type=Path)
-    args = p.parse_args(argv)
+    return p
 
+
+def main(argv: list[str] | None = None) -> None:
+    args = cli.parse(parser(), argv)
     from baselines.episodes.episode import EpisodeError
 
     try:
@@ -65,19 +67,21 @@ def _run(args: argparse.Namespace) -> None:
         unknown = [f for f in formats if f not in FORMATS]
         if unknown or not formats:
             raise ValueError(f"--formats {args.formats!r}: use some of {', '.join(FORMATS)}")
-        written = render_folder(args.folder, args.out, formats, args.fps)
-        print(f"{len(written)} files in {args.out}")
+        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        written = render_folder(args.folder, out, formats, args.fps, quiet=args.quiet)
+        print(f"{len(written)} files in {out}")
     elif args.command == "play":
         from baselines.episodes.play import PlaySession, serve
-        from baselines.episodes.replay import World
+        from baselines.worlds.session import World
 
-        print(f"compiling {args.env} ...", flush=True)
-        world = World({name: getattr(args, name) for name in WORLD_SPEC}, args.split)
-        serve(PlaySession(world, args.out, args.player, args.text), args.host, args.port)
+        spec = worlds.spec_from_args(args)
+        print(f"compiling {spec['env']} ...", flush=True)
+        serve(PlaySession(World(spec, args.split), args.out, args.player, args.text, resume=args.resume), args.host, args.port)
     elif args.command == "record":
-        from baselines.episodes.replay import World, record
+        from baselines.episodes.replay import record
+        from baselines.worlds.session import World
 
-        world = World({name: getattr(args, name) for name in WORLD_SPEC}, args.split)
+        world = World(worlds.spec_from_args(args), args.split)
         policy = args.policy
         if policy == "agent":
             from baselines.episodes.agent import load_agent
@@ -85,10 +89,13 @@ def _run(args: argparse.Namespace) -> None:
             if args.run is None:
                 raise ValueError("--policy agent needs --run RUN (a trained run folder)")
             policy = load_agent(args.run, world, greedy=args.greedy)
-        for i in range(args.episodes):
-            path = record(world, policy, world.schedule(i), args.seed + i, args.out / f"{args.env}-{args.policy}-{i:04d}")
-            meta = episode.load(path).meta
-            print(f"{path}: {meta['length']} steps, return {meta['return']:.2f}, success {meta['success']}", flush=True)
+        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        with cli.progress(total=args.episodes, desc="record", unit="episode", silent=args.quiet) as bar:
+            for i in range(args.episodes):
+                path = record(world, policy, world.schedule(i), args.seed + i, out / f"{world.env_id}-{args.policy}-{i:04d}")
+                meta = episode.load(path).meta
+                bar.write(f"{path}: {meta['length']} steps, return {meta['return']:.2f}, success {meta['success']}")
+                bar.update()
     elif args.command == "replay":
         from baselines.episodes.replay import replay
 

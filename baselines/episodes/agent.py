@@ -19,7 +19,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from baselines.episodes.replay import World
+from baselines.worlds.session import World
+from baselines.checkpoints import restore_params
 from baselines.networks import make_network
 from baselines.ppo import PPOConfig, config_from_dict, policy_inputs, tables
 
@@ -42,8 +43,7 @@ def _params(run: Path, target: Any) -> Any:
     import orbax.checkpoint as ocp
 
     if (run / "params").is_dir():
-        with ocp.StandardCheckpointer() as checkpointer:
-            return checkpointer.restore((run / "params").absolute(), target)
+        return restore_params(run, target)
     manager = ocp.CheckpointManager((run / "checkpoints").absolute())
     step = manager.latest_step()
     if step is None:
@@ -96,9 +96,12 @@ class Agent:
 
 
 def load_agent(run: str | Path, world: World, greedy: bool = False):
-    """The agent of a run folder: a Hexagons painter (``python -m baselines.painter``; it is
-    deterministic) or a PPO-T / FiLM policy (``Agent``)."""
-    if (Path(run) / "params.msgpack").is_file():
+    """The agent of a run folder: a PPO-T / FiLM policy (``Agent``: a ``config.json`` of
+    ``python -m baselines`` or ``python -m baselines.bc``) or a Hexagons painter (``python -m
+    baselines.painter``; it is deterministic)."""
+    path = Path(run) / "config.json"
+    saved = json.loads(path.read_text()) if path.is_file() else {}
+    if "layout" in saved and not ({"ppo", "network"} & set(saved)):
         from baselines.painter.agent import PainterAgent
 
         return PainterAgent(run, world)

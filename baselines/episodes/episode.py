@@ -8,7 +8,7 @@ episode (its actions are).
 File: ``np.savez_compressed`` with ``actions`` int32 [T], ``rewards`` float32 [T], ``terminated`` /
 ``truncated`` bool [T], ``t_ms`` int64 [T] (milliseconds since the episode started; 0 for agents)
 and ``meta``, a JSON string (``Episode.meta``): ``schema``, ``env`` (the versioned id), ``world``
-(``baselines.tasks.WORLD_SPEC`` settings plus ``split``: what rebuilds the Task), ``text`` (the
+(the world spec of ``baselines.worlds.world_spec`` plus ``split``: what rebuilds the Task), ``text`` (the
 instruction id in the Task's table), ``goal`` (its goal's key), ``instruction``, ``seed``,
 ``source`` (``agent:<name>`` or ``human:<id>``), ``return``, ``success``, ``length``,
 ``final_state_sha256`` (``state_digest``), ``package`` / ``git`` / ``jax`` / ``backend`` (what made

@@ -11,8 +11,8 @@ offered (``Task.observe(obs).mask``); STOP is a button.
 
 Each step is appended to ``<out>/<episode>.jsonl`` before the page is answered (a ``Recording``
 and its ``Journal``); the episode file ``.npz`` is written when the episode ends (terminated, truncated, or the player ends
-it). A server started on a folder holding an unfinished journal of the same world resumes that
-episode (its actions replayed and checked) instead of starting a new one.
+it). A server started with ``--resume`` on a folder holding an unfinished journal of the same world
+resumes that episode (its actions replayed and checked); without it, such a folder is refused.
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ import numpy as np
 from PIL import Image
 
 from baselines.episodes.episode import EpisodeError, Journal, now_utc
-from baselines.episodes.replay import Recording, World
+from baselines.episodes.replay import Recording
+from baselines.worlds.session import World
 from baselines.episodes.video import world_frame, world_pictures
+from baselines.worlds.base import GridHooks, KeyboardHooks
 
 PAGE = Path(__file__).with_name("play.html")
 
@@ -38,7 +40,7 @@ class PlaySession:
     """One player's episodes in one world (thread-safe: requests are served one at a time);
     ``current`` is the episode being played (or just ended), a ``Recording``."""
 
-    def __init__(self, world: World, out: str | Path, player: str = "anonymous", text: int | None = None):
+    def __init__(self, world: World, out: str | Path, player: str = "anonymous", text: int | None = None, resume: bool = False):
         self.world, self.out, self.player, self.fixed_text = world, Path(out), player, text
         self.out.mkdir(parents=True, exist_ok=True)
         self.lock = threading.Lock()
@@ -48,6 +50,9 @@ class PlaySession:
         self.resumed: str | None = None
         world.compile()
         resumable = [j for j in sorted(self.out.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if self._same_world(j)]
+        if resumable and not resume:
+            raise ValueError(f"{self.out} holds the unfinished episode {resumable[-1]}: continue it with --resume (resume=True), "
+                             "or play into another --out")
         if resumable:
             self.current, self.resumed = Recording.resume(world, resumable[-1]), str(resumable[-1])
         else:
@@ -112,8 +117,10 @@ class PlaySession:
         """The page's controls: ``keys`` (key -> [action, name]) for keyboard worlds, else the
         factored layout: ``factors``, ``axes``, ``tools``; and ``stop``, the STOP action (or None)."""
         task, env = self.world.task, self.world.task.env
-        if hasattr(env, "keys"):
+        if isinstance(env, KeyboardHooks):
             return {"keys": {k: list(v) for k, v in env.keys.items()}, "stop": None}
+        if not isinstance(env, GridHooks):
+            raise ValueError(f"{self.world.env_id} declares neither keys (KeyboardHooks) nor a grid layout (GridHooks) for the player")
         factors = list(task.action_factors)
         has_stop = task.num_actions == int(np.prod(factors)) + 1
         return {"factors": factors, "axes": list(env.action_axes), "tools": list(env.tools), "stop": task.num_actions - 1 if has_stop else None}

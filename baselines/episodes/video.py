@@ -5,7 +5,8 @@ grid worlds' renderers), beside it the target where the world has one (``env.ren
 the reference structure, the gold board of the current instruction), and below a caption: the
 instruction (the last lines of a long dialogue) and a status line. Frames of one episode share one
 size, a multiple of 16 in both directions (what H.264 and VP9 encoders want). Worlds whose
-``render`` is traceable (``env.render_is_traceable``) render a whole episode in one jitted vmap.
+``render`` is traceable (``baselines.worlds.base.TracedRender``) render a whole episode in one
+jitted vmap.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from baselines.episodes.episode import Episode, load
-from baselines.episodes.replay import Replayed, World, replay, world_of
+from baselines.episodes.replay import Replayed, replay, world_of
+from baselines.worlds.base import TargetHooks, TracedRender
+from baselines.worlds.session import World
 
 MIN_WIDTH = 432
 """Pictures narrower than this are enlarged by a whole factor (nearest neighbour)."""
@@ -50,7 +53,7 @@ def world_pictures(world: World, states: list, chunk: int = 128) -> list[np.ndar
     over ``chunk`` states at a time, a shorter chunk padded to a power of two so that a few
     compilations serve every length)."""
     env, params = world.task.env, world.task.params
-    if not getattr(env, "render_is_traceable", False):
+    if not (isinstance(env, TracedRender) and env.render_is_traceable):
         return [env.render(state, params) for state in states]
     render = _batched_render(env)
     pictures: list[np.ndarray] = []
@@ -96,8 +99,9 @@ def compose(picture: np.ndarray, target: np.ndarray | None, instruction: str, st
 def world_frame(world: World, state: Any, obs: Any, picture: np.ndarray, status: str) -> np.ndarray:
     """The frame of one state: its picture (``world_pictures``), the world's target where it has one
     (``env.render_target``), the instruction ``obs`` shows and ``status``."""
-    target = getattr(world.task.env, "render_target", None)
-    return compose(picture, target(state, world.task.params) if target else None, world.instruction(obs), status)
+    env = world.task.env
+    target = env.render_target(state, world.task.params) if isinstance(env, TargetHooks) else None
+    return compose(picture, target, world.instruction(obs), status)
 
 
 def episode_frames(episode: Episode, replayed: Replayed | None = None) -> list[np.ndarray]:
@@ -153,15 +157,15 @@ def write(frames: list[np.ndarray], path: str | Path, fps: float = 8.0) -> Path:
 
 
 def render_folder(folder: str | Path, out: str | Path, formats: tuple[str, ...] = ("mp4",), fps: float = 8.0,
-                  progress: Any = print) -> list[Path]:
+                  quiet: bool = False) -> list[Path]:
     """Replay and render every episode file under ``folder`` to ``out`` (same relative names, one
-    file per format); returns the written files."""
+    file per format), with a progress bar unless ``quiet``; returns the written files."""
+    from baselines.cli import progress
+
     folder, out = Path(folder), Path(out)
-    files = sorted(folder.rglob("*.npz"))
     written = []
-    for i, path in enumerate(files, 1):
+    for path in progress(sorted(folder.rglob("*.npz")), desc="render", unit="episode", silent=quiet):
         frames = episode_frames(load(path))
         for kind in formats:
             written.append(write(frames, (out / path.relative_to(folder)).with_suffix(f".{kind}"), fps))
-        progress(f"[{i}/{len(files)}] {path.name}: {len(frames)} frames -> {', '.join(formats)}")
     return written

@@ -1,9 +1,8 @@
 """A language-model agent for any world of the suite, over its text view.
 
-``Client``: OpenAI-compatible ``/chat/completions`` over the standard library (``urllib``): the
-API key from an environment variable, sent only to the configured host; a timeout; bounded
-exponential backoff on 429 / 5xx and network errors, honouring ``Retry-After``.
-``prompt``: the system prompt (the world's manual, its actions with one-line descriptions, the
+The model is reached through ``baselines.chat.ChatClient`` (the suite's one OpenAI-compatible
+client: the key only to the configured host, https off the loopback, no redirects, bounded
+retries). ``prompt``: the system prompt (the world's manual, its actions with one-line descriptions, the
 instruction) and the user turn (a bounded history of observations and actions, then the current
 observation). ``parse_action``: the reply to an action id: the whole reply is an action name
 (case and spacing ignored), else the last action name it mentions (``strict=False``), else an out-of-range
@@ -15,95 +14,16 @@ Command line: ``python -m baselines.llm_agent --env ID --base-url URL --model NA
 from __future__ import annotations
 
 import json
-import os
 import re
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
 THINK = re.compile(r"<think>.*?</think>", re.S)
-
-
-class ClientError(RuntimeError):
-    """The model server could not give a reply (after the retries)."""
-
-
-@dataclass
-class Client:
-    """An OpenAI-compatible chat-completions client. ``base_url`` such as
-    ``http://127.0.0.1:8000/v1``; the key is read from ``api_key_env`` when set (never logged)."""
-
-    base_url: str
-    model: str
-    api_key_env: str | None = "OPENAI_API_KEY"
-    timeout_s: float = 60.0
-    max_retries: int = 4
-    backoff_s: float = 1.0
-    max_backoff_s: float = 30.0
-    temperature: float = 0.0
-    max_tokens: int = 512
-    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
-
-    def __post_init__(self):
-        parsed = urllib.parse.urlparse(self.base_url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ValueError(f"base_url must be an http(s) URL with a host, got {self.base_url!r}")
-        self.url = self.base_url.rstrip("/") + "/chat/completions"
-        self.host = parsed.netloc
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env) if self.api_key_env else None
-        if key and urllib.parse.urlparse(self.url).netloc == self.host:
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
-
-    def chat(self, messages: list[dict[str, str]]) -> dict:
-        """``{"text", "usage", "attempts"}`` of one completion; raises ``ClientError``."""
-        body = json.dumps({"model": self.model, "messages": messages, "temperature": self.temperature, "max_tokens": self.max_tokens}).encode()
-        last = ""
-        for attempt in range(self.max_retries + 1):
-            request = urllib.request.Request(self.url, data=body, headers=self._headers(), method="POST")
-            wait = min(self.max_backoff_s, self.backoff_s * 2**attempt)
-            try:
-                with _NO_REDIRECTS.open(request, timeout=self.timeout_s) as response:
-                    reply = json.loads(response.read().decode())
-                text = reply["choices"][0]["message"]["content"]
-                if not isinstance(text, str):
-                    raise ValueError("content is not a string")
-                return {"text": text, "usage": reply.get("usage", {}), "attempts": attempt + 1}
-            except urllib.error.HTTPError as error:
-                last = f"HTTP {error.code}"
-                if error.code != 429 and error.code < 500:
-                    raise ClientError(f"{self.url}: {last}: {error.read()[:200].decode(errors='replace')}") from None
-                retry_after = error.headers.get("Retry-After")
-                if retry_after and retry_after.strip().isdigit():
-                    wait = min(self.max_backoff_s, float(retry_after))
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
-                last = f"network error: {getattr(error, 'reason', error)}"
-            except (ValueError, KeyError, IndexError, TypeError) as error:
-                last = f"malformed reply: {error}"
-            if attempt < self.max_retries:
-                self.sleep(wait)
-        raise ClientError(f"{self.url}: no reply after {self.max_retries + 1} attempts ({last})")
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Credentials go only to the configured host: redirects are refused, not followed."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        raise urllib.error.HTTPError(req.full_url, code, f"redirect to {newurl} refused", headers, fp)
-
-
-_NO_REDIRECTS = urllib.request.build_opener(_NoRedirect)
 
 
 def system_prompt(manual: Sequence, instruction: str, num_actions: int) -> str:
@@ -152,7 +72,8 @@ INVALID_FEEDBACK = "Your previous reply did not name a valid action, so nothing 
 
 @dataclass
 class LLMAgent:
-    """Plays one world from its text view with a ``Client`` (or any ``chat(messages)`` object)."""
+    """Plays one world from its text view with a ``baselines.chat.ChatClient`` (or any
+    ``chat(messages)`` object)."""
 
     client: object
     manual: Sequence
@@ -190,11 +111,14 @@ class LLMAgent:
 
 
 def evaluate(world, agent: LLMAgent, episodes: int, seed: int = 0, max_steps: int | None = None, log_path: str | Path | None = None,
-             scope: str = "observed", style: str = "summary") -> dict:
-    """Episodes of a ``baselines.episodes.replay.World`` in its schedule (goals in turn) with
-    seeds ``seed, seed + 1, ...``: success overall and (``summary``) per goal, category and level,
-    timeouts as failures, the invalid-output rate; every prompt and reply in ``log_path`` (JSON lines)."""
+             scope: str = "observed", style: str = "summary", quiet: bool = False) -> dict:
+    """Episodes of a ``baselines.worlds.World`` in its schedule (goals in turn) with seeds ``seed,
+    seed + 1, ...``: success overall and (``summary``) per goal, category and level, timeouts as
+    failures, the invalid-output rate; every prompt and reply in ``log_path`` (JSON lines); a
+    progress bar over the episodes unless ``quiet``."""
     import jax
+
+    from baselines.cli import progress
 
     env, params = world.task.env, world.task.params
     kg = jax.jit(lambda state: env.kg(state, params, scope))
@@ -202,7 +126,7 @@ def evaluate(world, agent: LLMAgent, episodes: int, seed: int = 0, max_steps: in
     log_file = Path(log_path).open("w") if log_path else None
     results = []
     try:
-        for e in range(episodes):
+        for e in progress(range(episodes), desc="LLM agent", unit="episode", silent=quiet):
             text, s = world.schedule(e), seed + e
             obs, state = world.start(text, s)
             current = {"state": state, "obs": obs, "t": 0}

@@ -1,4 +1,7 @@
-"""Command line of ``baselines.painter`` (see the package docstring)."""
+"""Train and evaluate the Hexagons painter.
+
+See the package docstring (``baselines.painter``).
+"""
 
 from __future__ import annotations
 
@@ -8,23 +11,26 @@ import sys
 import time
 from pathlib import Path
 
-from baselines.painter.data import CONTEXTS, Layout
+from baselines import cli
+from baselines.painter.data import CONTEXTS
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m baselines.painter", description=__doc__)
     commands = p.add_subparsers(dest="command", required=True)
     train = commands.add_parser("train", help="train a painter on the released train split (plus synthetic procedures)")
     train.add_argument("--data", type=Path, required=True, help="the release's data/ folder (train.jsonl, dev.jsonl, test.jsonl)")
-    train.add_argument("--out", type=Path, required=True, help="the run folder")
-    train.add_argument("--synthetic", type=int, default=0, help="generated procedures added to the training set (hexagons.abstractions)")
+    cli.add_out(train, "the run folder", required=True)
+    train.add_argument("--synthetic-procedures", type=int, default=0, metavar="N",
+                       help="generated procedures added to the training set (hexagons.abstractions; default 0)")
     train.add_argument("--history", choices=CONTEXTS, default="full", help="context: no earlier instruction, the previous one, all (default)")
     train.add_argument("--rule-hints", action="store_true", help="give the network the rule baseline's paints per tile as an input")
     train.add_argument("--minutes", type=float, default=45.0, help="training time budget (the best dev epoch is kept)")
     train.add_argument("--epochs", type=int, default=200)
     train.add_argument("--width", type=int, default=96)
     train.add_argument("--tile-layers", type=int, default=2)
-    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    cli.add_quiet(train)
     evaluate = commands.add_parser("evaluate", help="score a trained painter on a split (oracle and predicted boards)")
     evaluate.add_argument("run", type=Path)
     evaluate.add_argument("--data", type=Path, required=True)
@@ -42,8 +48,12 @@ def _table(results: dict, split: str) -> str:
     return "\n".join(lines)
 
 
+RENAMED = {"--synthetic": "--synthetic-procedures"}
+"""Old spellings accepted for one release."""
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = _parser().parse_args(argv)
+    args = cli.parse(parser(), argv, RENAMED)
     from hexagons.data import HexagonsDataError, load_split
 
     try:
@@ -64,15 +74,16 @@ def _run(args: argparse.Namespace, load_split) -> None:
         print(_table(results, args.split))
         return
 
-    from baselines.painter.data import Examples, examples
+    from baselines.painter.data import Examples, Layout, examples
     from hexagons import abstractions
 
     real = load_split(args.data / "train.jsonl")
     dev = load_split(args.data / "dev.jsonl")
     config = Config(width=args.width, tile_layers=args.tile_layers, layout=Layout(history=args.history), minutes=args.minutes,
-                    epochs=args.epochs, synthetic=args.synthetic, hints=args.rule_hints, seed=args.seed)
+                    epochs=args.epochs, synthetic=args.synthetic_procedures, hints=args.rule_hints, seed=args.seed)
+    out = cli.prepare_out(args.out, overwrite=args.overwrite)
     started = time.perf_counter()
-    synthetic = abstractions.generate(args.synthetic, seed=args.seed) if args.synthetic else []
+    synthetic = abstractions.generate(args.synthetic_procedures, seed=args.seed) if args.synthetic_procedures else []
     procedures = real + [s.procedure for s in synthetic]
     vocabulary = Vocabulary.build(text for p in procedures for text in p.texts)
     mechanisms = {s.procedure.index: s.mechanisms for s in synthetic}
@@ -80,13 +91,12 @@ def _run(args: argparse.Namespace, load_split) -> None:
                                  examples([s.procedure for s in synthetic], vocabulary, config.layout, mechanisms)])
     print(f"{len(real)} released + {len(synthetic)} synthetic procedures: {len(data)} steps, vocabulary {len(vocabulary)}, "
           f"prepared in {time.perf_counter() - started:.1f} s; training for at most {args.minutes:g} min", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    painter, _ = train(config, vocabulary, data, examples(dev, vocabulary, config.layout), args.out,
-                       progress=lambda line: print(line, flush=True))
-    painter.save(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    painter, _ = train(config, vocabulary, data, examples(dev, vocabulary, config.layout), out, quiet=args.quiet)
+    painter.save(out)
     from baselines.plots import painter_curve
 
-    print(f"saved {args.out} ({painter_curve(args.out)})")
+    print(f"saved {out} ({painter_curve(out)})")
 
 
 if __name__ == "__main__":

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from baselines.episodes.replay import World
 from baselines.painter.data import apply, rule_paints
 from baselines.painter.train import Painter
-from hexagons.env import STOP
+from baselines.worlds.session import World
+from hexagons import REGISTERED_IDS
+from hexagons.env import STOP, HexagonsPaint
 from hexagons.geometry import NUM_COLOURS
 
 
@@ -23,8 +24,8 @@ class PainterAgent:
     """A painter run (``python -m baselines.painter train``) playing a Hexagons world."""
 
     def __init__(self, run: str | Path, world: World):
-        if not world.env_id.startswith("Hexagons"):
-            raise ValueError(f"{run}: a painter plays Hexagons-Paint-v1, not {world.env_id}")
+        if not isinstance(world.task.env, HexagonsPaint):
+            raise ValueError(f"{run}: a painter plays {', '.join(REGISTERED_IDS)}, not {world.env_id}")
         self.painter, self.world = Painter.load(Path(run)), world
         self.name = f"painter:{Path(run).name}"
         self.reset(0)

@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from flax import serialization
 
+from baselines.checkpoints import restore_params, save_params
+from baselines.cli import progress
 from baselines.painter.data import Examples, Layout, apply, examples, hints, number_table
 from baselines.painter.model import PainterNet
 from hexagons.geometry import NUM_TILES
@@ -97,20 +98,29 @@ class Painter:
         return np.concatenate(out) if out else np.zeros((0, before.shape[1]), np.int32)
 
     def save(self, run: Path) -> None:
+        """``config.json``, ``vocabulary.json`` and the params (``params/``, orbax) in ``run``."""
         run.mkdir(parents=True, exist_ok=True)
         (run / "config.json").write_text(json.dumps(self.config.to_json(), indent=1))
         self.vocabulary.save(run / "vocabulary.json")
-        (run / "params.msgpack").write_bytes(serialization.to_bytes(self.params))
+        save_params(run, self.params)
 
     @classmethod
     def load(cls, run: Path) -> "Painter":
+        """The painter saved in ``run``. A run of an earlier release (``params.msgpack``) still loads,
+        with a deprecation warning."""
         run = Path(run)
         if not (run / "config.json").is_file():
             raise ValueError(f"{run}: not a painter run (no config.json)")
         config = Config.from_json(json.loads((run / "config.json").read_text()))
         vocabulary = Vocabulary.load(run / "vocabulary.json")
         template = config.model(len(vocabulary)).init(jax.random.key(0), *_dummy(config))
-        return cls(config, vocabulary, serialization.from_bytes(template, (run / "params.msgpack").read_bytes()))
+        if not (run / "params").is_dir() and (run / "params.msgpack").is_file():
+            from flax import serialization
+
+            warnings.warn(f"{run}/params.msgpack is the painter format of an earlier release; save the painter again for params/ "
+                          "(orbax), which the next release alone reads", DeprecationWarning, stacklevel=2)
+            return cls(config, vocabulary, serialization.from_bytes(template, (run / "params.msgpack").read_bytes()))
+        return cls(config, vocabulary, restore_params(run, template))
 
 
 def network_inputs(config: Config, vocabulary: Vocabulary):
@@ -161,9 +171,10 @@ def evaluate(painter: Painter, procedures: list[Procedure], mechanisms: dict | N
 
 
 def train(config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples, run: Path,
-          progress: Callable[[str], object] = print) -> tuple[Painter, list[dict]]:
+          quiet: bool = False) -> tuple[Painter, list[dict]]:
     """Train on ``data``, keep the params with the best dev action F1 (oracle board), write
-    ``run/metrics.jsonl`` as it goes; returns the painter and the per-epoch metrics."""
+    ``run/metrics.jsonl`` as it goes (a progress bar over the epochs unless ``quiet``); returns the
+    painter and the per-epoch metrics."""
     if len(data) < config.batch:
         raise ValueError(f"{len(data)} training steps, fewer than one minibatch of {config.batch}")
     model = config.model(len(vocabulary))
@@ -191,6 +202,7 @@ def train(config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples,
     best, history = (-1.0, params), []
     started = time.monotonic()
     (run / "metrics.jsonl").write_text("")
+    bar = progress(total=config.epochs, desc="painter", unit="epoch", silent=quiet)
     for epoch in range(1, config.epochs + 1):
         order = rng.permutation(len(data))
         order = order[:len(order) - len(order) % config.batch]
@@ -210,9 +222,11 @@ def train(config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples,
             handle.write(json.dumps(row) + "\n")
         if row["dev_action_f1"] > best[0]:
             best = (row["dev_action_f1"], params)
-        progress(f"epoch {epoch}: loss {row['loss']:.4f}, dev action F1 {row['dev_action_f1']:.2f} EM {row['dev_action_em']:.2f} "
-                 f"(best {best[0]:.2f}), {minutes:.1f} min")
+        bar.update()
+        bar.set_postfix_str(f"loss {row['loss']:.4f}  dev action F1 {row['dev_action_f1']:.2f} EM {row['dev_action_em']:.2f}  "
+                            f"best {best[0]:.2f}  {minutes:.1f} of {config.minutes:g} min")
         if minutes >= config.minutes:
             break
+    bar.close()
     painter.params = best[1]
     return painter, history

@@ -1,4 +1,4 @@
-"""Command line of ``baselines.textworld``.
+"""Text and knowledge-graph records of the worlds: generation, statistics, scores and the JerichoWorld import.
 
   generate --env ID --policy random|expert|mixed --episodes N --out DIR   records of a world
   stats DIR                                                               what a dataset holds
@@ -71,55 +71,64 @@ def _rows(path: Path) -> list[dict]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> None:
-    from baselines.tasks import WORLD_SPEC
+def parser() -> argparse.ArgumentParser:
+    from baselines import cli, worlds
 
     p = argparse.ArgumentParser(prog="python -m baselines.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = p.add_subparsers(dest="command", required=True)
     gen = commands.add_parser("generate", help="records of a world (observation, graph, valid actions, action, next graph, diff)")
-    gen.add_argument("--env", "--world", dest="env", required=True, help="a registered id, or craftext / blocksworld / hexagons")
-    gen.add_argument("--split", default="train", help="CrafText: train, test_paraphrased, test_new_objects; grid worlds: their data split")
+    worlds.add_world_arguments(gen, env_required=True)
     gen.add_argument("--policy", choices=("random", "expert", "mixed"), default="mixed")
-    gen.add_argument("--episodes", type=int, default=64)
-    gen.add_argument("--steps", type=int, default=64, help="steps per episode at most (default 64)")
+    gen.add_argument("--episodes", type=int, default=64, help="episodes to play (default 64)")
+    gen.add_argument("--max-steps", type=int, default=64, help="steps per episode at most (default 64)")
     gen.add_argument("--seed", type=int, default=0, help="seed of the first episode; use disjoint ranges to split by world seed")
     gen.add_argument("--epsilon", type=float, default=0.25, help="--policy mixed: share of random valid excursions (default 0.25)")
     gen.add_argument("--batch-size", type=int, default=64, help="episodes played at once on the device (slots)")
     gen.add_argument("--scope", choices=("observed", "true"), default="observed")
     gen.add_argument("--shard-size", type=int, default=50_000)
     gen.add_argument("--parquet", action="store_true", help="also write each shard as Parquet (needs pyarrow)")
-    gen.add_argument("--out", type=Path, required=True)
-    for name in ("data", "data_size", "level", "max_episode_steps"):
-        gen.add_argument("--" + name.replace("_", "-"), type=type(WORLD_SPEC[name]), default=WORLD_SPEC[name], help=f"world setting (default {WORLD_SPEC[name]!r})")
+    cli.add_out(gen, "folder of the records", required=True)
+    cli.add_quiet(gen)
     st = commands.add_parser("stats", help="what a folder of records holds, per world")
     st.add_argument("folder", type=Path)
     sc = commands.add_parser("score", help="score predictions against gold records")
     sc.add_argument("pred", type=Path, help="JSON lines (or a folder) of {id, next_graph | valid_actions | graph_diff}")
     sc.add_argument("gold", type=Path, help="a folder or file of records")
     sc.add_argument("--task", choices=tuple(TASKS), default="graph")
-    sc.add_argument("--out", type=Path)
+    cli.add_out(sc, "also write the scores (JSON) to this file")
     imp = commands.add_parser("import-jericho", help="JerichoWorld's train.json / test.json as records")
     imp.add_argument("file", type=Path)
-    imp.add_argument("--out", type=Path, required=True)
+    cli.add_out(imp, "folder of the records", required=True)
     imp.add_argument("--repair", action="store_true", help="refill an empty graph from the previous instance's next graph")
-    args = p.parse_args(argv)
+    return p
+
+
+RENAMED = {"--world": "--env", "--steps": "--max-steps"}
+"""Old spellings accepted for one release."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    from baselines import cli
+
+    args = cli.parse(parser(), argv, RENAMED)
     try:
         _run(args)
     except (ValueError, OSError) as error:
         sys.exit(f"error: {error}")
 
 
-ALIASES = {"craftext": "CrafText-Classic-Symbolic-v1", "blocksworld": "BlocksWorld-BAP-v1", "hexagons": "Hexagons-Paint-v1"}
-
-
 def _run(args: argparse.Namespace) -> None:
+    from baselines import cli, worlds
+
     if args.command == "generate":
         from baselines.textworld import dataset
+        from baselines.worlds.session import World
 
-        settings = {k: getattr(args, k) for k in ("data", "data_size", "level", "max_episode_steps")}
-        world = dataset.world_of(ALIASES.get(args.env, args.env), args.split, **settings)
-        summary = dataset.generate(world, args.policy, args.episodes, args.out, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
-                                   epsilon=args.epsilon, scope=args.scope, shard_size=args.shard_size, parquet=args.parquet)
+        world = World(worlds.spec_from_args(args), args.split)
+        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        summary = dataset.generate(world, args.policy, args.episodes, out, seed=args.seed, steps=args.max_steps, batch_size=args.batch_size,
+                                   epsilon=args.epsilon, scope=args.scope, shard_size=args.shard_size, parquet=args.parquet,
+                                   quiet=args.quiet)
         print(json.dumps(summary, indent=1))
     elif args.command == "stats":
         print(json.dumps(stats(_rows(args.folder)), indent=1))
@@ -129,14 +138,15 @@ def _run(args: argparse.Namespace) -> None:
         result["seconds"] = round(time.perf_counter() - tick, 3)
         text = json.dumps(result, indent=1)
         if args.out:
-            args.out.write_text(text)
+            cli.prepare_out(args.out, overwrite=args.overwrite).write_text(text)
         print(text)
     elif args.command == "import-jericho":
         from baselines.textworld import jericho
 
         rows, counts = jericho.load(args.file, repair=args.repair)
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / f"{args.file.stem}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{args.file.stem}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         print(json.dumps(counts, indent=1))
 
 

@@ -37,9 +37,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from baselines.cli import progress
 from baselines.episodes.episode import reset_key, step_key
-from baselines.episodes.replay import World
-from baselines.tasks import WORLD_SPEC
+from baselines.worlds import world_spec
+from baselines.worlds.base import TextHooks
+from baselines.worlds.session import World
 
 POLICIES = ("random", "expert", "mixed")
 FACT_FIELDS = ("subject", "relation", "object", "valid")
@@ -240,7 +242,7 @@ class RecordWriter:
 
 def world_of(env_id: str, split: str = "train", **settings) -> World:
     """The ``World`` (compiled start/step, instruction schedule) of a registered id and split."""
-    return World({**WORLD_SPEC, **settings, "env": env_id}, split)
+    return World(world_spec({**settings, "env": env_id}), split)
 
 
 def episode_schedule(world: World, seed: int, episodes: int) -> tuple[np.uint32, Array, Array]:
@@ -253,13 +255,16 @@ def episode_schedule(world: World, seed: int, episodes: int) -> tuple[np.uint32,
 
 def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed: int = 0, steps: int = 64, batch_size: int = 64,
              epsilon: float = 0.25, scope: str = "observed", shard_size: int = 50_000, parquet: bool = False,
-             progress: Callable[[str], None] | None = print) -> dict:
+             quiet: bool = False) -> dict:
     """Generate ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...; instructions in the
-    split's schedule) of at most ``steps`` steps into ``out``; returns a summary with the record
-    count, records/s over the wall time, the time spent waiting for the device and on the host
-    (the device plays the next chunk of steps while the host writes the current one). A batch of
-    ``batch_size`` slots plays the episodes: a slot whose episode ends takes the next one, so the
-    shards hold whole episodes in the order they end."""
+    split's schedule) of at most ``steps`` steps into ``out`` (a progress bar over the episodes
+    unless ``quiet``); returns a summary with the record count, records/s over the wall time, the
+    time spent waiting for the device and on the host (the device plays the next chunk of steps
+    while the host writes the current one). A batch of ``batch_size`` slots plays the episodes: a
+    slot whose episode ends takes the next one, so the shards hold whole episodes in the order
+    they end. The world must offer a text view (``baselines.worlds.base.TextHooks``)."""
+    if not isinstance(world.task.env, TextHooks):
+        raise ValueError(f"{world.env_id} declares no text and graph view (manual, kg_schema, kg, verbalise, valid_actions)")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     if policy != "random" and world.task.expert is None:
@@ -274,8 +279,9 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
     (out / "vocab" / f"{env.name}.json").write_text(json.dumps(vocabulary(env)))
     begin, advance = _player(world, policy, steps, float(epsilon), scope)
     schedule = episode_schedule(world, seed, episodes)
-    began = shown = time.perf_counter()
+    began = time.perf_counter()
     device_s, host_s = 0.0, 0.0
+    bar = progress(total=episodes, desc=f"{env.name} {world.split}", unit="episode", silent=quiet)
     writer, shards = RecordWriter(world), Shards(out, stem, shard_size, parquet)
     playing, pending = advance(begin(min(batch_size, episodes)), *schedule)
     try:
@@ -289,10 +295,10 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
                 shards.write(writer.consume(chunk))
             host_s += time.perf_counter() - tick
             pending = upcoming
-            if progress and (writer.episodes == episodes or tick - shown > 2.0):
-                shown = tick
-                progress(f"{env.name} {world.split}: {writer.episodes}/{episodes} episodes, {shards.records} records")
+            bar.update(writer.episodes - bar.n)
+            bar.set_postfix_str(f"{shards.records:,} records", refresh=False)
     finally:  # the records written so far stay readable if anything fails
+        bar.close()
         tick = time.perf_counter()
         shards.close()
         host_s += time.perf_counter() - tick

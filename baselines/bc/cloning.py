@@ -1,36 +1,9 @@
-"""Behavioural cloning from episode files: the PPO baselines' policies trained on demonstrations.
-
-    python -m baselines.episodes record --env Hexagons-Paint-v1 --data tiles --policy expert --episodes 512 --out demos/hexagons
-    python -m baselines.bc --demos demos/hexagons --policy ppo-t --out runs/bc/hexagons
-    python -m baselines --preset hexagons --init-from runs/bc/hexagons       # PPO from the cloned policy
-
-Demonstrations are the episode files under ``--demos`` (``baselines.episodes``: people's, from the
-browser player, or a scripted expert's), all of one world and split. Exact replay turns each into
-the observations the policy sees, checking every recorded reward, termination flag and the final
-state (``ReplayMismatch`` names the file and the step).
-
-Training: the cross entropy of each demonstrated action under the policy (``baselines.networks``:
-PPO-T or FiLM, instruction-conditioned, its GRU run over each whole episode from its first step),
-averaged over the steps of the episodes (padding masked), Adam with gradient clipping. Episodes are
-grouped by length into power-of-two buckets (padded within a bucket), and epochs of minibatches of
-each bucket's episodes run in one ``jax.jit``. ``--validation`` episodes are held out and scored
-every epoch; the params of the epoch with the lowest validation loss are kept. Evaluation: the three-policy protocol of ``baselines.evaluate`` (agent, shuffled
-instruction, random) on the world's splits.
-
-The run folder holds ``config.json`` (the network settings, in ``PPOConfig`` terms, and the world),
-``params/`` (orbax), ``metrics.jsonl`` (one line per epoch), ``evaluation.{json,md}`` and the
-pictures ``learning_curve.png`` and ``evaluation.png``.
-"""
+"""Behavioural cloning: the PPO baselines' policies trained on demonstrations (see ``baselines.bc``)."""
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
 import math
-import shutil
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,9 +15,11 @@ import optax
 from flax import struct
 from jax import Array
 
+from baselines import cli
+from baselines.checkpoints import restore_params
 from baselines.networks import make_network
-from baselines.ppo import PPOConfig, tables
-from baselines.tasks import Task
+from baselines.ppo import PPOConfig
+from baselines.worlds.task import Task
 
 POLICIES = ("ppo-t", "film")
 """Policies BC trains (PPO-T+ also needs plans; clone PPO-T and give it plans with PPO)."""
@@ -170,6 +145,7 @@ class BehaviouralCloning:
     def __init__(self, config: BCConfig, task: Task, instruction_table: np.ndarray, progress: bool = False):
         config.validate()
         self.config, self.task, self.progress = config, task, progress
+        self.bar = cli.Bar(config.epochs, "epoch", "BC")
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
         self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size,
                                     task.action_factors if config.factored_actions else ())
@@ -250,7 +226,7 @@ class BehaviouralCloning:
     def _report(self, metrics: dict) -> None:
         m = {k: float(v) for k, v in metrics.items()}
         held = f"  validation loss {m['val_loss']:.4f} accuracy {m['val_accuracy']:.3f}" if "val_loss" in m else ""
-        print(f"epoch {int(m['epoch']):>4}/{self.config.epochs}  loss {m['loss']:.4f}  accuracy {m['accuracy']:.3f}{held}", flush=True)
+        self.bar.advance(int(m["epoch"]), f"loss {m['loss']:.4f}  accuracy {m['accuracy']:.3f}{held}")
 
 
 def split_held_out(episodes: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -261,23 +237,9 @@ def split_held_out(episodes: int, fraction: float, seed: int) -> tuple[np.ndarra
     return np.sort(order[held:]), np.sort(order[:held])
 
 
-def save_params(out: Path, params) -> Path:
-    """Write ``out/params`` (orbax)."""
-    import orbax.checkpoint as ocp
-
-    path = (out / "params").absolute()
-    if path.exists():
-        shutil.rmtree(path)
-    with ocp.StandardCheckpointer() as checkpointer:
-        checkpointer.save(path, params)
-    return path
-
-
 def load_params(run: str | Path, config: PPOConfig, target) -> Any:
     """The cloned params of BC run folder ``run`` for a PPO run of ``config`` (``target``: params of
     the same structure); raises ValueError naming the run and the network setting that differs."""
-    import orbax.checkpoint as ocp
-
     run = Path(run)
     saved_path = run / "config.json"
     if not saved_path.is_file() or not (run / "params").is_dir():
@@ -286,92 +248,4 @@ def load_params(run: str | Path, config: PPOConfig, target) -> Any:
     clash = [f"{name} {saved[name]!r} (this run: {getattr(config, name)!r})" for name in NETWORK_FIELDS if saved[name] != getattr(config, name)]
     if clash:
         raise ValueError(f"--init-from {run}: the cloned network differs: " + "; ".join(clash))
-    with ocp.StandardCheckpointer() as checkpointer:
-        return checkpointer.restore((run / "params").absolute(), target)
-
-
-def main(argv: list[str] | None = None) -> None:
-    d = BCConfig()
-    p = argparse.ArgumentParser(prog="python -m baselines.bc", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--demos", type=Path, required=True, help="folder of episode files (one world and split)")
-    p.add_argument("--policy", choices=POLICIES, default=d.policy)
-    p.add_argument("--out", type=Path, default=Path("runs/bc/default"), help="run folder (default runs/bc/default)")
-    p.add_argument("--overwrite", action="store_true", help="replace a run already in --out")
-    p.add_argument("--encoder", default=d.encoder, help=f"frozen text encoder (default {d.encoder})")
-    p.add_argument("--layer-size", type=int, default=d.layer_size)
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--epochs", type=int, default=d.epochs)
-    p.add_argument("--batch-episodes", type=int, default=d.batch_episodes)
-    p.add_argument("--validation", type=float, default=d.validation, help=f"fraction of the episodes held out (default {d.validation})")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--eval-episodes", type=int, default=8, help="evaluation episodes per goal and split (default 8)")
-    p.add_argument("--eval-splits", help="splits to evaluate (default: the world's: CrafText train,test_paraphrased,test_new_objects; grid worlds train,test)")
-    p.add_argument("--eval-mode", choices=("sample", "greedy"), default="sample")
-    args = p.parse_args(argv)
-    from baselines.episodes.episode import EpisodeError
-
-    try:
-        run(args)
-    except (EpisodeError, ValueError) as error:
-        sys.exit(f"error: {error}")
-
-
-def run(args: argparse.Namespace) -> None:
-    from baselines import evaluate, plots
-    from baselines.episodes.replay import world_of
-    from baselines.tasks import EVAL_SPLITS, split_episodes
-
-    config = BCConfig(policy=args.policy, encoder=args.encoder, layer_size=args.layer_size, lr=args.lr, epochs=args.epochs,
-                      batch_episodes=args.batch_episodes, validation=args.validation, seed=args.seed)
-    config.validate()
-    if args.eval_episodes < 1:
-        raise ValueError(f"--eval-episodes must be >= 1, got {args.eval_episodes}")
-    out = args.out
-    if out.exists() and any(out.iterdir()):
-        if not args.overwrite:
-            raise ValueError(f"{out} already holds a run; replace it with --overwrite")
-        shutil.rmtree(out)
-    paths, episodes = load_demos(args.demos)
-    world = world_of(episodes[0].meta)  # the world the demonstrations replay in
-    spec, trained_split, task = world.spec, world.split, world.task
-    train_split = split_episodes(spec, trained_split)
-    train_ids, held_ids = split_held_out(len(episodes), config.validation, config.seed)
-    began = time.perf_counter()
-    train_demos = replay_demos(task, [paths[i] for i in train_ids], [episodes[i] for i in train_ids])
-    held_out = replay_demos(task, [paths[i] for i in held_ids], [episodes[i] for i in held_ids]) if len(held_ids) else []
-    lengths = [len(e) for e in episodes]
-    print(f"{len(paths)} demonstrations ({sum(lengths):,} steps, {min(lengths)} to {max(lengths)} per episode) of {spec['env']} "
-          f"{trained_split} replayed in {time.perf_counter() - began:.1f} s; sources {sorted({e.meta['source'] for e in episodes})}; "
-          f"demonstrated success {np.mean([bool(e.meta.get('success')) for e in episodes]):.3f}", flush=True)
-    network_config = config.network_config(spec["env"])
-    cloner = BehaviouralCloning(config, task, tables(network_config, task)[0], progress=True)
-    key_init, key_train = jax.random.split(jax.random.key(config.seed))
-    params, opt_state = cloner.init(key_init, train_demos[0])
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps({
-        "bc": dataclasses.asdict(config), "network": {name: getattr(network_config, name) for name in NETWORK_FIELDS},
-        "world": {**spec, "split": trained_split}, "demos": str(args.demos), "episodes": len(paths), "held_out": len(held_ids)}, indent=1))
-    shapes = ", ".join(f"{d.episodes} x {d.action.shape[0]}" for d in train_demos)
-    print(f"cloning {config.policy} on {len(train_ids)} episodes ({len(held_ids)} held out) in buckets of episodes x steps {shapes}, "
-          f"{config.epochs} epochs, devices {jax.devices()}", flush=True)
-    began = time.perf_counter()
-    params, _, metrics = jax.block_until_ready(jax.jit(cloner.train)(params, opt_state, key_train, train_demos, held_out))
-    best_epoch = int(metrics.pop("best_epoch"))
-    print(f"trained in {time.perf_counter() - began:.0f} s (compilation included); kept the params of epoch {best_epoch}"
-          + (" (lowest validation loss)" if held_out else ""), flush=True)
-    save_params(out, params)
-    rows = [{k: float(np.asarray(v)[i]) for k, v in metrics.items()} for i in range(config.epochs)]
-    (out / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    split_names = (args.eval_splits or EVAL_SPLITS[spec["env"].split("-")[0]]).split(",")
-    splits = {name: train_split if name == trained_split else split_episodes(spec, name) for name in split_names}
-    results = evaluate.evaluate_splits(spec, splits, task, cloner.network, params, network_config, args.eval_episodes,
-                                       spec["max_episode_steps"], greedy=args.eval_mode == "greedy")
-    labels = {"agent": f"agent (BC {config.policy}, {args.eval_mode})", "shuffled": "shuffled instruction", "random": "random"}
-    meta = {**spec, "policy": f"BC {config.policy}", "demos": len(paths), "best_epoch": best_epoch, "success_metric": task.metrics[0], "episodes_per_goal": args.eval_episodes,
-            "eval_mode": args.eval_mode, "device": str(jax.devices()[0]), "jax": jax.__version__}
-    print("\n" + evaluate.save(results, out, meta, labels))
-    print(f"pictures: {plots.cloning_curve(out)}, {plots.evaluation_bars(out)}", flush=True)
-
-
-if __name__ == "__main__":
-    main()
+    return restore_params(run, target)

@@ -1,0 +1,30 @@
+"""Parameters on disk, in the suite's one checkpoint format: an orbax checkpoint (``params/``)
+with the run's ``config.json`` beside it. Training runs that resume (``python -m baselines``, the
+Builder) keep several steps with ``orbax.checkpoint.CheckpointManager`` in the same format."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+
+def save_params(run: str | Path, params: Any) -> Path:
+    """Write ``run/params`` (orbax), replacing an earlier one; returns the folder."""
+    import orbax.checkpoint as ocp
+
+    path = (Path(run) / "params").absolute()
+    if path.exists():
+        shutil.rmtree(path)
+    with ocp.StandardCheckpointer() as checkpointer:
+        checkpointer.save(path, params)
+    return path
+
+
+def restore_params(run: str | Path, target: Any) -> Any:
+    """The params saved by ``save_params`` in ``run``, restored into the structure, shapes and
+    dtypes of ``target``."""
+    import orbax.checkpoint as ocp
+
+    with ocp.StandardCheckpointer() as checkpointer:
+        return checkpointer.restore((Path(run) / "params").absolute(), target)

@@ -1,0 +1,169 @@
+"""What every command of the suite shares: the flag vocabulary, the output-folder policy, progress
+bars and the deprecation of old flag spellings.
+
+Vocabulary (``VOCABULARY``): ``--env`` a world id or alias, ``--split`` a split name, ``--data``
+and ``--goals-file`` data sources, ``--seed`` an int, ``--episodes`` a count of episodes, ``--out``
+the output path, ``--resume`` / ``--overwrite`` what to do with an existing one, ``--greedy`` the
+agent's most likely action instead of a sampled one, ``--quiet`` no progress bars. A count and a
+list never share a flag name.
+
+Output policy (``prepare_out``): a command writes into a fresh ``--out``. An existing, non-empty
+one is refused unless ``--resume`` (where the command can continue a run) or ``--overwrite``
+(which replaces it); nothing is silently continued or overwritten. Where ``--out`` has a default
+(``runs/...``), a run whose default folder is taken goes to the next free ``<folder>-N`` instead.
+
+Progress (``progress``): a tqdm bar with rate and ETA on stderr; off with ``--quiet`` or when the
+environment variable ``CI`` is ``true`` or ``1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import shutil
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Flag:
+    """The meaning of a shared flag: how argparse stores it (``store`` or ``store_true``), the
+    type of its value, whether it takes several values, and what it means."""
+
+    action: str
+    type: Any
+    meaning: str
+    several: bool = False
+
+
+VOCABULARY: dict[str, Flag] = {
+    "--env": Flag("store", "world id", "a registered world id or alias (several where a command measures several)", several=True),
+    "--split": Flag("store", str, "a split of the world's data"),
+    "--data": Flag("store", str, "a data source: a built-in name, a folder or a file"),
+    "--goals-file": Flag("store", str, "a goal file of your own"),
+    "--seed": Flag("store", int, "the random seed (of the first episode where episodes count up)"),
+    "--episodes": Flag("store", int, "a number of episodes"),
+    "--out": Flag("store", Path, "where the command writes"),
+    "--resume": Flag("store_true", None, "continue the run in --out"),
+    "--overwrite": Flag("store_true", None, "replace what --out holds"),
+    "--greedy": Flag("store_true", None, "the agent's most likely action instead of a sampled one"),
+    "--quiet": Flag("store_true", None, "no progress bars"),
+}
+"""The shared flags; ``tests/test_commands.py`` checks every command against it."""
+
+
+def add_out(parser: argparse.ArgumentParser, help: str, *, default: str | None = None, required: bool = False,
+            resume: bool = False) -> None:
+    """``--out`` (a path), ``--overwrite`` and, for commands that can continue a run, ``--resume``."""
+    suffix = f" (default {default}, or the next free {default}-N)" if default else ""
+    parser.add_argument("--out", type=Path, default=None, required=required, help=help + suffix)
+    if resume:
+        parser.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint, with its settings")
+    parser.add_argument("--overwrite", action="store_true", help="replace what --out holds")
+
+
+def prepare_out(out: Path | None, *, default: str | Path | None = None, overwrite: bool = False, resume: bool = False,
+                can_resume: bool = False) -> Path:
+    """The path to write to under the output policy (module docstring): ``out`` (else ``default``)
+    if it is absent or an empty folder; kept with ``resume``; emptied with ``overwrite``; for the
+    default, the next free ``<default>-N``. Raises SystemExit naming the path otherwise."""
+    if resume and overwrite:
+        raise SystemExit("error: --resume and --overwrite contradict each other")
+    path = Path(out if out is not None else default)
+    if resume:
+        if not path.exists():
+            raise SystemExit(f"error: --resume: {path} does not exist, there is no run to continue")
+        return path
+    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+        return path
+    if overwrite:
+        here = Path.cwd().resolve()
+        if path.resolve() in (here, *here.parents, Path.home().resolve()):
+            raise SystemExit(f"error: --overwrite would delete {path}, which holds the working directory or the home folder")
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+        return path
+    if out is None:
+        free = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
+        print(f"{path} holds an earlier run; this one goes to {free}", flush=True)
+        return free
+    how = "continue it with --resume or replace it with --overwrite" if can_resume else "replace it with --overwrite or choose another --out"
+    raise SystemExit(f"error: {path} already exists; {how}")
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (also when the environment variable CI is true)")
+
+
+def quiet(requested: bool = False) -> bool:
+    """Whether progress bars stay off: ``requested`` (``--quiet``) or ``CI`` set to true / 1."""
+    return requested or os.environ.get("CI", "").strip().lower() in ("true", "1")
+
+
+def progress(iterable: Iterable | None = None, *, total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0,
+             silent: bool = False):
+    """A tqdm bar (rate and ETA, on stderr), disabled when ``quiet(silent)``."""
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, unit=unit, initial=initial, disable=quiet(silent), dynamic_ncols=True, file=sys.stderr)
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, renamed: Mapping[str, str] | None = None) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, where an old spelling in ``renamed`` is accepted for one release
+    with a deprecation message on stderr. ``renamed`` maps an old flag to its new one
+    (``"--worlds": "--env"``), or an old flag and value to new flags, possibly none
+    (``"--eval-mode greedy": "--greedy"``, ``"--eval-mode sample": ""``)."""
+    renamed = renamed or {}
+    old = list(sys.argv[1:] if argv is None else argv)
+    new: list[str] = []
+    i = 0
+    while i < len(old):
+        flag, eq, value = old[i].partition("=")
+        pair = f"{flag} {value if eq else (old[i + 1] if i + 1 < len(old) else '')}"
+        if pair in renamed:
+            print(f"warning: {pair} is deprecated and will be removed in the next release; use {renamed[pair] or 'the default'}",
+                  file=sys.stderr)
+            new += renamed[pair].split()
+            i += 1 if eq else 2
+            continue
+        if flag in renamed:
+            print(f"warning: {flag} is deprecated and will be removed in the next release; use {renamed[flag]}", file=sys.stderr)
+            flag = renamed[flag]
+        new.append(flag + eq + value)
+        i += 1
+    return parser.parse_args(new)
+
+
+class Bar:
+    """A progress bar fed from host callbacks of a jitted loop (``jax.debug.callback``): the bar
+    opens at the first ``advance`` (a resumed run starts where it left off) and closes with
+    ``close``."""
+
+    def __init__(self, total: int, unit: str, desc: str, silent: bool = False):
+        self.total, self.unit, self.desc, self.silent = total, unit, desc, silent
+        self._bar = None
+
+    def advance(self, done: int, status: str = "") -> None:
+        """Move the bar to ``done`` of ``total`` and show ``status`` beside it."""
+        if self._bar is None:
+            self._bar = progress(total=self.total, initial=done - 1, unit=self.unit, desc=self.desc, silent=self.silent)
+        self._bar.update(done - self._bar.n)
+        if status:
+            self._bar.set_postfix_str(status, refresh=False)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def refuse_existing(paths: Iterable[Path], overwrite: bool) -> None:
+    """The output policy for commands that write named files into a shared folder (the
+    benchmarks): SystemExit naming the first of ``paths`` that exists, unless ``overwrite``."""
+    existing = [p for p in paths if Path(p).exists()]
+    if existing and not overwrite:
+        more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+        raise SystemExit(f"error: {existing[0]} already exists{more}; replace it with --overwrite or choose another --out")

@@ -1,0 +1,211 @@
+"""What the suite knows of a world family, and the env hooks it may offer.
+
+A ``WorldFamily`` is one registry entry: the env ids of a world package and everything the tools
+need to use them without naming the world: how a split becomes a ``Task`` (``task``,
+``episodes``), the world settings and their flags, the splits and the default evaluation splits,
+aliases, presets of the training command, the arena's questions, how evaluation splits share one
+compilation (``shared_settings``) and how the benchmarks run it (``Benchmark``).
+
+The hooks an env may offer beyond gymnax's ``Environment`` are declared as ``typing.Protocol``
+classes; a tool asks ``isinstance(env, TextHooks)`` instead of probing attributes one by one.
+Nothing here imports JAX: building a command's parser stays fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from baselines.worlds.task import Task
+
+
+@runtime_checkable
+class EnvHooks(Protocol):
+    """What every env of the suite offers beyond gymnax's ``Environment``: ``name``,
+    ``num_actions``, ``action_names`` (num_actions,) readable names, ``action_mask(state, params)
+    -> (num_actions,) bool`` (feasible actions) and ``render(state, params) -> (H, W, 3) uint8``."""
+
+    name: str
+    num_actions: int
+    action_names: tuple[str, ...]
+
+    def action_mask(self, state: Any, params: Any) -> Any: ...
+
+    def render(self, state: Any, params: Any) -> Any: ...
+
+
+@runtime_checkable
+class TextHooks(Protocol):
+    """A world with a text and knowledge-graph view (``baselines.textworld``, ``baselines.llm_agent``):
+    ``manual`` (an intro paragraph, then (action pattern, description) pairs), ``kg_schema``,
+    ``kg(state, params, scope) -> {"subject", "relation", "object": (K,) int32, "valid": (K,) bool,
+    "overflow": () bool}``, ``verbalise(graph, style) -> str`` and ``valid_actions(key, state, params)
+    -> (num_actions,) bool`` (the actions that change the state)."""
+
+    manual: tuple
+    kg_schema: dict
+
+    def kg(self, state: Any, params: Any, scope: str = "observed") -> dict: ...
+
+    def verbalise(self, graph: dict, style: str = "summary") -> str: ...
+
+    def valid_actions(self, key: Any, state: Any, params: Any) -> Any: ...
+
+
+@runtime_checkable
+class ExpertHooks(Protocol):
+    """A world with a gold next action in any state: ``expert_action(state, params) -> () int32``
+    (pure and vmappable; imitation and scripted demonstrations)."""
+
+    def expert_action(self, state: Any, params: Any) -> Any: ...
+
+
+@runtime_checkable
+class TargetHooks(Protocol):
+    """A world with a picture of what the episode should reach: ``render_target(state, params) ->
+    (H, W, 3) uint8`` (shown beside the world in videos and the browser player)."""
+
+    def render_target(self, state: Any, params: Any) -> Any: ...
+
+
+@runtime_checkable
+class KeyboardHooks(Protocol):
+    """A world played with keys in the browser: ``keys`` maps a key to (action, name)."""
+
+    keys: dict[str, tuple[int, str]]
+
+
+@runtime_checkable
+class GridHooks(Protocol):
+    """A world whose actions are (cell..., tool): ``action_axes`` names the cell axes and ``tools``
+    the per-cell actions (the browser player's tool picker); STOP may follow them."""
+
+    action_axes: tuple[str, ...]
+    tools: tuple[str, ...]
+
+
+@runtime_checkable
+class TracedRender(Protocol):
+    """A world whose ``render`` is traceable when ``render_is_traceable`` is true: videos render a
+    whole episode in one jitted vmap."""
+
+    render_is_traceable: bool
+
+
+@dataclass(frozen=True)
+class Questions:
+    """What the arena asks raters about two episodes of a world (``baselines.arena``): ``direct``
+    questions of each video and ``comparative`` ones of the pair, as ``(id, text)`` pairs."""
+
+    direct: tuple[tuple[str, str], ...]
+    comparative: tuple[tuple[str, str], ...]
+
+
+PROGRESS = ("progress", "Which player made more progress towards what the instruction asks?")
+EFFICIENCY = ("efficiency", "Which player reached its result with fewer wasted steps?")
+IRRELEVANT = ("irrelevant", "Which player took fewer actions unrelated to the instruction?")
+HUMAN_LIKE = ("human_like", "Which player seemed more human-like (rather than a bot)?")
+"""Comparative questions that fit any world; a family's set draws on them."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A world setting: a key of the world spec (``baselines.worlds.world_spec``) and its flag
+    (``--`` and the key with dashes). ``help`` says what it means for the family declaring it."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """How ``python -m benchmarks`` runs a family: ``ids`` measured by default (None: all);
+    ``reset_ratio``: optimistic resets (None: gymnax's auto-reset); ``max_cpu_envs``: the largest
+    num_envs measured on a CPU; ``step_budget`` / ``max_steps``: env-steps per repeat and the
+    longest scan; ``quick``: part of ``--quick`` runs; ``kg_envs``: num_envs of the text-view
+    benchmark; ``scaling``: part of the device-scaling benchmark by default; ``host_timings``: run
+    the host-side BAP scoring and simulator timings with it."""
+
+    ids: tuple[str, ...] | None = None
+    reset_ratio: int | None = None
+    max_cpu_envs: int | None = None
+    step_budget: int = 2**20
+    max_steps: int = 2048
+    quick: bool = True
+    kg_envs: int = 1024
+    scaling: bool = True
+    host_timings: bool = False
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A world measured beside a family's for comparison only (not registered for training):
+    ``make() -> (env, params)``, its ``Benchmark``, and the id it is compared with."""
+
+    make: Callable[[], tuple[Any, Any]]
+    benchmark: Benchmark
+    compared_with: str
+
+
+@dataclass(frozen=True)
+class WorldFamily:
+    """One registry entry (module docstring).
+
+    name: the family, the part of its ids before the first ``-``. ids: the package's registered
+    ids, the first the default. make(env_id) -> (env, params) with the package's defaults.
+    task(env_id, episodes=None, **settings) -> ``Task``. episodes(spec, split) -> (episodes, task
+    settings) of one split of a world spec. splits: the split names; eval_splits: those evaluated
+    by default. data_splits(spec) -> the splits the spec's data offers (a user's file may hold
+    fewer), validating the file; raises ValueError naming file, line and field. settings: the
+    spec keys the family reads. aliases: short names for ids. presets: named defaults of
+    ``python -m baselines``. questions: the arena's (None: the generic set). shared_settings(list
+    of episode lists) -> task settings under which those splits compile once. group_order: the
+    order of the per-goal label groups in evaluation tables. expert_gap(episodes) -> why no expert
+    plays them, or None.
+    """
+
+    name: str
+    ids: tuple[str, ...]
+    make: Callable[[str], tuple[Any, Any]]
+    task: Callable[..., Task]
+    episodes: Callable[[Mapping, str], tuple[list, dict]]
+    splits: tuple[str, ...] = ("train", "dev", "test")
+    eval_splits: tuple[str, ...] = ("train", "test")
+    data_splits: Callable[[Mapping], tuple[str, ...]] | None = None
+    settings: tuple[Setting, ...] = ()
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    presets: Mapping[str, Mapping] = field(default_factory=dict)
+    questions: Questions | None = None
+    shared_settings: Callable[[list], dict] | None = None
+    group_order: tuple[str, ...] = ()
+    expert_gap: Callable[[list], str | None] | None = None
+    benchmark: Benchmark = Benchmark()
+    references: Mapping[str, Reference] = field(default_factory=dict)
+
+    @property
+    def default_id(self) -> str:
+        return self.ids[0]
+
+    def splits_of(self, spec: Mapping) -> tuple[str, ...]:
+        """The splits ``spec``'s data offers (``data_splits``, else every split of the family)."""
+        return self.data_splits(spec) if self.data_splits else self.splits
+
+
+GENERATOR_SEEDS = {"train": 0, "dev": 1, "test": 2}
+"""Generator seed of each split of built-in (generated) data."""
+
+
+def generated_size(spec: Mapping, split: str) -> int:
+    """How many procedures or items of generated data a split gets: ``data_size`` for train, a
+    quarter of it (at least one) for the others."""
+    if split not in GENERATOR_SEEDS:
+        raise ValueError(f"split {split!r}: generated data has {', '.join(GENERATOR_SEEDS)}")
+    return spec["data_size"] if split == "train" else max(1, spec["data_size"] // 4)

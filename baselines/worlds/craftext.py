@@ -1,0 +1,186 @@
+"""The CrafText family: Craftax worlds with instructions (``craftext``), as the suite uses them.
+
+Splits are the dataset's (``train``, ``test_paraphrased``, ``test_new_objects``) of one level and
+release, or of a goal file of your own (``--goals-file``), filtered by ``--goals``. Evaluation
+splits share one compilation: their goal tables are padded to one capacity.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import craftext
+from baselines.worlds.base import EFFICIENCY, HUMAN_LIKE, IRRELEVANT, PROGRESS, Benchmark, Questions, Reference, Setting, WorldFamily
+
+if TYPE_CHECKING:
+    from baselines.worlds.task import Task
+
+SPLITS = ("train", "test_paraphrased", "test_new_objects")
+CATEGORIES = ("Conditional", "Building", "Localization", "Achievement", "Combo")
+"""The paper's Table 2 columns, the order of the category groups in evaluation tables."""
+GROUNDING_GOALS = ("required=collect_wood),required=collect_sapling),required=collect_drink),required=place_table),"
+                   "-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)")
+"""Goals that demand conflicting behaviour: collect a sapling / a drink, place a table, or collect
+wood while never doing one of the others (17 goals of the full release's easy training split). The
+plain "collect wood" goal is left out: wood is the first step of nearly every behaviour (random play
+gets it half the time), so it cannot tell whether an agent read its instruction."""
+
+
+def craftext_task(env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence | None = None, level: str = "medium",
+                  split: str = "train", **settings) -> Task:
+    """CrafText on ``pairs`` of (Goal, phrasings) (default: the shipped ``level`` / ``split``)."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from baselines.worlds.task import Observed, Task, all_feasible
+    from craftext import dataset
+    from craftext.expert import covers
+    from craftext.generator import level as goal_level
+
+    if pairs is None:
+        pairs = dataset.load(level, split, classic=craftext.REGISTERED_IDS[env_id][0]).pairs()
+    env, params = craftext.make(env_id, list(pairs), **settings)
+    texts = tuple(t for _, phrasings in pairs for t in phrasings)
+    text_goal = np.asarray([g for g, (_, phrasings) in enumerate(pairs) for _ in phrasings], np.int32)
+    goals = tuple({"key": goal.key(), "category": goal.category, "level": goal_level(goal)} for goal, _ in pairs)
+
+    def observe(obs) -> Observed:
+        return Observed(obs.world.astype(jnp.float32), obs.instruction_index, all_feasible(env.num_actions))
+
+    def start(key, text, params):
+        state = env.set_goal(env.reset_env(key, params)[1], text, params)
+        return env.get_obs(state, params), state
+
+    return Task(env_id, env, params, texts, text_goal, goals, observe, start, lambda info: info["success"], reset_ratio=16,
+                expert=env.expert_action if all(covers(g) for g, _ in pairs) else None, goal_objects=tuple(g for g, _ in pairs))
+
+
+def goal_terms(spec: str) -> list[str]:
+    """A goal filter split at the commas outside parentheses, so a whole goal key is one term:
+    ``"required=collect_wood),-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"``
+    -> ``["required=collect_wood)", "-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"]``."""
+    terms, depth, current = [], 0, ""
+    for char in spec:
+        if char == "," and depth == 0:
+            terms.append(current)
+            current = ""
+            continue
+        depth = max(0, depth + (char == "(") - (char == ")"))
+        current += char
+    return [t.strip() for t in terms + [current] if t.strip()]
+
+
+def split_pairs(spec: Mapping, split: str) -> tuple[list, dict]:
+    """(Goal, phrasings) pairs of one split: of ``level`` / ``release`` (or of the goal file
+    ``goals_file``, all levels) filtered by ``goals``. Raises ValueError."""
+    from craftext import dataset
+
+    classic = craftext.REGISTERED_IDS[spec["env"]][0]
+    if spec["goals_file"]:
+        from craftext.goalfile import split_pairs as file_pairs
+
+        pairs = file_pairs(spec["goals_file"], classic, split)
+    else:
+        pairs = dataset.load(spec["level"], split, classic=classic, release=spec["release"]).pairs()
+    if spec["goals"]:
+        terms = goal_terms(spec["goals"])
+        wanted, unwanted = [t for t in terms if not t.startswith("-")], [t[1:] for t in terms if t.startswith("-")]
+        pairs = [(g, p) for g, p in pairs if any(w in g.key() for w in wanted) and not any(u in g.key() for u in unwanted)]
+    if not pairs:
+        raise ValueError(f"no {spec['level']} goals in the {split} split match goals={spec['goals']!r}")
+    return pairs, {}
+
+
+def goal_file_splits(spec: Mapping) -> tuple[str, ...]:
+    """The splits of the goal file ``goals_file`` (all of ``SPLITS`` without one), after
+    validating all of it; ValueError naming file, line and field."""
+    if not spec["goals_file"]:
+        return SPLITS
+    from craftext.goalfile import GoalFileError, load_goals
+
+    try:
+        present = {e.split for e in load_goals(spec["goals_file"], craftext.REGISTERED_IDS[spec["env"]][0]).entries}
+    except GoalFileError as error:
+        raise ValueError(f"--goals-file {error}") from None
+    return tuple(s for s in SPLITS if s in present)
+
+
+def shared_capacity(splits: list[list]) -> dict:
+    """Task settings that pad every split's goal table to one capacity (one compilation)."""
+    return {"capacity": (max(len(pairs) for pairs in splits), max(sum(len(t) for _, t in pairs) for pairs in splits))}
+
+
+def expert_gap(pairs: list) -> str | None:
+    """Why the scripted expert (``craftext.expert``) cannot demonstrate these goals, or None."""
+    from craftext.expert import covers
+
+    uncovered = [goal.key() for goal, _ in pairs if not covers(goal)]
+    if not uncovered:
+        return None
+    return (f"the scripted expert (craftext.expert) does not play {uncovered[0]} (and {len(uncovered) - 1} more goals): "
+            "it does not fight, eat or sleep")
+
+
+def _benchmark_make(env_id: str) -> tuple[Any, Any]:
+    """CrafText with every goal of the full release's medium training split."""
+    from craftext import dataset
+
+    return craftext.make(env_id, dataset.load("medium", "train", classic=craftext.REGISTERED_IDS[env_id][0], release="full").pairs())
+
+
+def _bare_craftax() -> tuple[Any, Any]:
+    """The real Craftax Classic world (symbolic, no auto-reset) behind the gymnax interface."""
+    from craftext.env import BareCraftax
+
+    env = BareCraftax(classic=True)
+    return env, env.default_params
+
+
+CRAFTAX_LIKE = Benchmark(reset_ratio=16, max_cpu_envs=1024, step_budget=2**15, max_steps=64, quick=False, kg_envs=256)
+"""Worlds whose reset generates a whole Craftax map: optimistic resets (ratio 16, the CrafText
+paper's setting), fewer envs and shorter scans on a CPU."""
+
+FAMILY = WorldFamily(
+    name="CrafText",
+    ids=tuple(craftext.REGISTERED_IDS),
+    make=_benchmark_make,
+    task=craftext_task,
+    episodes=split_pairs,
+    splits=SPLITS,
+    eval_splits=SPLITS,
+    data_splits=goal_file_splits,
+    settings=(
+        Setting("level", "easy", "CrafText level", ("easy", "medium", "hard")),
+        Setting("release", "default", "CrafText dataset release", ("default", "full")),
+        Setting("goals", "", "CrafText: comma-separated substrings of goal keys to keep, a leading '-' drops the goals that match "
+                "instead (e.g. 'required=collect_wood),-forbidden=eat_cow'; a whole key, commas and all, is one term)"),
+        Setting("goals_file", "", "CrafText: a goal file of your own (craftext.goalfile: JSON lines or YAML; check it with "
+                "python -m craftext.validate FILE); its splits replace the shipped dataset's, all levels"),
+    ),
+    aliases={"craftext": "CrafText-Classic-Symbolic-v1"},
+    presets={
+        "quick": {"release": "full", "level": "easy", "goals": GROUNDING_GOALS, "max_episode_steps": 150, "total_steps": 500_000,
+                  "eval_episodes": 8},
+        "grounding": {"release": "full", "level": "easy", "goals": GROUNDING_GOALS, "max_episode_steps": 150,
+                      "total_steps": 2_000_000, "eval_episodes": 16},
+        "level": {},
+        "paper": {"env": "CrafText-Classic-Pixels-v1", "level": "medium", "max_episode_steps": 10_000, "encoder": "hashed-768",
+                  "paper": True, "eval_episodes": 50},
+    },
+    questions=Questions(
+        direct=(("completed", "Did this player complete the instruction?"),),
+        comparative=(PROGRESS, EFFICIENCY, IRRELEVANT, ("safety", "Which player kept itself safer (health, food, drink, enemies)?"),
+                     HUMAN_LIKE),
+    ),
+    shared_settings=shared_capacity,
+    group_order=CATEGORIES,
+    expert_gap=expert_gap,
+    benchmark=dataclasses.replace(CRAFTAX_LIKE, ids=("CrafText-Classic-Symbolic-v1",)),
+    references={"Craftax-Classic-Symbolic (bare)": Reference(_bare_craftax, CRAFTAX_LIKE, compared_with="CrafText-Classic-Symbolic-v1")},
+)
+"""The CrafText registry entry. Presets of ``python -m baselines``: ``quick`` (the main job, about
+7 minutes on a 2-core CPU), ``grounding`` (the same goal set at a larger budget), ``level`` (a
+whole level), ``paper`` (the paper's training setup: Classic pixels, medium level, Craftax's
+10,000-step episodes, a 768-d frozen encoder, 50 evaluation episodes per instruction)."""

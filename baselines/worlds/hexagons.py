@@ -1,0 +1,111 @@
+"""The Hexagons family: the hexagon board painted by instructions (``hexagons``), as the suite uses it.
+
+Data (``--data``): ``synthetic`` (every kind of ``hexagons.synthetic``, the default) or ``tiles``
+(single-tile instructions, one paint each: the paint budget is 1, so an instruction ends after one
+paint), their splits the generator seeds 0 / 1 / 2; a folder of the released JSONL
+(``hexagons.data``); or a JSON lines file of your own procedures in the released format (one set,
+used as every split).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import hexagons
+from baselines.worlds.base import EFFICIENCY, GENERATOR_SEEDS, HUMAN_LIKE, Questions, Setting, WorldFamily, generated_size
+
+if TYPE_CHECKING:
+    from baselines.worlds.task import Task
+
+SOURCES = ("synthetic", "tiles")
+"""Generated data (the first is the default)."""
+
+
+def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None = None, **kwargs) -> Task:
+    """Hexagons: one text per (procedure, instruction step); actions factored as (row, column,
+    colour); world features: the board one-hot over colours, (180 * 8,)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from baselines.worlds.task import Observed, Task
+    from hexagons.geometry import COLS, NUM_COLOURS, ROWS
+
+    env, params = hexagons.make(env_id, procedures, observe_action_mask=True, **kwargs)
+    tokens = np.asarray(params.tokens)
+    steps = tokens.shape[1]
+    texts = tuple(env.vocabulary.decode(row) for row in tokens.reshape(-1, tokens.shape[-1]))
+
+    def observe(obs) -> Observed:
+        world = jax.nn.one_hot(obs.board, NUM_COLOURS).reshape(-1)
+        return Observed(world, obs.procedure * steps + obs.instruction_index, obs.action_mask)
+
+    def start(key, text, params):
+        return env.reset_to_procedure(text // steps, params)
+
+    def score(info, ended):
+        finished = info["instruction_finished"].astype(jnp.float32)
+        return {"exact_match": (info["exact_match"], finished), "action_f1": (info["action_f1"], finished)}
+
+    procedures = np.arange(len(texts), dtype=np.int32) // steps
+    goals = tuple({"key": f"procedure {p}"} for p in range(len(texts) // steps))
+    return Task(env_id, env, params, texts, procedures, goals, observe, start, lambda info: info["exact_match"] > 0, score,
+                ("exact_match", "action_f1"), action_factors=(ROWS, COLS, NUM_COLOURS), expert=env.expert_action)
+
+
+def procedures_of(spec: Mapping, split: str) -> tuple[list, dict]:
+    """(procedures, task settings) of one split of ``spec``'s ``data`` (module docstring)."""
+    from hexagons import data as released, synthetic
+
+    data = spec["data"] or SOURCES[0]
+    size = generated_size(spec, split)
+    if data == "tiles":
+        return synthetic.generate(size, GENERATOR_SEEDS[split], kinds=("tile",)), {"max_paints_per_instruction": 1}
+    if data == "synthetic":
+        return synthetic.generate(size, GENERATOR_SEEDS[split]), {}
+    if Path(data).is_dir():
+        return released.load_dataset(data, (split,))[split], {}
+    if Path(data).is_file():
+        return released.load_split(data), {}
+    raise ValueError(f"--data {data!r} for {spec['env']}: use one of {', '.join(SOURCES)} or a data folder")
+
+
+def procedure_file_splits(spec: Mapping) -> tuple[str, ...]:
+    """The splits ``spec``'s data offers: a procedures file is one set (``train``, after validating
+    all of it; ValueError naming file, line and field); otherwise every split."""
+    if not spec["data"] or not Path(spec["data"]).is_file():
+        return tuple(GENERATOR_SEEDS)
+    from hexagons.data import HexagonsDataError, load_split
+
+    try:
+        load_split(spec["data"])
+    except HexagonsDataError as error:
+        raise ValueError(f"--data {error}") from None
+    return ("train",)
+
+
+FAMILY = WorldFamily(
+    name="Hexagons",
+    ids=hexagons.REGISTERED_IDS,
+    make=hexagons.make,
+    task=hexagons_task,
+    episodes=procedures_of,
+    data_splits=procedure_file_splits,
+    settings=(
+        Setting("data", "", "Hexagons: " + ", ".join(SOURCES) + " (generated; the first is the default), a folder of the released "
+                "JSONL, or a JSON lines file of your own procedures"),
+        Setting("data_size", 512, "procedures or items of generated data for train (other splits: a quarter)"),
+    ),
+    aliases={"hexagons": "Hexagons-Paint-v1"},
+    presets={"hexagons": {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 8, "total_steps": 300_000, "eval_episodes": 2,
+                          "imitation": 1.0}},
+    questions=Questions(
+        direct=(("board_matches", "Does this player's final board match the target board?"),),
+        comparative=(("pattern", "Which player better captured the pattern the instruction describes?"),
+                     ("wrong_tiles", "Which player painted fewer wrong tiles?"), EFFICIENCY, HUMAN_LIKE),
+    ),
+)
+"""The Hexagons registry entry; preset ``hexagons`` of ``python -m baselines``: single-tile
+instructions, one paint each, with imitation of the world's expert."""

@@ -1,0 +1,191 @@
+"""The registry itself (``baselines.worlds`` re-exports it; see its docstring)."""
+
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from baselines.worlds.base import Setting, WorldFamily
+from baselines.worlds.blocksworld import FAMILY as BLOCKSWORLD
+from baselines.worlds.craftext import FAMILY as CRAFTEXT
+from baselines.worlds.hexagons import FAMILY as HEXAGONS
+
+if TYPE_CHECKING:
+    from baselines.worlds.task import Task
+
+_FAMILIES: list[WorldFamily] = [CRAFTEXT, HEXAGONS, BLOCKSWORLD]
+DEFAULT_ENV = _FAMILIES[0].default_id
+"""The world a command plays when none is named."""
+MAX_EPISODE_STEPS = Setting("max_episode_steps", 500, "episode limit (truncation)")
+"""The one world setting every family shares."""
+
+
+class UnknownWorldError(ValueError):
+    """An env id (or alias) the registry does not know; the message names the close ones."""
+
+
+def families() -> tuple[WorldFamily, ...]:
+    """Every registered family, in registration order."""
+    return tuple(_FAMILIES)
+
+
+def register(family: WorldFamily) -> None:
+    """Add a family; ValueError if one of its ids, aliases or presets is taken, or one of its
+    settings clashes with another family's setting of the same name (another default)."""
+    taken = set(ids()) | {a for f in _FAMILIES for a in f.aliases}
+    clash = sorted(taken & (set(family.ids) | set(family.aliases)))
+    if clash:
+        raise ValueError(f"family {family.name}: {', '.join(clash)} already registered")
+    clash = sorted(set(presets()) & set(family.presets))
+    if clash:
+        raise ValueError(f"family {family.name}: preset(s) {', '.join(clash)} already registered")
+    known = {s.name: s.default for f in _FAMILIES for s in f.settings}
+    for s in family.settings:
+        if s.name in known and known[s.name] != s.default:
+            raise ValueError(f"family {family.name}: setting {s.name} defaults to {s.default!r}, another family's to {known[s.name]!r}")
+    _FAMILIES.append(family)
+
+
+def ids() -> tuple[str, ...]:
+    """Every registered env id."""
+    return tuple(i for f in _FAMILIES for i in f.ids)
+
+
+def aliases() -> dict[str, str]:
+    """Short names -> env ids (``craftext`` -> ``CrafText-Classic-Symbolic-v1``, ...)."""
+    return {a: i for f in _FAMILIES for a, i in f.aliases.items()}
+
+
+def find_family(env_id: str) -> WorldFamily | None:
+    """The family of a registered id, or None."""
+    return next((f for f in _FAMILIES if env_id in f.ids), None)
+
+
+def resolve(name: str) -> str:
+    """The env id of ``name`` (an id or an alias); ``UnknownWorldError`` naming the close ones."""
+    if isinstance(name, str) and find_family(name) is not None:
+        return name
+    if isinstance(name, str) and name in aliases():
+        return aliases()[name]
+    known = [*ids(), *aliases()]
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.4) if isinstance(name, str) else []
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise UnknownWorldError(f"unknown env id {name!r}.{hint} Known: {', '.join(ids())} (aliases: {', '.join(aliases())})")
+
+
+def family_of(env_id: str) -> WorldFamily:
+    """The family of an env id or alias (``resolve``)."""
+    return find_family(resolve(env_id))
+
+
+def settings() -> dict[str, Setting]:
+    """Every world setting by name, in spec order; a setting several families read carries their
+    helps joined."""
+    merged: dict[str, Setting] = {}
+    for s in [s for f in _FAMILIES for s in f.settings] + [MAX_EPISODE_STEPS]:
+        old = merged.get(s.name)
+        if old is None:
+            merged[s.name] = s
+        elif s.help not in old.help:
+            merged[s.name] = dataclasses.replace(old, help=f"{old.help}; {s.help}")
+    return merged
+
+
+def spec_defaults() -> dict[str, Any]:
+    """The world spec of the default world with every setting at its default."""
+    return {"env": DEFAULT_ENV, **{name: s.default for name, s in settings().items()}}
+
+
+def world_spec(values: Mapping) -> dict[str, Any]:
+    """The world-spec entries of ``values`` (defaults where absent; other keys dropped)."""
+    return {k: values.get(k, v) for k, v in spec_defaults().items()}
+
+
+def check_spec(spec: Mapping, given: Iterable[str] = ()) -> None:
+    """ValueError if a setting in ``given`` that ``spec``'s family does not read is set (away
+    from its default): ``--data`` for CrafText, ``--goals-file`` for a grid world, ..."""
+    family = family_of(spec["env"])
+    own = {s.name for s in family.settings} | {"env", MAX_EPISODE_STEPS.name}
+    defaults = spec_defaults()
+    foreign = [name for name in given if name in defaults and name not in own and spec.get(name, defaults[name]) != defaults[name]]
+    if foreign:
+        theirs = ", ".join(s.flag for s in family.settings) or "none"
+        raise ValueError(f"{Setting(foreign[0], None, '').flag} is not a setting of {spec['env']} (its world settings: {theirs})")
+
+
+def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
+    """(episodes, ``make_task`` settings) of one split of ``spec``'s world (the family's
+    ``episodes``). Raises ValueError (``UnknownWorldError`` for an unknown id)."""
+    spec = world_spec(spec)
+    spec["env"] = resolve(spec["env"])
+    return find_family(spec["env"]).episodes(spec, split)
+
+
+def spec_task(spec: Mapping, split: str | tuple[list, dict], **settings) -> Task:
+    """The ``Task`` of ``spec``'s world on a split (a name, or what ``split_episodes`` returned)."""
+    spec = world_spec(spec)
+    episodes, world_settings = split_episodes(spec, split) if isinstance(split, str) else split
+    return make_task(spec["env"], episodes, max_steps_in_episode=spec["max_episode_steps"], **world_settings, **settings)
+
+
+def make_task(env_id: str, *args, **kwargs) -> Task:
+    """The ``Task`` of any registered world id (extra arguments go to the family's task builder)."""
+    env_id = resolve(env_id)
+    return find_family(env_id).task(env_id, *args, **kwargs)
+
+
+def eval_splits(spec: Mapping) -> tuple[str, ...]:
+    """The splits evaluated by default: the family's evaluation splits that the spec's data
+    offers (``WorldFamily.splits_of``, which validates a user's file). Raises ValueError, also
+    when the data has no ``train`` split."""
+    spec = world_spec(spec)
+    family = family_of(spec["env"])
+    present = family.splits_of(spec)
+    if "train" not in present:
+        given = ", ".join(f"{s.flag} {spec[s.name]}" for s in family.settings if spec[s.name] != s.default)
+        raise ValueError(f"{given or spec['env']} has no train split")
+    return tuple(s for s in family.eval_splits if s in present)
+
+
+def presets() -> dict[str, dict]:
+    """Named defaults of ``python -m baselines`` from every family (each names its world)."""
+    return {name: {"env": f.default_id, **values} for f in _FAMILIES for name, values in f.presets.items()}
+
+
+def add_world_arguments(parser: argparse.ArgumentParser, *, env_required: bool = False, split: bool = True,
+                        defaults: bool = True) -> argparse._ArgumentGroup:
+    """The flags that choose a world: ``--env``, ``--split`` (optional), every family's settings
+    and ``--max-episode-steps``. ``defaults=False`` leaves unset flags None (a command that tells
+    given flags from saved ones, such as ``--resume``)."""
+    group = parser.add_argument_group("world", "which world and episodes (settings a world does not read are refused)")
+    default_env = None if env_required or not defaults else DEFAULT_ENV
+    group.add_argument("--env", type=_env_id, required=env_required, default=default_env, metavar="ID",
+                       help=f"a registered world id or alias ({', '.join(ids())}; aliases {', '.join(aliases())})"
+                       + (f"; default {DEFAULT_ENV}" if not env_required else ""))
+    if split:
+        named = "; ".join(f"{f.name}: {', '.join(f.splits)}" for f in _FAMILIES)
+        group.add_argument("--split", default="train" if defaults else None, help=f"the split ({named}; default train)")
+    for name, s in settings().items():
+        group.add_argument(s.flag, type=type(s.default), choices=s.choices, default=s.default if defaults else None,
+                           help=f"{s.help} (default {s.default!r})")
+    return group
+
+
+def _env_id(name: str) -> str:
+    """``resolve`` for argparse: the message of an unknown id reaches the user."""
+    try:
+        return resolve(name)
+    except UnknownWorldError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The world spec of parsed ``add_world_arguments`` flags (``check_spec`` applied to the
+    settings given away from their defaults); ValueError names a setting the world does not read."""
+    spec = world_spec({k: v for k, v in vars(args).items() if v is not None})
+    check_spec(spec, [k for k in spec if k != "env"])
+    return spec

@@ -1,0 +1,109 @@
+"""Every command of the suite: its ``--help`` works, and the flags that several commands share mean
+the same thing everywhere (``baselines.cli.VOCABULARY``); a count and a list never share a name."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from baselines.cli import VOCABULARY, parse
+from baselines.commands import COMMANDS, command_module
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _parsers(parser: argparse.ArgumentParser, name: str):
+    """(name, parser) of a parser and every subcommand's, recursively."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_name, sub in action.choices.items():
+                yield from _parsers(sub, f"{name} {sub_name}")
+
+
+def _flags() -> dict[str, list[tuple[str, argparse.Action]]]:
+    """option string -> (command, action) wherever a parser of a command defines it (help hidden
+    ones, the deprecated spellings, left out)."""
+    found = defaultdict(list)
+    for command in COMMANDS:
+        for name, parser in _parsers(command_module(command).parser(), command):
+            for action in parser._actions:
+                if action.help != argparse.SUPPRESS:
+                    for option in action.option_strings:
+                        found[option].append((name, action))
+    return found
+
+
+def _kind(action: argparse.Action) -> tuple:
+    """What a flag is: a switch, or a value (one or several, a count or not)."""
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+        return ("switch",)
+    return ("several" if action.nargs in ("+", "*") else "one", "count" if action.type is int else "value")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_of_every_command(command):
+    """``python -m MODULE --help`` exits 0 and describes the command (each subcommand's help too)."""
+    done = subprocess.run([sys.executable, "-m", COMMANDS[command], "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("usage: "), done.stderr
+    for name, parser in _parsers(command_module(command).parser(), command):
+        assert parser.format_help().startswith("usage: "), name
+
+
+def test_shared_flags_mean_the_same_everywhere():
+    flags = _flags()
+    for option, flag in VOCABULARY.items():
+        assert option in flags, f"{option}: no command has it"
+        for command, action in flags[option]:
+            assert action.dest == option[2:].replace("-", "_"), (command, option)
+            if flag.action == "store_true":
+                assert isinstance(action, argparse._StoreTrueAction), (command, option)
+            else:
+                assert not isinstance(action, argparse._StoreTrueAction) and (action.nargs in ("+", "*")) <= flag.several, (command, option)
+                if flag.type in (int, Path):
+                    assert action.type is flag.type, (command, option, action.type)
+
+
+def test_counts_and_lists_never_share_a_flag_name():
+    several = {option for option, flag in VOCABULARY.items() if flag.several}  # ids: one or several
+    clashes = {option: sorted({(_kind(a), c) for c, a in uses}) for option, uses in _flags().items()
+               if option not in several and len({_kind(a) for _, a in uses}) > 1}
+    assert not clashes, clashes
+
+
+def test_every_command_that_takes_a_world_takes_the_same_world_flags():
+    from baselines import worlds
+
+    world_flags = {"--env", "--max-episode-steps", *(s.flag for s in worlds.settings().values())}
+    flags = _flags()
+    takers = {c for c, _ in flags["--max-episode-steps"]}
+    assert takers == {"train", "episodes play", "episodes record", "textworld generate", "llm-agent"}
+    for option in world_flags:
+        assert {c for c, _ in flags[option]} >= takers, option
+
+
+def test_old_spellings_still_work_for_a_release(capsys):
+    parser = command_module("benchmark").parser()
+    args = parse(parser, ["--worlds", "Hexagons-Paint-v1", "--num-envs", "1", "8"], {"--worlds": "--env", "--num-envs": "--num-envs-list"})
+    assert args.env == ["Hexagons-Paint-v1"] and args.num_envs_list == [1, 8]
+    assert "--worlds is deprecated" in capsys.readouterr().err
+    train = command_module("train")
+    assert parse(train.parser(), ["--eval-mode", "greedy"], train.RENAMED).greedy
+    assert not parse(train.parser(), ["--eval-mode=sample"], train.RENAMED).greedy
+
+
+def test_the_console_script_runs_every_command(capsys):
+    from baselines.commands import main
+
+    main([])
+    listing = capsys.readouterr().out
+    assert all(f"  {name} " in listing for name in COMMANDS)
+    main(["hexagons-data", str(ROOT / "tests" / "fixtures" / "hexagons")])
+    assert "procedures" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="unknown command 'trian'"):
+        main(["trian"])

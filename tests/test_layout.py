@@ -1,0 +1,103 @@
+"""The layout rules of the suite, checked on the source: the world packages stand alone, only the
+suite layer (``baselines/worlds``) names a world, and imports form no cycle."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from baselines import worlds
+
+ROOT = Path(__file__).resolve().parent.parent
+WORLD_PACKAGES = ("craftext", "hexagons", "blocksworld")
+SUITE_LAYER = ROOT / "baselines" / "worlds"
+
+
+def _modules(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a file imports, deferred imports included (relative ones resolved)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return found
+
+
+def _strings(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every string literal of a file except docstrings (f-string parts included)."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+@pytest.mark.parametrize("package", WORLD_PACKAGES)
+def test_world_packages_stand_alone(package):
+    """A world package imports neither the suite's tools (baselines, benchmarks) nor another world."""
+    others = {"baselines", "benchmarks", *WORLD_PACKAGES} - {package}
+    offending = {f"{path.relative_to(ROOT)}: {name}" for path in _modules(package) for name in _imports(path)
+                 if name.split(".")[0] in others}
+    assert not offending, sorted(offending)
+
+
+def test_only_the_suite_layer_names_a_world():
+    """Outside the world packages and ``baselines/worlds``, no code names a registered world id or
+    family (``CrafText``, ``Hexagons``, ``BlocksWorld``): the tools ask the registry."""
+    names = sorted({*worlds.ids(), *(f.name for f in worlds.families())}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![A-Za-z])(" + "|".join(map(re.escape, names)) + r")(?![a-z])")
+    offending = [f"{path.relative_to(ROOT)}:{line}: {text!r}" for package in ("baselines", "benchmarks") for path in _modules(package)
+                 if SUITE_LAYER not in path.parents for line, text in _strings(path) if pattern.search(text)]
+    assert not offending, offending
+
+
+def test_the_check_finds_a_world_name(tmp_path):
+    code = tmp_path / "tool.py"
+    code.write_text('"""A docstring may say Hexagons."""\nif env.startswith("CrafText"):\n    pass\nlabel = f"{x} BlocksWorld-BAP-v1"\n')
+    assert [text for _, text in _strings(code)] == ["CrafText", " BlocksWorld-BAP-v1"]
+
+
+@pytest.mark.parametrize("package", [*WORLD_PACKAGES, "baselines", "benchmarks"])
+def test_no_import_cycles(package):
+    """Imports inside each package, deferred ones included, form no cycle (blocksworld had env ->
+    synthetic -> data -> replay -> env through a default-items import in the env)."""
+    graph = {}
+    for path in _modules(package):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        graph[name] = {m for m in _imports(path) if m.startswith(package + ".") and m != name}
+
+    def cycle_from(start, node, seen):
+        for nxt in graph.get(node, ()):
+            if nxt == start:
+                return [start, node]
+            if nxt not in seen:
+                seen.add(nxt)
+                found = cycle_from(start, nxt, seen)
+                if found:
+                    return found
+        return None
+
+    cycles = {m: cycle_from(m, m, set()) for m in graph if m != package}
+    assert not any(cycles.values()), {m: c for m, c in cycles.items() if c}
+
+
+@pytest.mark.parametrize("module", ["craftext", "hexagons", "blocksworld", "hexagons.data", "blocksworld.data", "baselines.worlds"])
+def test_importing_a_package_loads_no_env(module):
+    """World packages and the registry import lazily: no JAX, gymnax or Craftax until an env is
+    made (their import times are measured by ``python -m benchmarks.imports``)."""
+    import subprocess
+    import sys
+
+    code = f"import sys, {module}; print(sorted(m for m in ('jax', 'gymnax', 'craftax', 'flax') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
