@@ -41,9 +41,23 @@ DEFAULT_OUT = "runs/baselines/default"
 DEFAULT_PRESET = "quick"
 """The main job's preset (``baselines.worlds.presets``: every family's named defaults)."""
 RUN_DEFAULTS = {
-    "preset": DEFAULT_PRESET, **worlds.spec_defaults(), "policy": "ppo-t", "encoder": None,
-    "paper": False, "total_steps": None, "num_envs": None, "num_steps": None, "layer_size": None, "lr": None, "seed": None,
-    "checkpoint_every": None, "planner": "retrieval", "planner_url": "", "planner_model": "gpt-4", "imitation": 0.0, "init_from": "",
+    "preset": DEFAULT_PRESET,
+    **worlds.spec_defaults(),
+    "policy": "ppo-t",
+    "encoder": None,
+    "paper": False,
+    "total_steps": None,
+    "num_envs": None,
+    "num_steps": None,
+    "layer_size": None,
+    "lr": None,
+    "seed": None,
+    "checkpoint_every": None,
+    "planner": "retrieval",
+    "planner_url": "",
+    "planner_model": "gpt-4",
+    "imitation": 0.0,
+    "init_from": "",
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
 EVAL_DEFAULTS = {"eval_episodes": 4, "greedy": False, "eval_splits": "", "eval_batch": 256}
@@ -66,8 +80,9 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
         run = {k: saved.get(k, v) for k, v in RUN_DEFAULTS.items()}
         clash = [f"{_flag(k)} {given[k]!r} (the run has {run[k]!r})" for k in RUN_DEFAULTS if k in given and given[k] != run[k]]
         if clash:
-            raise SystemExit(f"error: --resume continues the run saved in {out} with its own settings; these flags contradict it: "
-                             + "; ".join(clash))
+            raise SystemExit(
+                f"error: --resume continues the run saved in {out} with its own settings; these flags contradict it: " + "; ".join(clash)
+            )
     else:
         if given.get("paper") and "preset" not in given:
             given["preset"] = "paper"
@@ -121,9 +136,19 @@ def _config(run) -> PPOConfig:
     if run.resume:
         return config_from_dict(json.loads((run.out / "config.json").read_text())["ppo"])
     values = {} if run.paper else dict(CPU_QUICK, total_timesteps=200_000)
-    overrides = {"env_id": run.env, "policy": run.policy, "encoder": run.encoder, "seed": run.seed, "num_envs": run.num_envs,
-                 "num_steps": run.num_steps, "total_timesteps": run.total_steps, "layer_size": run.layer_size, "lr": run.lr,
-                 "planner": run.planner, "imitation_coef": run.imitation}
+    overrides = {
+        "env_id": run.env,
+        "policy": run.policy,
+        "encoder": run.encoder,
+        "seed": run.seed,
+        "num_envs": run.num_envs,
+        "num_steps": run.num_steps,
+        "total_timesteps": run.total_steps,
+        "layer_size": run.layer_size,
+        "lr": run.lr,
+        "planner": run.planner,
+        "imitation_coef": run.imitation,
+    }
     values.update({k: v for k, v in overrides.items() if v is not None})
     return PPOConfig(**values)
 
@@ -143,8 +168,12 @@ def _restore(out: Path, runner):
         try:
             restored = manager.restore(step, args=ocp.args.StandardRestore(runner))
         except Exception as error:  # orbax raises many types for a damaged step; the next one may be intact
-            print(f"warning: checkpoint {step} in {directory} cannot be read ({type(error).__name__}: {str(error)[:200]}); "
-                  "trying the one before", file=sys.stderr, flush=True)
+            print(
+                f"warning: checkpoint {step} in {directory} cannot be read ({type(error).__name__}: {str(error)[:200]}); "
+                "trying the one before",
+                file=sys.stderr,
+                flush=True,
+            )
             if jax.process_index() == 0:  # one process moves it; every process goes on to the one before
                 aside = out / "unreadable-checkpoints"
                 aside.mkdir(exist_ok=True)
@@ -183,9 +212,12 @@ def train(args: argparse.Namespace) -> None:
     if not run.resume and lead:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
         (out / "config.json").write_text(json.dumps({"ppo": dataclasses.asdict(config), "command": command}, indent=1))
-    print(f"{task.name}: {len(task.goals)} training goals, {len(task.texts)} phrasings; policy {config.policy}, "
-          f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, {jax.device_count()} devices "
-          f"({jax.process_count()} processes): {jax.devices()}", flush=True)
+    print(
+        f"{task.name}: {len(task.goals)} training goals, {len(task.texts)} phrasings; policy {config.policy}, "
+        f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, {jax.device_count()} devices "
+        f"({jax.process_count()} processes): {jax.devices()}",
+        flush=True,
+    )
 
     import orbax.checkpoint as ocp
 
@@ -228,8 +260,11 @@ def train(args: argparse.Namespace) -> None:
     manager.wait_until_finished()
     elapsed = time.perf_counter() - start
     ppo.bar.close()
-    print(f"trained to update {int(runner.update)}/{config.num_updates} ({config.num_updates * config.batch_size:,} steps) "
-          f"in {elapsed:.0f} s this session (compilation included)", flush=True)
+    print(
+        f"trained to update {int(runner.update)}/{config.num_updates} ({config.num_updates * config.batch_size:,} steps) "
+        f"in {elapsed:.0f} s this session (compilation included)",
+        flush=True,
+    )
     _evaluate(run, config, ppo, runner.params, writer, train_split)
 
 
@@ -240,9 +275,12 @@ def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int
     rate = config.batch_size / seconds_per_update
     left = (config.num_updates - done) * seconds_per_update
     duration = f"{left / 3600:.1f} h" if left >= 3600 else f"{left / 60:.1f} min"
-    print(f"measured {rate:,.0f} steps/s after compilation on {jax.devices()[0].platform}: the remaining "
-          f"{config.num_updates - done:,} updates ({(config.num_updates - done) * config.batch_size:,} steps) take about "
-          f"{duration} (evaluation not included)", flush=True)
+    print(
+        f"measured {rate:,.0f} steps/s after compilation on {jax.devices()[0].platform}: the remaining "
+        f"{config.num_updates - done:,} updates ({(config.num_updates - done) * config.batch_size:,} steps) take about "
+        f"{duration} (evaluation not included)",
+        flush=True,
+    )
 
 
 def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tuple[list, dict]) -> None:
@@ -253,23 +291,49 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
     from baselines import evaluate
 
     splits = {split: train_split if split == "train" else _split(run, split) for split in run.eval_splits.split(",")}
-    results = evaluate.evaluate_splits(vars(run), splits, ppo.task, ppo.network, params, config, run.eval_episodes,
-                                       run.max_episode_steps, greedy=run.greedy, planner=_planner(run), batch=run.eval_batch)
+    results = evaluate.evaluate_splits(
+        vars(run),
+        splits,
+        ppo.task,
+        ppo.network,
+        params,
+        config,
+        run.eval_episodes,
+        run.max_episode_steps,
+        greedy=run.greedy,
+        planner=_planner(run),
+        batch=run.eval_batch,
+    )
     if writer:
         for split, by_policy in results.items():
             for policy, summary in by_policy.items():
                 writer.add_scalar(f"{split}/{policy}/success_rate", summary["success"], config.num_updates)
     plans = ""
     if config.policy == "ppo-t+":
-        plans = f", {'chat' if run.planner_url else config.planner} plans" + (" (gold goal: not a fair result)" if config.planner == "oracle" and not run.planner_url else "")
+        plans = f", {'chat' if run.planner_url else config.planner} plans" + (
+            " (gold goal: not a fair result)" if config.planner == "oracle" and not run.planner_url else ""
+        )
     imitation = f" + imitation {config.imitation_coef:g}" if config.imitation_coef else ""
     cloned = " from BC" if run.init_from else ""
     mode = "greedy" if run.greedy else "sample"
     labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
-    meta = {"env": run.env, "policy": config.policy, "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None, "level": run.level, "release": run.release, "goals": run.goals, "data": run.data, "success_metric": ppo.task.metrics[0],
-            "imitation_coef": config.imitation_coef, "init_from": run.init_from,
-            "episodes_per_goal": run.eval_episodes, "max_steps": run.max_episode_steps, "eval_mode": mode,
-            "device": str(jax.devices()[0]), "jax": jax.__version__}
+    meta = {
+        "env": run.env,
+        "policy": config.policy,
+        "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None,
+        "level": run.level,
+        "release": run.release,
+        "goals": run.goals,
+        "data": run.data,
+        "success_metric": ppo.task.metrics[0],
+        "imitation_coef": config.imitation_coef,
+        "init_from": run.init_from,
+        "episodes_per_goal": run.eval_episodes,
+        "max_steps": run.max_episode_steps,
+        "eval_mode": mode,
+        "device": str(jax.devices()[0]),
+        "jax": jax.__version__,
+    }
     if jax.process_index() > 0:
         return
     print("\n" + evaluate.save(results, run.out, meta, labels, worlds.family_of(run.env).group_order))
@@ -315,33 +379,53 @@ def parser() -> argparse.ArgumentParser:
     d = {**RUN_DEFAULTS, **EVAL_DEFAULTS}
     presets = worlds.presets()
     p = argparse.ArgumentParser(prog="python -m baselines", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", choices=tuple(presets), help="named defaults: " + "; ".join(f"{n} ({v['env']})" for n, v in presets.items())
-                   + f" (default {DEFAULT_PRESET}: the main job)")
+    p.add_argument(
+        "--preset",
+        choices=tuple(presets),
+        help="named defaults: " + "; ".join(f"{n} ({v['env']})" for n, v in presets.items()) + f" (default {DEFAULT_PRESET}: the main job)",
+    )
     worlds.add_world_arguments(p, split=False, defaults=False)
     p.add_argument("--policy", choices=("ppo-t", "ppo-t+", "film"), help="default ppo-t")
     p.add_argument("--encoder", help="frozen text encoder: hashed (512-d, the default), hashed-<dim> (--paper: hashed-768) or minilm")
-    p.add_argument("--paper", action="store_true", default=None,
-                   help="the paper's setup (preset paper): Table 9 scale (1024 envs x 100 steps, 1e9 steps), Classic pixels, medium level, "
-                        "10,000-step episodes, 768-d encoder, 50 evaluation episodes per instruction; prints the expected wall time")
+    p.add_argument(
+        "--paper",
+        action="store_true",
+        default=None,
+        help="the paper's setup (preset paper): Table 9 scale (1024 envs x 100 steps, 1e9 steps), Classic pixels, medium level, "
+        "10,000-step episodes, 768-d encoder, 50 evaluation episodes per instruction; prints the expected wall time",
+    )
     p.add_argument("--total-steps", type=int, help="environment steps (CPU quick run: 200,000)")
     p.add_argument("--num-envs", type=int)
     p.add_argument("--num-steps", type=int, help="rollout length per env")
     p.add_argument("--layer-size", type=int)
     p.add_argument("--lr", type=_positive_float)
     p.add_argument("--seed", type=int, help="training seed (default 0)")
-    p.add_argument("--imitation", type=_non_negative_float, metavar="COEF",
-                   help="weight of an auxiliary cross entropy towards the world's expert action on the agent's own rollouts "
-                        "(DAgger-style; worlds with an expert for the goals trained on; default 0: plain PPO)")
-    p.add_argument("--init-from", metavar="RUN", help="start from the policy cloned by python -m baselines.bc in RUN "
-                                                      "(same world, --policy, --encoder and --layer-size)")
+    p.add_argument(
+        "--imitation",
+        type=_non_negative_float,
+        metavar="COEF",
+        help="weight of an auxiliary cross entropy towards the world's expert action on the agent's own rollouts "
+        "(DAgger-style; worlds with an expert for the goals trained on; default 0: plain PPO)",
+    )
+    p.add_argument(
+        "--init-from",
+        metavar="RUN",
+        help="start from the policy cloned by python -m baselines.bc in RUN (same world, --policy, --encoder and --layer-size)",
+    )
     cli.add_out(p, "run folder", default=DEFAULT_OUT, resume=True)
     p.add_argument("--checkpoint-every", type=int, help="updates between checkpoints (default: ~1%% of the updates, at least 10)")
     p.add_argument("--eval-episodes", type=int, help=f"episodes per goal and split (default {d['eval_episodes']})")
-    p.add_argument("--eval-batch", type=int, help=f"evaluation episodes run at once, the unit dealt out to processes (default {d['eval_batch']})")
+    p.add_argument(
+        "--eval-batch", type=int, help=f"evaluation episodes run at once, the unit dealt out to processes (default {d['eval_batch']})"
+    )
     p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action in evaluation (default: sampled)")
     p.add_argument("--eval-splits", help="splits to evaluate (default: the world's evaluation splits that its data offers)")
-    p.add_argument("--planner", choices=("retrieval", "oracle"),
-                   help="PPO-T+ plans: retrieval (default: the nearest training instruction's plan, from the text alone) or oracle (from the gold goal)")
+    p.add_argument(
+        "--planner",
+        choices=("retrieval", "oracle"),
+        help="PPO-T+ plans: retrieval (default: the nearest training instruction's plan, from the text alone) "
+        "or oracle (from the gold goal)",
+    )
     p.add_argument("--planner-url", help="OpenAI-compatible endpoint for PPO-T+ plans instead (key: $OPENAI_API_KEY)")
     p.add_argument("--planner-model", help="model name sent to --planner-url (default gpt-4)")
     p.add_argument("--tensorboard", action="store_true")

@@ -29,8 +29,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """Credentials go only to the configured host: redirects are refused, not followed."""
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
-        raise urllib.error.HTTPError(req.full_url, code, f"redirect to {newurl} refused (credentials stay with the configured host)",
-                                     headers, fp)
+        raise urllib.error.HTTPError(
+            req.full_url, code, f"redirect to {newurl} refused (credentials stay with the configured host)", headers, fp
+        )
 
 
 _NO_REDIRECTS = urllib.request.build_opener(_NoRedirect)

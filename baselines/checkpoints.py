@@ -4,6 +4,7 @@ Builder) keep several steps with ``orbax.checkpoint.CheckpointManager`` in the s
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -28,3 +29,21 @@ def restore_params(run: str | Path, target: Any) -> Any:
 
     with ocp.StandardCheckpointer() as checkpointer:
         return checkpointer.restore((Path(run) / "params").absolute(), target)
+
+
+RUN_KINDS = {"ppo": "ppo", "bc": "network", "painter": "layout", "builder": "simulated_items"}
+"""The command that trained a run -> the key its ``config.json`` alone has."""
+
+
+def run_kind(run: str | Path) -> str:
+    """Which command trained the run in folder ``run`` (a key of ``RUN_KINDS``: ``ppo`` for
+    ``python -m baselines``, ``bc``, ``painter``, ``builder``), read from its ``config.json``;
+    ValueError naming the folder otherwise."""
+    path = Path(run) / "config.json"
+    if not path.is_file():
+        raise ValueError(f"{run}: not a run folder (no config.json)")
+    saved = json.loads(path.read_text())
+    kind = next((kind for kind, key in RUN_KINDS.items() if key in saved), None)
+    if kind is None:
+        raise ValueError(f"{path}: not the configuration of a run of this suite")
+    return kind

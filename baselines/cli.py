@@ -56,8 +56,9 @@ VOCABULARY: dict[str, Flag] = {
 """The shared flags; ``tests/test_commands.py`` checks every command against it."""
 
 
-def add_out(parser: argparse.ArgumentParser, help: str, *, default: str | None = None, required: bool = False,
-            resume: bool = False) -> None:
+def add_out(
+    parser: argparse.ArgumentParser, help: str, *, default: str | None = None, required: bool = False, resume: bool = False
+) -> None:
     """``--out`` (a path), ``--overwrite`` and, for commands that can continue a run, ``--resume``."""
     suffix = f" (default {default}, or the next free {default}-N)" if default else ""
     parser.add_argument("--out", type=Path, default=None, required=required, help=help + suffix)
@@ -66,8 +67,9 @@ def add_out(parser: argparse.ArgumentParser, help: str, *, default: str | None =
     parser.add_argument("--overwrite", action="store_true", help="replace what --out holds")
 
 
-def prepare_out(out: Path | None, *, default: str | Path | None = None, overwrite: bool = False, resume: bool = False,
-                can_resume: bool = False) -> Path:
+def prepare_out(
+    out: Path | None, *, default: str | Path | None = None, overwrite: bool = False, resume: bool = False, can_resume: bool = False
+) -> Path:
     """The path to write to under the output policy (module docstring): ``out`` (else ``default``)
     if it is absent or an empty folder; kept with ``resume``; emptied with ``overwrite``; for the
     default, the next free ``<default>-N``. Raises SystemExit naming the path otherwise."""
@@ -90,7 +92,9 @@ def prepare_out(out: Path | None, *, default: str | Path | None = None, overwrit
         free = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
         print(f"{path} holds an earlier run; this one goes to {free}", flush=True)
         return free
-    how = "continue it with --resume or replace it with --overwrite" if can_resume else "replace it with --overwrite or choose another --out"
+    how = (
+        "continue it with --resume or replace it with --overwrite" if can_resume else "replace it with --overwrite or choose another --out"
+    )
     raise SystemExit(f"error: {path} already exists; {how}")
 
 
@@ -103,15 +107,18 @@ def quiet(requested: bool = False) -> bool:
     return requested or os.environ.get("CI", "").strip().lower() in ("true", "1")
 
 
-def progress(iterable: Iterable | None = None, *, total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0,
-             silent: bool = False):
+def progress(
+    iterable: Iterable | None = None, *, total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0, silent: bool = False
+):
     """A tqdm bar (rate and ETA, on stderr), disabled when ``quiet(silent)``."""
     from tqdm.auto import tqdm
 
     return tqdm(iterable, total=total, desc=desc, unit=unit, initial=initial, disable=quiet(silent), dynamic_ncols=True, file=sys.stderr)
 
 
-def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, renamed: Mapping[str, str] | None = None) -> argparse.Namespace:
+def parse(
+    parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, renamed: Mapping[str, str] | None = None
+) -> argparse.Namespace:
     """``parser.parse_args(argv)``, where an old spelling in ``renamed`` is accepted for one release
     with a deprecation message on stderr. ``renamed`` maps an old flag to its new one
     (``"--worlds": "--env"``), or an old flag and value to new flags, possibly none
@@ -124,8 +131,10 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, re
         flag, eq, value = old[i].partition("=")
         pair = f"{flag} {value if eq else (old[i + 1] if i + 1 < len(old) else '')}"
         if pair in renamed:
-            print(f"warning: {pair} is deprecated and will be removed in the next release; use {renamed[pair] or 'the default'}",
-                  file=sys.stderr)
+            print(
+                f"warning: {pair} is deprecated and will be removed in the next release; use {renamed[pair] or 'the default'}",
+                file=sys.stderr,
+            )
             new += renamed[pair].split()
             i += 1 if eq else 2
             continue

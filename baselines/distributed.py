@@ -16,7 +16,9 @@ import argparse
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``--distributed`` and the coordinator settings (all three, or none: the cluster's environment)."""
     parser.add_argument("--distributed", action="store_true", help="join a multi-process run (jax.distributed.initialize)")
-    parser.add_argument("--coordinator", help="with --distributed: host:port of process 0 (default: read from SLURM / Open MPI / Cloud TPU)")
+    parser.add_argument(
+        "--coordinator", help="with --distributed: host:port of process 0 (default: read from SLURM / Open MPI / Cloud TPU)"
+    )
     parser.add_argument("--num-processes", type=int, help="with --distributed: processes in the run")
     parser.add_argument("--process-id", type=int, help="with --distributed: this process's rank, 0 .. num-processes - 1")
 

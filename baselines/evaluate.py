@@ -51,7 +51,7 @@ def shuffled_texts(text_goal: np.ndarray, seed: int = 0) -> np.ndarray:
     other = dict(zip(order, np.roll(order, -1)))
     members = {g: np.flatnonzero(text_goal == g) for g in goals}
     rank = np.zeros(len(text_goal), np.int64)
-    for g, ids in members.items():
+    for ids in members.values():
         rank[ids] = np.arange(len(ids))
     return np.asarray([members[other[g]][r % len(members[other[g]])] for g, r in zip(text_goal, rank)], np.int32)
 
@@ -79,8 +79,14 @@ class Evaluator:
         def step(carry, t):
             obs, state, hidden, first, finished, totals = carry
             key_act, key_random, key_env = jnp.moveaxis(jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t), 3))(keys), 1, 0)
-            inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None], obs), first[None],
-                                   show=lambda text: jnp.where(policies == POLICIES.index("shuffled"), text_map[text], text))
+            inputs = policy_inputs(
+                task,
+                instructions,
+                plans,
+                jax.tree.map(lambda x: x[None], obs),
+                first[None],
+                show=lambda text: jnp.where(policies == POLICIES.index("shuffled"), text_map[text], text),
+            )
             hidden, pi, _ = self.network.apply(params, hidden, *inputs)
             logits, mask = pi.logits[0], inputs[-1][0]
             sampled = jax.vmap(jax.random.categorical)(key_act, logits)
@@ -88,16 +94,29 @@ class Evaluator:
             action = jnp.where(policies == POLICIES.index("random"), uniform, jnp.where(greedy, logits.argmax(-1), sampled))
             obs, state, _, terminated, info = jax.vmap(task.env.step_env, in_axes=(0, 0, 0, None))(key_env, state, action, env_params)
             scores = task.score(info, terminated | (t == max_steps - 1))
-            totals = {name: (v + jnp.where(finished, 0.0, scores[name][0]), c + jnp.where(finished, 0.0, scores[name][1]))
-                      for name, (v, c) in totals.items()}
+            totals = {
+                name: (v + jnp.where(finished, 0.0, scores[name][0]), c + jnp.where(finished, 0.0, scores[name][1]))
+                for name, (v, c) in totals.items()
+            }
             return (obs, state, hidden, jnp.zeros(e, bool), finished | terminated, totals), None
 
         carry, _ = jax.lax.scan(step, carry0, jnp.arange(max_steps))
         return carry[5]
 
-    def evaluate(self, params, task: Task, instruction_table: np.ndarray, plan_table: np.ndarray | None, key, episodes: int,
-                 max_steps: int, policies: tuple[str, ...] = POLICIES, greedy: bool = False, shuffle_seed: int = 0,
-                 table_rows: int | None = None) -> dict[str, dict]:
+    def evaluate(
+        self,
+        params,
+        task: Task,
+        instruction_table: np.ndarray,
+        plan_table: np.ndarray | None,
+        key,
+        episodes: int,
+        max_steps: int,
+        policies: tuple[str, ...] = POLICIES,
+        greedy: bool = False,
+        shuffle_seed: int = 0,
+        table_rows: int | None = None,
+    ) -> dict[str, dict]:
         """policy -> summary (``summarize``) over ``task``'s goals (a split of the world this
         evaluator was built for), ``episodes`` episodes per goal, all policies in the same worlds.
         instruction_table / plan_table: (len(task.texts), E) embeddings; ``table_rows`` pads them
@@ -108,7 +127,9 @@ class Evaluator:
         policy_ids = np.repeat(np.asarray([POLICIES.index(p) for p in policies], np.int32), len(one))
         keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.tile(jnp.arange(episodes), len(goal_texts) * len(policies)))
         rows = max(table_rows or 0, len(task.texts))
-        text_map = jnp.asarray(np.concatenate([shuffled_texts(task.text_goal, shuffle_seed), np.arange(len(task.texts), rows, dtype=np.int32)]))
+        text_map = jnp.asarray(
+            np.concatenate([shuffled_texts(task.text_goal, shuffle_seed), np.arange(len(task.texts), rows, dtype=np.int32)])
+        )
 
         def padded(table):
             return None if table is None else jnp.asarray(np.pad(np.asarray(table, np.float32), ((0, rows - len(table)), (0, 0))))
@@ -119,7 +140,7 @@ class Evaluator:
         batch = min(self.batch, len(texts))  # not a function of the processes: the same chunks, the same numbers
         sums: dict[str, list] = defaultdict(list)
         for i, s in enumerate(range(0, len(texts), batch)):  # chunk i runs on process i % processes; the others add zeros
-            chunk, ids, k = texts[s:s + batch], policy_ids[s:s + batch], keys[s:s + batch]
+            chunk, ids, k = texts[s : s + batch], policy_ids[s : s + batch], keys[s : s + batch]
             pad = batch - len(chunk)
             if i % processes != rank:
                 for name in task.metrics:
@@ -127,9 +148,11 @@ class Evaluator:
                 continue
             chunk, ids = np.pad(chunk, (0, pad), mode="edge"), np.pad(ids, (0, pad), mode="edge")
             k = jnp.concatenate([k, jnp.repeat(k[-1:], pad, 0)]) if pad else k
-            out = self._run(params, task.params, instructions, plans, text_map, k, jnp.asarray(chunk), jnp.asarray(ids), jnp.bool_(greedy), max_steps)
+            out = self._run(
+                params, task.params, instructions, plans, text_map, k, jnp.asarray(chunk), jnp.asarray(ids), jnp.bool_(greedy), max_steps
+            )
             for name, (value, count) in out.items():
-                sums[name].append(np.stack([np.asarray(value), np.asarray(count)])[:, :batch - pad])
+                sums[name].append(np.stack([np.asarray(value), np.asarray(count)])[:, : batch - pad])
         totals = {name: np.concatenate(parts, 1) for name, parts in sums.items()}
         if processes > 1:
             from jax.experimental import multihost_utils
@@ -139,9 +162,19 @@ class Evaluator:
         return {policy: summarize(task, {name: t[:, i] for name, t in totals.items()}) for i, policy in enumerate(policies)}
 
 
-def evaluate_splits(spec: Mapping, splits: Mapping[str, tuple[list, dict]], trained: Task, network: ActorCritic, params, config: PPOConfig,
-                    episodes: int, max_steps: int, greedy: bool = False, planner: Callable[[str], list[str]] | None = None,
-                    batch: int = 256) -> dict[str, dict]:
+def evaluate_splits(
+    spec: Mapping,
+    splits: Mapping[str, tuple[list, dict]],
+    trained: Task,
+    network: ActorCritic,
+    params,
+    config: PPOConfig,
+    episodes: int,
+    max_steps: int,
+    greedy: bool = False,
+    planner: Callable[[str], list[str]] | None = None,
+    batch: int = 256,
+) -> dict[str, dict]:
     """split -> policy -> summary: the three policies on each of ``splits`` (name -> what
     ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network trained on
     ``trained`` (the reference of PPO-T+'s retrieval planner); ``episodes`` per goal, at most
@@ -162,8 +195,11 @@ def evaluate_splits(spec: Mapping, splits: Mapping[str, tuple[list, dict]], trai
         results[split] = evaluator.evaluate(params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows)
         for policy, summary in results[split].items():
             others = "".join(f", {name} {summary[name]:.3f}" for name in task.metrics[1:])
-            print(f"{split:<18} {policy:<9} {task.metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} goals x "
-                  f"{episodes} episodes", flush=True)
+            print(
+                f"{split:<18} {policy:<9} {task.metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} goals x "
+                f"{episodes} episodes",
+                flush=True,
+            )
     return results
 
 
@@ -202,15 +238,20 @@ def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = No
     labels = labels or {}
     summaries = [s for by_policy in splits.values() for s in by_policy.values()]
     extra = [k for k in summaries[0] if k not in ("success", "episodes", "goals", "groups", "per_goal")] if summaries else []
-    groups = sorted({g for s in summaries for g in s["groups"]},
-                    key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g))
+    groups = sorted(
+        {g for s in summaries for g in s["groups"]},
+        key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g),
+    )
     header = ["split", "policy", "success", *extra, *(g.removeprefix("level:") for g in groups), "goals x episodes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
     for split, by_policy in splits.items():
         for policy, s in by_policy.items():
-            cells = [f"{s['success']:.3f}", *(f"{s[k]:.3f}" for k in extra),
-                     *(f"{s['groups'][g]['success']:.2f} ({s['groups'][g]['goals']})" if g in s["groups"] else "–" for g in groups),
-                     f"{s['goals']} x {s['episodes'] // max(s['goals'], 1)}"]
+            cells = [
+                f"{s['success']:.3f}",
+                *(f"{s[k]:.3f}" for k in extra),
+                *(f"{s['groups'][g]['success']:.2f} ({s['groups'][g]['goals']})" if g in s["groups"] else "–" for g in groups),
+                f"{s['goals']} x {s['episodes'] // max(s['goals'], 1)}",
+            ]
             lines.append("| " + " | ".join([split, labels.get(policy, policy), *cells]) + " |")
         difference = gap(by_policy)
         if difference is not None:
@@ -218,8 +259,9 @@ def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = No
     return "\n".join(lines) + "\n\nsuccess: mean over goals of the per-goal rate; group cells: success (number of goals)."
 
 
-def save(splits: dict[str, dict[str, dict]], out: Path, meta: dict, labels: dict[str, str] | None = None,
-         group_order: tuple[str, ...] = ()) -> str:
+def save(
+    splits: dict[str, dict[str, dict]], out: Path, meta: dict, labels: dict[str, str] | None = None, group_order: tuple[str, ...] = ()
+) -> str:
     """Write ``evaluation.json`` (``{"meta", "splits", "gap"}``) and ``evaluation.md`` under ``out``;
     returns the Markdown table (``table``)."""
     out.mkdir(parents=True, exist_ok=True)

@@ -109,7 +109,10 @@ class ActorCritic(nn.Module):
             e = nn.LayerNorm()(nn.Dense(64)(nn.relu(nn.Dense(64)(instruction.reshape(t * b, -1)))))
             parts = [WorldEncoder(self.pixels)(flat, e), e]
         else:
-            parts = [WorldEncoder(self.pixels)(flat), nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(instruction.reshape(t * b, -1)))]
+            parts = [
+                WorldEncoder(self.pixels)(flat),
+                nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(instruction.reshape(t * b, -1))),
+            ]
             if self.policy == "ppo-t+":
                 parts.append(nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(plan.reshape(t * b, -1))))
         z = jnp.concatenate(parts, -1).reshape(t, b, -1)
@@ -137,8 +140,7 @@ class ActorCritic(nn.Module):
         return jnp.zeros((batch, self.layer_size), jnp.float32)
 
 
-def make_network(policy: str, num_actions: int, pixels: bool, layer_size: int = 512,
-                 action_factors: tuple[int, ...] = ()) -> ActorCritic:
+def make_network(policy: str, num_actions: int, pixels: bool, layer_size: int = 512, action_factors: tuple[int, ...] = ()) -> ActorCritic:
     """An ``ActorCritic`` for ``policy`` in ``POLICIES``."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")

@@ -23,22 +23,47 @@ from craftext.goals import Goal, Scenario
 
 MAX_STEPS = 5
 REQUIRES = {  # Craftax achievement -> achievements it needs first (one sufficient chain)
-    "place_table": ("collect_wood",), "make_wood_pickaxe": ("place_table",), "make_wood_sword": ("place_table",),
-    "collect_stone": ("make_wood_pickaxe",), "collect_coal": ("make_wood_pickaxe",), "place_stone": ("collect_stone",),
-    "place_furnace": ("collect_stone",), "make_stone_pickaxe": ("collect_stone",), "make_stone_sword": ("collect_stone",),
-    "collect_iron": ("make_stone_pickaxe",), "make_iron_pickaxe": ("collect_iron", "collect_coal", "place_furnace"),
-    "make_iron_sword": ("collect_iron", "collect_coal", "place_furnace"), "collect_diamond": ("make_iron_pickaxe",),
-    "place_plant": ("collect_sapling",), "eat_plant": ("place_plant",), "defeat_zombie": ("make_wood_sword",),
-    "defeat_skeleton": ("make_stone_sword",), "make_torch": ("collect_coal",), "place_torch": ("make_torch",),
-    "make_arrow": ("collect_stone",), "collect_sapphire": ("make_iron_pickaxe",), "collect_ruby": ("make_iron_pickaxe",),
-    "make_diamond_pickaxe": ("collect_diamond",), "make_diamond_sword": ("collect_diamond",),
-    "make_iron_armour": ("collect_iron", "place_furnace"), "make_diamond_armour": ("collect_diamond",),
-    "enter_gnomish_mines": ("make_stone_pickaxe",), "fire_bow": ("find_bow", "make_arrow"),
+    "place_table": ("collect_wood",),
+    "make_wood_pickaxe": ("place_table",),
+    "make_wood_sword": ("place_table",),
+    "collect_stone": ("make_wood_pickaxe",),
+    "collect_coal": ("make_wood_pickaxe",),
+    "place_stone": ("collect_stone",),
+    "place_furnace": ("collect_stone",),
+    "make_stone_pickaxe": ("collect_stone",),
+    "make_stone_sword": ("collect_stone",),
+    "collect_iron": ("make_stone_pickaxe",),
+    "make_iron_pickaxe": ("collect_iron", "collect_coal", "place_furnace"),
+    "make_iron_sword": ("collect_iron", "collect_coal", "place_furnace"),
+    "collect_diamond": ("make_iron_pickaxe",),
+    "place_plant": ("collect_sapling",),
+    "eat_plant": ("place_plant",),
+    "defeat_zombie": ("make_wood_sword",),
+    "defeat_skeleton": ("make_stone_sword",),
+    "make_torch": ("collect_coal",),
+    "place_torch": ("make_torch",),
+    "make_arrow": ("collect_stone",),
+    "collect_sapphire": ("make_iron_pickaxe",),
+    "collect_ruby": ("make_iron_pickaxe",),
+    "make_diamond_pickaxe": ("collect_diamond",),
+    "make_diamond_sword": ("collect_diamond",),
+    "make_iron_armour": ("collect_iron", "place_furnace"),
+    "make_diamond_armour": ("collect_diamond",),
+    "enter_gnomish_mines": ("make_stone_pickaxe",),
+    "fire_bow": ("find_bow", "make_arrow"),
 }
 OBTAIN = {  # placeable object or item -> the achievement that yields it
-    "stone": "collect_stone", "crafting_table": "place_table", "furnace": "place_furnace", "plant": "collect_sapling",
-    "wood": "collect_wood", "coal": "collect_coal", "iron": "collect_iron", "diamond": "collect_diamond",
-    "sapling": "collect_sapling", "ruby": "collect_ruby", "sapphire": "collect_sapphire",
+    "stone": "collect_stone",
+    "crafting_table": "place_table",
+    "furnace": "place_furnace",
+    "plant": "collect_sapling",
+    "wood": "collect_wood",
+    "coal": "collect_coal",
+    "iron": "collect_iron",
+    "diamond": "collect_diamond",
+    "sapling": "collect_sapling",
+    "ruby": "collect_ruby",
+    "sapphire": "collect_sapphire",
 }
 PLACE_OBJECT = {"crafting_table": "collect_wood", "furnace": "collect_stone"}  # placing needs the material, not the achievement
 
@@ -74,12 +99,17 @@ def goal_plan(goal: Goal) -> list[str]:
     elif s == Scenario.EXPLORE:
         steps = ["explore the map", f"find {_words(a['block'])}"]
     elif s in (Scenario.BUILD_LINE, Scenario.BUILD_SQUARE, Scenario.BUILD_CROSS):
-        shape = {Scenario.BUILD_LINE: f"line of {a.get('size')}", Scenario.BUILD_SQUARE: f"{a.get('size')}x{a.get('size')} square",
-                 Scenario.BUILD_CROSS: f"cross with arms {a.get('arm')}"}[s]
+        shape = {
+            Scenario.BUILD_LINE: f"line of {a.get('size')}",
+            Scenario.BUILD_SQUARE: f"{a.get('size')}x{a.get('size')} square",
+            Scenario.BUILD_CROSS: f"cross with arms {a.get('arm')}",
+        }[s]
         steps = [_words(x) for x in _material(a["block"], seen)] + [f"place {_words(a['block'])} {shape}"]
     elif s == Scenario.PLACE_RELATIVE:
-        steps = [_words(x) for x in _material(a["obj"], seen)] + [f"find {_words(a['target'])}",
-                                                                  f"place {_words(a['obj'])} {a['side']} of {_words(a['target'])}"]
+        steps = [_words(x) for x in _material(a["obj"], seen)] + [
+            f"find {_words(a['target'])}",
+            f"place {_words(a['obj'])} {a['side']} of {_words(a['target'])}",
+        ]
     elif s in (Scenario.COLLECT_THEN_PLACE, Scenario.PLACE_THEN_COLLECT):
         collect = [f"collect {a['count']} {_words(a['item'])}"]
         place = [_words(x) for x in _material(a["obj"], [])] + [f"place {a['place_count']} {_words(a['obj'])}"]
@@ -150,7 +180,7 @@ Response Format:
 3. Keep steps clear, concise, and implementable in Craftax, with a maximum of 5 words per step.
 
 Check yourself!
-!ATTENTION! Ensure the plan uses only object names and actions existing in Craftax. Replace any incorrect terms in the instruction with their correct Craftax equivalents."""
+!ATTENTION! Ensure the plan uses only object names and actions existing in Craftax. Replace any incorrect terms in the instruction with their correct Craftax equivalents."""  # noqa: E501 (the paper's prompt, verbatim)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s*(.+?)\s*$")
 
 
@@ -163,13 +193,22 @@ class ChatPlanner:
     through ``baselines.chat.ChatClient`` and its rules: https unless the host is the loopback (a
     local server), redirects refused. Raises ``ValueError`` at construction for any other URL."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0, temperature: float = 0.0,
-                 max_retries: int = 0):
+    def __init__(
+        self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0, temperature: float = 0.0, max_retries: int = 0
+    ):
         from baselines.chat import ChatClient
 
         try:
-            self.client = ChatClient(base_url, model, api_key_env=None, api_key=api_key, timeout_s=timeout, max_retries=max_retries,
-                                     temperature=temperature, max_tokens=None)
+            self.client = ChatClient(
+                base_url,
+                model,
+                api_key_env=None,
+                api_key=api_key,
+                timeout_s=timeout,
+                max_retries=max_retries,
+                temperature=temperature,
+                max_tokens=None,
+            )
         except ValueError as error:
             raise ValueError(f"planner {error}") from None
         self.url = self.client.url

@@ -115,7 +115,11 @@ def evaluation_bars(run: Path) -> Path:
         if evaluation["gap"].get(split) is not None:
             ax.text(i, 1.07, f"gap {evaluation['gap'][split]:+.2f}", ha="center", fontsize=8, weight="bold")
     ax.set_xticks(range(len(splits)), [f"{s}\n({next(iter(b.values()))['goals']} goals)" for s, b in splits.items()], fontsize=8)
-    ax.set(ylim=(0, 1.15), ylabel=meta.get("success_metric", "success"), title=f"{meta['env']} ({meta['policy']}{' + imitation' if meta.get('imitation_coef') else ''})")
+    ax.set(
+        ylim=(0, 1.15),
+        ylabel=meta.get("success_metric", "success"),
+        title=f"{meta['env']} ({meta['policy']}{' + imitation' if meta.get('imitation_coef') else ''})",
+    )
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
     return save(fig, run / "evaluation.png")
@@ -123,14 +127,23 @@ def evaluation_bars(run: Path) -> Path:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m baselines.plots", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run", type=Path, help="a run folder of python -m baselines or python -m baselines.bc")
+    p.add_argument("run", type=Path, help="a run folder of python -m baselines, python -m baselines.bc or python -m baselines.painter")
     return p
 
 
 def main(argv: list[str] | None = None) -> None:
+    from baselines.checkpoints import run_kind
+
     run = parser().parse_args(argv).run
-    cloned = (run / "params").is_dir()
-    for draw, needs in ((cloning_curve if cloned else learning_curve, "metrics.jsonl"), (evaluation_bars, "evaluation.json")):
+    try:
+        kind = run_kind(run)
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
+    curve = {"ppo": learning_curve, "bc": cloning_curve, "painter": painter_curve}.get(kind)
+    if curve is None:
+        raise SystemExit(f"error: {run} is a {kind} run; python -m baselines.{kind} draws its pictures")
+    pictures = ((curve, "metrics.jsonl"),) + (((evaluation_bars, "evaluation.json"),) if kind != "painter" else ())
+    for draw, needs in pictures:
         if not (run / needs).is_file():
             raise SystemExit(f"error: {run / needs} does not exist")
         print(draw(run))

@@ -90,7 +90,9 @@ class PPOConfig:
         if self.planner not in PLANNERS:
             raise ValueError(f"PPOConfig.planner must be one of {', '.join(PLANNERS)}, got {self.planner!r}")
         if self.num_envs % self.num_minibatches:
-            raise ValueError(f"PPOConfig.num_minibatches={self.num_minibatches} must divide num_envs={self.num_envs} (minibatches split by env)")
+            raise ValueError(
+                f"PPOConfig.num_minibatches={self.num_minibatches} must divide num_envs={self.num_envs} (minibatches split by env)"
+            )
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"PPOConfig.{name} must be in [0, 1], got {getattr(self, name)}")
@@ -100,7 +102,7 @@ class PPOConfig:
                 raise ValueError(f"PPOConfig.{name} must be a finite number {'> 0' if name == 'lr' else '>= 0'}, got {value}")
 
 
-CPU_QUICK = dict(num_envs=64, num_steps=64, num_minibatches=4, layer_size=256, reset_ratio=4)
+CPU_QUICK = {"num_envs": 64, "num_steps": 64, "num_minibatches": 4, "layer_size": 256, "reset_ratio": 4}
 """Overrides for a quick CPU run (Craftax is fastest at ~64 envs on a 2-core CPU)."""
 
 
@@ -144,13 +146,15 @@ def _gae(traj: Transition, last_value: Array, gamma: float, lam: float) -> tuple
         advantage = delta + gamma * lam * (1.0 - ended) * advantage
         return (advantage, value), advantage
 
-    _, advantages = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value),
-                                 (traj.reward, traj.value, traj.ended.astype(jnp.float32)), reverse=True, unroll=16)
+    _, advantages = jax.lax.scan(
+        back, (jnp.zeros_like(last_value), last_value), (traj.reward, traj.value, traj.ended.astype(jnp.float32)), reverse=True, unroll=16
+    )
     return advantages, advantages + traj.value
 
 
-def policy_inputs(task: Task, instructions: Array, plans: Array | None, obs: Any, reset: Array,
-                  show: Callable[[Array], Array] | None = None) -> tuple:
+def policy_inputs(
+    task: Task, instructions: Array, plans: Array | None, obs: Any, reset: Array, show: Callable[[Array], Array] | None = None
+) -> tuple:
     """``ActorCritic`` inputs (world, instruction, plan, reset, mask) from (T, B) observations and
     (T, B) reset flags; ``instructions`` / ``plans``: (num_texts, E) embedding tables; ``show``
     maps the observed (T, B) text ids to those the policy is shown (default: themselves)."""
@@ -163,8 +167,9 @@ def policy_inputs(task: Task, instructions: Array, plans: Array | None, obs: Any
 class PPO:
     """One PPO learner on one task; see the module docstring."""
 
-    def __init__(self, config: PPOConfig, task: Task, instruction_table: np.ndarray, plan_table: np.ndarray | None = None,
-                 progress: bool = False):
+    def __init__(
+        self, config: PPOConfig, task: Task, instruction_table: np.ndarray, plan_table: np.ndarray | None = None, progress: bool = False
+    ):
         config.validate()
         if config.policy == "ppo-t+" and plan_table is None:
             raise ValueError("policy ppo-t+ needs a plan_table (one embedded plan per instruction text)")
@@ -178,14 +183,21 @@ class PPO:
             ratio -= 1
         vec = OptimisticResetVecEnv(task.env, config.num_envs, ratio) if ratio > 1 else AutoResetVecEnv(task.env, config.num_envs)
         self.env = LogWrapper(vec)
-        self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size,
-                                    task.action_factors if config.factored_actions else ())
-        schedule = optax.linear_schedule(config.lr, 0.0, config.num_updates * config.update_epochs * config.num_minibatches) if config.anneal_lr else config.lr
+        self.network = make_network(
+            config.policy, task.num_actions, task.pixels, config.layer_size, task.action_factors if config.factored_actions else ()
+        )
+        schedule = (
+            optax.linear_schedule(config.lr, 0.0, config.num_updates * config.update_epochs * config.num_minibatches)
+            if config.anneal_lr
+            else config.lr
+        )
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(schedule, eps=1e-5))
         devices = jax.devices()  # every process's, in a multi-process run
         if len(devices) > 1 and config.num_envs % len(devices):
-            raise ValueError(f"num_envs {config.num_envs} is not a multiple of the {len(devices)} devices the environments are sharded "
-                             "over; choose a multiple (or fewer devices: CUDA_VISIBLE_DEVICES)")
+            raise ValueError(
+                f"num_envs {config.num_envs} is not a multiple of the {len(devices)} devices the environments are sharded "
+                "over; choose a multiple (or fewer devices: CUDA_VISIBLE_DEVICES)"
+            )
         self.mesh = Mesh(np.asarray(devices), ("data",)) if len(devices) > 1 else None
         self._last_report = (time.perf_counter(), 0)
         self.bar = cli.Bar(config.num_updates, "update", "PPO")
@@ -220,7 +232,7 @@ class PPO:
         one = jax.tree.map(lambda x: x[None, :1], obs)
         params = self.network.init(key_net, hidden[:1], *self._inputs(one, done[None, :1]))
         runner = Runner(params, self.optimizer.init(params), env_state, obs, done, hidden, jax.random.key_data(key), jnp.int32(0))
-        return runner.replace(**self._shard(dict(env_state=env_state, obs=obs, done=done, hidden=hidden)))
+        return runner.replace(**self._shard({"env_state": env_state, "obs": obs, "done": done, "hidden": hidden}))
 
     def _rollout(self, runner: Runner) -> tuple[Runner, Transition, Array]:
         c = self.config
@@ -242,11 +254,21 @@ class PPO:
             final_value = jax.lax.cond(truncated.any(), bootstrap, lambda _: jnp.zeros_like(reward), None)
             ended = terminated | truncated
             transition = Transition(
-                runner.obs, runner.done, action[0], log_prob[0], value[0], reward + c.gamma * final_value * truncated, ended,
-                info["returned_episode"], info["returned_episode_returns"], info["returned_episode_lengths"], self.task.success(info), expert,
+                runner.obs,
+                runner.done,
+                action[0],
+                log_prob[0],
+                value[0],
+                reward + c.gamma * final_value * truncated,
+                ended,
+                info["returned_episode"],
+                info["returned_episode_returns"],
+                info["returned_episode_lengths"],
+                self.task.success(info),
+                expert,
             )
             new = runner.replace(env_state=env_state, obs=next_obs, done=ended, hidden=hidden)
-            new = new.replace(**self._shard(dict(env_state=new.env_state, obs=new.obs, done=new.done, hidden=new.hidden)))
+            new = new.replace(**self._shard({"env_state": new.env_state, "obs": new.obs, "done": new.done, "hidden": new.hidden}))
             return (new, key), transition
 
         key = jax.random.wrap_key_data(runner.key)
@@ -300,8 +322,11 @@ class PPO:
         episodes = traj.returned.sum()
         weight = traj.returned / jnp.maximum(episodes, 1)
         metrics = {
-            "update": runner.update, "env_steps": runner.update * c.batch_size, "episodes": episodes,
-            "return": (traj.episode_return * weight).sum(), "length": (traj.episode_length * weight).sum(),
+            "update": runner.update,
+            "env_steps": runner.update * c.batch_size,
+            "episodes": episodes,
+            "return": (traj.episode_return * weight).sum(),
+            "length": (traj.episode_length * weight).sum(),
             "success_rate": ((traj.success & traj.returned) * 1.0).sum() / jnp.maximum(episodes, 1),
             **jax.tree.map(jnp.mean, aux),
         }
@@ -315,8 +340,11 @@ class PPO:
         (then, steps_then), now = self._last_report, time.perf_counter()
         self._last_report = (now, m["env_steps"])
         sps = (m["env_steps"] - steps_then) / max(now - then, 1e-9)  # the first report includes compilation
-        self.bar.advance(int(m["update"]), f"steps {int(m['env_steps']):,}  SPS {sps:,.0f}  return {m['return']:.3f}  "
-                                           f"success {m['success_rate']:.3f}  entropy {m['entropy']:.3f}")
+        self.bar.advance(
+            int(m["update"]),
+            f"steps {int(m['env_steps']):,}  SPS {sps:,.0f}  return {m['return']:.3f}  "
+            f"success {m['success_rate']:.3f}  entropy {m['entropy']:.3f}",
+        )
 
     def updates(self, runner: Runner, count: int) -> tuple[Runner, dict]:
         """``count`` updates in one ``lax.scan``; metrics stacked (count,)."""
@@ -340,7 +368,9 @@ def train_seeds(ppo: PPO, keys: Array) -> dict:
 PLANNERS = ("retrieval", "oracle")
 
 
-def tables(config: PPOConfig, task: Task, cache_dir=None, planner=None, reference: Task | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+def tables(
+    config: PPOConfig, task: Task, cache_dir=None, planner=None, reference: Task | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Frozen instruction embeddings of ``task.texts`` and, for PPO-T+, embedded plans: from
     ``planner`` (instruction text -> steps, e.g. ``ChatPlanner``) if given, else by
     ``config.planner``: ``retrieval`` (the plan of the nearest training instruction of

@@ -114,10 +114,14 @@ def _bert_params(tensors: dict[str, np.ndarray], layers: int) -> dict:
     for i in range(layers):
         e = f"encoder.layer.{i}"
         p[f"layer_{i}"] = {
-            "query": dense(f"{e}.attention.self.query"), "key": dense(f"{e}.attention.self.key"),
-            "value": dense(f"{e}.attention.self.value"), "attention_out": dense(f"{e}.attention.output.dense"),
-            "attention_norm": norm(f"{e}.attention.output.LayerNorm"), "intermediate": dense(f"{e}.intermediate.dense"),
-            "output": dense(f"{e}.output.dense"), "output_norm": norm(f"{e}.output.LayerNorm"),
+            "query": dense(f"{e}.attention.self.query"),
+            "key": dense(f"{e}.attention.self.key"),
+            "value": dense(f"{e}.attention.self.value"),
+            "attention_out": dense(f"{e}.attention.output.dense"),
+            "attention_norm": norm(f"{e}.attention.output.LayerNorm"),
+            "intermediate": dense(f"{e}.intermediate.dense"),
+            "output": dense(f"{e}.output.dense"),
+            "output_norm": norm(f"{e}.output.LayerNorm"),
         }
     return {"params": p}
 
@@ -145,8 +149,14 @@ class MiniLM:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_tokens)
         self.tokenizer.enable_padding(pad_id=0)
-        self.model = _Bert(config["vocab_size"], config["hidden_size"], config["num_hidden_layers"], config["num_attention_heads"],
-                           config["max_position_embeddings"], config["layer_norm_eps"])
+        self.model = _Bert(
+            config["vocab_size"],
+            config["hidden_size"],
+            config["num_hidden_layers"],
+            config["num_attention_heads"],
+            config["max_position_embeddings"],
+            config["layer_norm_eps"],
+        )
         self.params = _bert_params(load_file(str(folder / "model.safetensors")), config["num_hidden_layers"])
         self.apply = jax.jit(self.model.apply)
         self.apply_tokens = jax.jit(self.model.clone(pooled=False).apply)
@@ -154,7 +164,7 @@ class MiniLM:
     def __call__(self, texts: list[str]) -> np.ndarray:
         out = []
         for start in range(0, len(texts), self.batch):
-            encoded = self.tokenizer.encode_batch(list(texts[start:start + self.batch]))
+            encoded = self.tokenizer.encode_batch(list(texts[start : start + self.batch]))
             ids = np.asarray([e.ids for e in encoded], np.int32)
             mask = np.asarray([e.attention_mask for e in encoded], bool)
             out.append(np.asarray(self.apply(self.params, ids, mask)))
@@ -166,12 +176,12 @@ class MiniLM:
         states = np.zeros((len(texts), max_tokens, self.dim), np.float16)
         mask = np.zeros((len(texts), max_tokens), bool)
         for start in range(0, len(texts), self.batch):
-            encoded = self.tokenizer.encode_batch(list(texts[start:start + self.batch]))
+            encoded = self.tokenizer.encode_batch(list(texts[start : start + self.batch]))
             ids = np.asarray([e.ids for e in encoded], np.int32)[:, :max_tokens]
             valid = np.asarray([e.attention_mask for e in encoded], bool)[:, :max_tokens]
             out = np.asarray(self.apply_tokens(self.params, ids, valid))
-            states[start:start + len(encoded), : ids.shape[1]] = out
-            mask[start:start + len(encoded), : ids.shape[1]] = valid
+            states[start : start + len(encoded), : ids.shape[1]] = out
+            mask[start : start + len(encoded), : ids.shape[1]] = valid
         return states, mask
 
     def word_vectors(self, words: list[str]) -> np.ndarray:

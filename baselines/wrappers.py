@@ -86,9 +86,7 @@ class OptimisticResetVecEnv(AutoResetVecEnv):
         key_step, key_reset, key_rank = jax.random.split(key, 3)
         obs, state, reward, terminated, truncated, info = self._transition(key_step, state, action, params)
         done = terminated | truncated
-        fresh_obs, fresh_state = jax.vmap(self.env.reset_env, in_axes=(0, None))(
-            jax.random.split(key_reset, self.num_resets), params
-        )
+        fresh_obs, fresh_state = jax.vmap(self.env.reset_env, in_axes=(0, None))(jax.random.split(key_reset, self.num_resets), params)
         # Finished worlds rank above running ones; random order among each group.
         priority = jax.random.uniform(key_rank, (self.num_envs,)) + done
         _, chosen = jax.lax.top_k(priority, self.num_resets)

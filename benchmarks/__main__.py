@@ -115,13 +115,19 @@ def _training(args, info: dict, on_cpu: bool) -> list[dict]:
     from benchmarks.training import measure_training
 
     if args.quick:
-        task, sizes = make_task(training_env(True), max_steps_in_episode=50), dict(num_steps=8, updates=1, repeats=1, layer_size=32, policies=("ppo-t",))
+        task, sizes = (
+            make_task(training_env(True), max_steps_in_episode=50),
+            {"num_steps": 8, "updates": 1, "repeats": 1, "layer_size": 32, "policies": ("ppo-t",)},
+        )
     else:
-        task, sizes = make_task(training_env(False)), dict(num_steps=64, updates=2, repeats=args.repeats)
+        task, sizes = make_task(training_env(False)), {"num_steps": 64, "updates": 2, "repeats": args.repeats}
     rows = measure_training(task, num_envs, **sizes)
     for r in rows:
-        print(f"PPO {r['policy']:<7} {r['world']} {r['num_envs']} envs: {r['train_steps_per_s']:,.0f} training steps/s, "
-              f"env-only {r['env_only_steps_per_s']:,.0f} steps/s, env share {r['env_share']:.0%}, compile {r['compile_s']:.1f} s", flush=True)
+        print(
+            f"PPO {r['policy']:<7} {r['world']} {r['num_envs']} envs: {r['train_steps_per_s']:,.0f} training steps/s, "
+            f"env-only {r['env_only_steps_per_s']:,.0f} steps/s, env share {r['env_share']:.0%}, compile {r['compile_s']:.1f} s",
+            flush=True,
+        )
     return rows
 
 
@@ -140,7 +146,10 @@ def _host_timings(args, info: dict, out: Path) -> list[dict]:
     )
     rates = synthetic_generation_rate(repeats=args.repeats)
     for r in rates:
-        print(f"synthetic {r['simulator']:<7} {r['items_per_min_median']:>12,.0f} BAP items/min ({r['games']} games, {r['items']} items)", flush=True)
+        print(
+            f"synthetic {r['simulator']:<7} {r['items_per_min_median']:>12,.0f} BAP items/min ({r['games']} games, {r['items']} items)",
+            flush=True,
+        )
     out.mkdir(parents=True, exist_ok=True)
     (out / "bap_scoring.json").write_text(json.dumps({"device": info, **scoring}, indent=2))
     (out / "synthetic_items.json").write_text(json.dumps({"device": info, "results": rates}, indent=2))
@@ -160,27 +169,50 @@ def _step_only(args, info: dict, chosen: dict, num_envs: int = 256, num_steps: i
     envs = {name: chosen[name].make() for name in pair}
     result = compare_step_only(envs, num_envs, num_steps, rounds=args.step_only_rounds)
     compared = result[pair[1]]
-    print(f"step only (no resets), {num_envs} envs x {num_steps} steps, {args.step_only_rounds} interleaved rounds: "
-          f"{pair[1]} / {pair[0]} x{compared['ratio_median']:.3f} (per-round range {compared['ratio_min']:.2f} .. {compared['ratio_max']:.2f})",
-          flush=True)
+    print(
+        f"step only (no resets), {num_envs} envs x {num_steps} steps, {args.step_only_rounds} interleaved rounds: "
+        f"{pair[1]} / {pair[0]} x{compared['ratio_median']:.3f} "
+        f"(per-round range {compared['ratio_min']:.2f} .. {compared['ratio_max']:.2f})",
+        flush=True,
+    )
     return {"device": info, "num_envs": num_envs, "num_steps": num_steps, "rounds": args.step_only_rounds, "results": result}
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
-    p.add_argument("--env", nargs="+", default=None, metavar="ID",
-                   help="worlds to measure: registered ids or reference worlds (default: every family's benchmark ids and references; "
-                        "--quick: those without world generation)")
-    p.add_argument("--num-envs-list", nargs="+", type=int, default=None, metavar="N",
-                   help=f"num_envs values to measure (default {' '.join(map(str, DEFAULT_NUM_ENVS))})")
+    p.add_argument(
+        "--env",
+        nargs="+",
+        default=None,
+        metavar="ID",
+        help="worlds to measure: registered ids or reference worlds (default: every family's benchmark ids and references; "
+        "--quick: those without world generation)",
+    )
+    p.add_argument(
+        "--num-envs-list",
+        nargs="+",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"num_envs values to measure (default {' '.join(map(str, DEFAULT_NUM_ENVS))})",
+    )
     p.add_argument("--repeats", type=int, default=5)
     cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
     p.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
-    p.add_argument("--training-envs", type=int, default=None, help="num_envs of the PPO training benchmark (default 64 on CPU, 1024 elsewhere; 0 skips it)")
+    p.add_argument(
+        "--training-envs",
+        type=int,
+        default=None,
+        help="num_envs of the PPO training benchmark (default 64 on CPU, 1024 elsewhere; 0 skips it)",
+    )
     p.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time BAP dev scoring on it")
     p.add_argument("--host-only", action="store_true", help="only the host-side timings (BAP scoring, synthetic items)")
-    p.add_argument("--step-only-rounds", type=int, default=40,
-                   help="interleaved rounds of the step-only comparison of a world and its reference (256 envs, 16 steps; 0 skips it)")
+    p.add_argument(
+        "--step-only-rounds",
+        type=int,
+        default=40,
+        help="interleaved rounds of the step-only comparison of a world and its reference (256 envs, 16 steps; 0 skips it)",
+    )
     return p
 
 
@@ -229,16 +261,22 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 steps = 8 if args.quick else rollout_steps(n, budget=settings.step_budget, high=settings.max_steps)
                 result = {"world": world, **measure_env(env, params, n, steps, repeats, reset_ratio=settings.reset_ratio)}
                 rows.append(result)
-                bar.write(f"{world:<24} num_envs {n:>6}  {result['steps_per_s_median']:>14,.0f} steps/s "
-                          f"[{result['steps_per_s_min']:,.0f} .. {result['steps_per_s_max']:,.0f}]  compile {result['compile_s']:.2f} s")
+                bar.write(
+                    f"{world:<24} num_envs {n:>6}  {result['steps_per_s_median']:>14,.0f} steps/s "
+                    f"[{result['steps_per_s_min']:,.0f} .. {result['steps_per_s_max']:,.0f}]  compile {result['compile_s']:.2f} s"
+                )
     training = _training(args, info, on_cpu)
     for reference, spec in chosen.items():
         by_envs = {r["num_envs"]: r for r in rows if r["world"] == reference}
         for r in rows:
             if spec.compared_with == r["world"] and r["num_envs"] in by_envs:
                 base = by_envs[r["num_envs"]]
-                print(f"{r['world']} / {reference} at {r['num_envs']} envs: steps/s x{r['steps_per_s_median'] / base['steps_per_s_median']:.2f}, "
-                      f"compile x{r['compile_s'] / base['compile_s']:.2f}", flush=True)
+                print(
+                    f"{r['world']} / {reference} at {r['num_envs']} envs: "
+                    f"steps/s x{r['steps_per_s_median'] / base['steps_per_s_median']:.2f}, "
+                    f"compile x{r['compile_s'] / base['compile_s']:.2f}",
+                    flush=True,
+                )
     step_only = _step_only(args, info, chosen)
     if out is not None:
         from benchmarks.training import markdown

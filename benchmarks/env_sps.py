@@ -45,8 +45,16 @@ def _batched(env: Any, num_envs: int, reset_ratio: int | None):
     return reset, step
 
 
-def measure_env(env: Any, params: Any, num_envs: int, num_steps: int, repeats: int = 5, seed: int = 0, reset_ratio: int | None = None,
-                mesh: Mesh | None = None) -> dict:
+def measure_env(
+    env: Any,
+    params: Any,
+    num_envs: int,
+    num_steps: int,
+    repeats: int = 5,
+    seed: int = 0,
+    reset_ratio: int | None = None,
+    mesh: Mesh | None = None,
+) -> dict:
     """Steps/s of ``num_envs`` worlds over ``num_steps`` steps: median and spread of ``repeats``;
     with a ``mesh``, the worlds are sharded over its ``data`` axis (as PPO shards them)."""
     reset, step = _batched(env, num_envs, reset_ratio)
@@ -128,9 +136,16 @@ def compare_step_only(envs: dict[str, tuple[Any, Any]], num_envs: int, num_steps
     for name, values in rates.items():
         ratios = [v / b for v, b in zip(values, rates[first])]
         out[name] = {
-            "num_envs": num_envs, "num_steps": num_steps, "rounds": rounds, "compile_s": args[name][2],
-            "steps_per_s_median": statistics.median(values), "steps_per_s_min": min(values), "steps_per_s_max": max(values),
-            "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
+            "num_envs": num_envs,
+            "num_steps": num_steps,
+            "rounds": rounds,
+            "compile_s": args[name][2],
+            "steps_per_s_median": statistics.median(values),
+            "steps_per_s_min": min(values),
+            "steps_per_s_max": max(values),
+            "ratio_median": statistics.median(ratios),
+            "ratio_min": min(ratios),
+            "ratio_max": max(ratios),
         }
     return out
 

@@ -91,7 +91,10 @@ def main(argv: list[str] | None = None) -> dict:
     cli.refuse_existing([out / name for name in FILES], args.overwrite)
     result = {"device": info, **measure(args.repeats, args.quiet)}
     for r in result["results"]:
-        print(f"{r['what']:<45} {r['median_s']:6.2f} s  [{r['min_s']:.2f} .. {r['max_s']:.2f}]" + ("  over the target" if r["median_s"] > TARGET_S else ""))
+        print(
+            f"{r['what']:<45} {r['median_s']:6.2f} s  [{r['min_s']:.2f} .. {r['max_s']:.2f}]"
+            + ("  over the target" if r["median_s"] > TARGET_S else "")
+        )
     out.mkdir(parents=True, exist_ok=True)
     (out / "imports.json").write_text(json.dumps(result, indent=1))
     print(f"wrote {out / 'imports.json'} and {plot(result, info, out)}")

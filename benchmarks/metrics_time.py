@@ -62,6 +62,14 @@ def synthetic_generation_rate(games: int = 1000, repeats: int = 3) -> list[dict]
             t0 = time.perf_counter()
             items = sum(len(g.items) for g in simulate(simulator, games, seed))
             rates.append(items / (time.perf_counter() - t0) * 60)
-        rows.append({"simulator": simulator, "games": games, "items": items, "items_per_min_median": float(np.median(rates)),
-                     "items_per_min_min": float(min(rates)), "repeats": repeats})
+        rows.append(
+            {
+                "simulator": simulator,
+                "games": games,
+                "items": items,
+                "items_per_min_median": float(np.median(rates)),
+                "items_per_min_min": float(min(rates)),
+                "repeats": repeats,
+            }
+        )
     return rows

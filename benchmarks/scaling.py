@@ -41,12 +41,17 @@ def measure_scaling(worlds: list[str], devices: list[int], per_device_envs: int,
         base = None
         for n in devices:
             mesh = Mesh(np.asarray(jax.devices()[:n]), ("data",))
-            result = measure_env(env, params, per_device_envs * n, num_steps, repeats, reset_ratio=table[world].settings.reset_ratio, mesh=mesh)
+            result = measure_env(
+                env, params, per_device_envs * n, num_steps, repeats, reset_ratio=table[world].settings.reset_ratio, mesh=mesh
+            )
             base = base or result["steps_per_s_median"]
             row = {"world": world, "devices": n, "num_envs": per_device_envs * n, **result, "speedup": result["steps_per_s_median"] / base}
             rows.append(row)
-            print(f"{world:<30} {n} devices x {per_device_envs} envs: {row['steps_per_s_median']:>12,.0f} steps/s  x{row['speedup']:.2f} "
-                  f"(ideal x{n})  compile {row['compile_s']:.1f} s", flush=True)
+            print(
+                f"{world:<30} {n} devices x {per_device_envs} envs: {row['steps_per_s_median']:>12,.0f} steps/s  x{row['speedup']:.2f} "
+                f"(ideal x{n})  compile {row['compile_s']:.1f} s",
+                flush=True,
+            )
     return rows
 
 
@@ -54,10 +59,17 @@ def write(rows: list[dict], info: dict, out: Path, per_device_envs: int) -> None
     """scaling.json, scaling.md and scaling.png (speed-up vs devices, the ideal line beside it)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "scaling.json").write_text(json.dumps({"device": info, "per_device_envs": per_device_envs, "results": rows}, indent=2))
-    lines = [f"Device: {info['device']} ({info['num_devices']} devices, {info['host_cpus']} host CPUs), jax {info['jax']}; "
-             f"{per_device_envs} worlds per device.", "", "| world | devices | num_envs | steps/s (median) | speed-up | ideal |",
-             "|---|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r['world']} | {r['devices']} | {r['num_envs']} | {r['steps_per_s_median']:,.0f} | {r['speedup']:.2f} | {r['devices']} |" for r in rows]
+    lines = [
+        f"Device: {info['device']} ({info['num_devices']} devices, {info['host_cpus']} host CPUs), jax {info['jax']}; "
+        f"{per_device_envs} worlds per device.",
+        "",
+        "| world | devices | num_envs | steps/s (median) | speed-up | ideal |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['world']} | {r['devices']} | {r['num_envs']} | {r['steps_per_s_median']:,.0f} | {r['speedup']:.2f} | {r['devices']} |"
+        for r in rows
+    ]
     (out / "scaling.md").write_text("\n".join(lines) + "\n")
     import matplotlib
 
@@ -69,8 +81,12 @@ def write(rows: list[dict], info: dict, out: Path, per_device_envs: int) -> None
     ax.plot(devices, devices, "k--", label="ideal (linear)")
     for world in dict.fromkeys(r["world"] for r in rows):
         ax.plot(*zip(*[(r["devices"], r["speedup"]) for r in rows if r["world"] == world]), marker="o", label=world)
-    ax.set(xlabel="devices", ylabel="env steps/s relative to 1 device", xticks=devices,
-           title=f"{info['device']}, {per_device_envs} worlds per device")
+    ax.set(
+        xlabel="devices",
+        ylabel="env steps/s relative to 1 device",
+        xticks=devices,
+        title=f"{info['device']}, {per_device_envs} worlds per device",
+    )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -83,8 +83,15 @@ def kg_overhead(env_id: str, num_envs: int, steps: int, repeats: int = 9) -> dic
             jax.block_until_ready(go(state))
             times[with_kg].append(time.perf_counter() - tick)
     bare, with_kg = (steps * num_envs / statistics.median(times[k]) for k in (False, True))
-    return {"env": env_id, "num_envs": num_envs, "steps": steps, "repeats": repeats, "sps": round(bare), "sps_with_kg": round(with_kg),
-            "kg_overhead": round(bare / with_kg - 1, 3)}
+    return {
+        "env": env_id,
+        "num_envs": num_envs,
+        "steps": steps,
+        "repeats": repeats,
+        "sps": round(bare),
+        "sps_with_kg": round(with_kg),
+        "kg_overhead": round(bare / with_kg - 1, 3),
+    }
 
 
 def generation_rate(env_id: str, episodes: int, steps: int, batch_size: int = 64) -> dict:
@@ -111,9 +118,20 @@ def generation_rate(env_id: str, episodes: int, steps: int, batch_size: int = 64
         shards = [Path(out) / name for name in summary["shards"]]
         size = sum(p.stat().st_size for p in shards)
         triples = statistics.fmean(len(json.loads(line)["graph"]) for line in shards[0].open())
-    return {"env": env_id, "policy": policy, "episodes": episodes, "batch_size": batch_size, "records": summary["records"],
-            "records_per_s": round(summary["records_per_s"]), "device_wait_s": summary["device_wait_s"], "host_s": summary["host_s"],
-            "wall_s": summary["wall_s"], "host_records_per_s_one_core": round(host_rate), "triples_per_graph": round(triples, 1), "kb_per_record": round(size / 1024 / summary["records"], 1)}
+    return {
+        "env": env_id,
+        "policy": policy,
+        "episodes": episodes,
+        "batch_size": batch_size,
+        "records": summary["records"],
+        "records_per_s": round(summary["records_per_s"]),
+        "device_wait_s": summary["device_wait_s"],
+        "host_s": summary["host_s"],
+        "wall_s": summary["wall_s"],
+        "host_records_per_s_one_core": round(host_rate),
+        "triples_per_graph": round(triples, 1),
+        "kb_per_record": round(size / 1024 / summary["records"], 1),
+    }
 
 
 def scoring_time(n: int = 100_000) -> dict:
@@ -138,8 +156,9 @@ def scoring_time(n: int = 100_000) -> dict:
 
     @jax.jit
     def batched(idx):
-        scores = jax.vmap(graph_scores)(jax.tree.map(lambda x: jnp.asarray(x)[(idx * 7 + 1) % 512], graphs),
-                                        jax.tree.map(lambda x: jnp.asarray(x)[idx], graphs))
+        scores = jax.vmap(graph_scores)(
+            jax.tree.map(lambda x: jnp.asarray(x)[(idx * 7 + 1) % 512], graphs), jax.tree.map(lambda x: jnp.asarray(x)[idx], graphs)
+        )
         return scores["f1"].sum()
 
     jax.block_until_ready(batched(idx[:chunk]))
@@ -147,7 +166,12 @@ def scoring_time(n: int = 100_000) -> dict:
     jax.block_until_ready([batched(idx[i : i + chunk]) for i in range(0, n - n % chunk, chunk)])
     jitted = time.perf_counter() - tick
     mean_triples = statistics.fmean(len(x) for x in names)
-    return {"instances": n, "mean_triples": round(mean_triples, 1), "host_score_s": round(host, 2), "jitted_graph_scores_s": round(jitted, 2)}
+    return {
+        "instances": n,
+        "mean_triples": round(mean_triples, 1),
+        "host_score_s": round(host, 2),
+        "jitted_graph_scores_s": round(jitted, 2),
+    }
 
 
 def plot(rows: dict, out: Path) -> Path:
@@ -161,7 +185,10 @@ def plot(rows: dict, out: Path) -> Path:
     fig, (rate, cost) = plt.subplots(1, 2, figsize=(10, 3.8))
     worlds = [r["env"].split("-Symbolic")[0].split("-v")[0] for r in rows["generation"]]
     x = np.arange(len(worlds))
-    for shift, key, label in ((-0.2, "records_per_s", "end to end (device + host)"), (0.2, "host_records_per_s_one_core", "host share, one core")):
+    for shift, key, label in (
+        (-0.2, "records_per_s", "end to end (device + host)"),
+        (0.2, "host_records_per_s_one_core", "host share, one core"),
+    ):
         rate.bar(x + shift, [r[key] for r in rows["generation"]], 0.4, label=label)
     rate.axhline(10_000, color="k", ls="--", lw=1, label="target per core")
     rate.set(xticks=x, xticklabels=worlds, ylabel="records / s", title="dataset generation (generate)")
@@ -182,7 +209,9 @@ def plot(rows: dict, out: Path) -> Path:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--steps", type=int, default=32, help="steps per scan and per generated episode (default 32)")
     p.add_argument("--episodes", type=int, default=1024, help="episodes generated per world (default 1024)")
     p.add_argument("--quick", action="store_true", help="tiny sizes: a check that the code runs (nothing written unless --out is given)")

@@ -20,8 +20,9 @@ from baselines.worlds.task import Task
 from benchmarks.env_sps import measure_env
 
 
-def measure_training(task: Task, num_envs: int, num_steps: int, updates: int, repeats: int, layer_size: int = 512,
-                     policies: tuple[str, ...] = POLICIES) -> list[dict]:
+def measure_training(
+    task: Task, num_envs: int, num_steps: int, updates: int, repeats: int, layer_size: int = 512, policies: tuple[str, ...] = POLICIES
+) -> list[dict]:
     """One row per policy: training and env-only steps/s, env share, compile time, parameter count."""
     steps = num_envs * num_steps * updates
     ratio = min(PPOConfig.reset_ratio, task.reset_ratio)  # the reset strategy PPO uses on this task
@@ -29,8 +30,15 @@ def measure_training(task: Task, num_envs: int, num_steps: int, updates: int, re
     env_s = steps / env_only["steps_per_s_median"]
     rows = []
     for policy in policies:
-        config = PPOConfig(env_id=task.name, policy=policy, num_envs=num_envs, num_steps=num_steps, total_timesteps=steps,
-                           num_minibatches=min(8, num_envs), layer_size=layer_size)
+        config = PPOConfig(
+            env_id=task.name,
+            policy=policy,
+            num_envs=num_envs,
+            num_steps=num_steps,
+            total_timesteps=steps,
+            num_minibatches=min(8, num_envs),
+            layer_size=layer_size,
+        )
         ppo = PPO(config, task, *tables(config, task))
         runner = ppo.init(jax.random.key(0))
         start = time.perf_counter()
@@ -43,20 +51,35 @@ def measure_training(task: Task, num_envs: int, num_steps: int, updates: int, re
             jax.block_until_ready(train(runner))
             times.append(time.perf_counter() - start)
         train_s = float(np.median(times))
-        rows.append({
-            "world": task.name, "policy": policy, "num_envs": num_envs, "num_steps": num_steps, "updates": updates, "layer_size": layer_size,
-            "parameters": count_parameters(runner.params), "train_steps_per_s": steps / train_s,
-            "env_only_steps_per_s": env_only["steps_per_s_median"], "env_share": min(env_s / train_s, 1.0),
-            "compile_s": compile_s, "repeats": repeats,
-        })
+        rows.append(
+            {
+                "world": task.name,
+                "policy": policy,
+                "num_envs": num_envs,
+                "num_steps": num_steps,
+                "updates": updates,
+                "layer_size": layer_size,
+                "parameters": count_parameters(runner.params),
+                "train_steps_per_s": steps / train_s,
+                "env_only_steps_per_s": env_only["steps_per_s_median"],
+                "env_share": min(env_s / train_s, 1.0),
+                "compile_s": compile_s,
+                "repeats": repeats,
+            }
+        )
     return rows
 
 
 def markdown(rows: list[dict], info: dict) -> str:
-    lines = [f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}.", "",
-             "| world | policy | num_envs x steps | layer | parameters | training steps/s | env-only steps/s | env share | compile (s) |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}.",
+        "",
+        "| world | policy | num_envs x steps | layer | parameters | training steps/s | env-only steps/s | env share | compile (s) |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
-        lines.append(f"| {r['world']} | {r['policy']} | {r['num_envs']} x {r['num_steps']} | {r['layer_size']} | {r['parameters']:,} | "
-                     f"{r['train_steps_per_s']:,.0f} | {r['env_only_steps_per_s']:,.0f} | {r['env_share']:.0%} | {r['compile_s']:.1f} |")
+        lines.append(
+            f"| {r['world']} | {r['policy']} | {r['num_envs']} x {r['num_steps']} | {r['layer_size']} | {r['parameters']:,} | "
+            f"{r['train_steps_per_s']:,.0f} | {r['env_only_steps_per_s']:,.0f} | {r['env_share']:.0%} | {r['compile_s']:.1f} |"
+        )
     return "\n".join(lines) + "\n"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import lazy_loader
@@ -24,14 +23,41 @@ if TYPE_CHECKING:
     from blocksworld.item import BapItem
     from blocksworld.tokenizer import Vocabulary
 
+# ``from __future__ import annotations`` binds the name ``annotations``, which would hide the lazily
+# imported submodule ``blocksworld.annotations``
+del annotations
+
 REGISTERED_IDS = {"BlocksWorld-BAP-v1": "bap", "BlocksWorld-Build-v1": "build"}
 
 __getattr__, __dir__, _lazy = lazy_loader.attach(
     __name__,
-    submodules=["annotations", "augment", "curriculum", "data", "env", "grid", "item", "kg", "lexicon", "metrics", "render", "replay",
-                "shapes", "simulators", "spatial", "synthetic", "targets", "text", "tokenizer"],
-    submod_attrs={"env": ["BlocksWorld", "EnvParams", "EnvState", "Observation"], "grid": ["STOP"], "item": ["BapItem"],
-                  "tokenizer": ["Vocabulary"]},
+    submodules=[
+        "annotations",
+        "augment",
+        "curriculum",
+        "data",
+        "env",
+        "grid",
+        "item",
+        "kg",
+        "lexicon",
+        "metrics",
+        "render",
+        "replay",
+        "shapes",
+        "simulators",
+        "spatial",
+        "synthetic",
+        "targets",
+        "text",
+        "tokenizer",
+    ],
+    submod_attrs={
+        "env": ["BlocksWorld", "EnvParams", "EnvState", "Observation"],
+        "grid": ["STOP"],
+        "item": ["BapItem"],
+        "tokenizer": ["Vocabulary"],
+    },
 )
 __all__ = ["REGISTERED_IDS", "make", *_lazy]
 

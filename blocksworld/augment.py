@@ -54,9 +54,7 @@ def permute_colours(item: BapItem, permutation: Sequence[int]) -> BapItem:
         new = names[match.group(0).lower()]
         return new.capitalize() if match.group(0)[0].isupper() else new
 
-    history = tuple(
-        (kind, names[text]) if kind in (PLACE, PICK) else (kind, _COLOUR_WORD.sub(word, text)) for kind, text in item.history
-    )
+    history = tuple((kind, names[text]) if kind in (PLACE, PICK) else (kind, _COLOUR_WORD.sub(word, text)) for kind, text in item.history)
     return _map_blocks(item, block, history=history)
 
 

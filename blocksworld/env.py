@@ -36,8 +36,6 @@ from gymnax.environments import environment, spaces
 from jax import Array
 
 from blocksworld import render, text
-from blocksworld.kg import SCHEMA, SCOPES, graph
-from blocksworld.item import BapItem
 from blocksworld.grid import (
     ACTIONS_PER_CELL,
     BLOCKS_PER_COLOUR,
@@ -52,6 +50,8 @@ from blocksworld.grid import (
     to_grid,
     to_world,
 )
+from blocksworld.item import BapItem
+from blocksworld.kg import SCHEMA, SCOPES, graph
 from blocksworld.metrics import prf
 from blocksworld.tokenizer import Vocabulary, dialogue_window
 
@@ -192,12 +192,19 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         """Raise ``ValueError`` naming the field if ``params`` do not fit this env's shapes (runs
         while tracing, so a mismatch fails before anything is compiled)."""
         n = params.starts.shape[0]
-        expected = {"starts": (n, *SHAPE), "references": (n, *SHAPE), "poses": (n, 5), "dialogue": (n, self.max_tokens),
-                    "num_reference": (n,), "num_items": ()}
+        expected = {
+            "starts": (n, *SHAPE),
+            "references": (n, *SHAPE),
+            "poses": (n, 5),
+            "dialogue": (n, self.max_tokens),
+            "num_reference": (n,),
+            "num_items": (),
+        }
         for name, shape in expected.items():
             if getattr(params, name).shape != shape:
-                raise ValueError(f"EnvParams.{name} has shape {getattr(params, name).shape}; this env needs {shape} "
-                                 f"(max_tokens={self.max_tokens})")
+                raise ValueError(
+                    f"EnvParams.{name} has shape {getattr(params, name).shape}; this env needs {shape} (max_tokens={self.max_tokens})"
+                )
 
     # ----------------------------------------------------------------- dynamics
     def reset_env(self, key: Array, params: EnvParams) -> tuple[Observation, EnvState]:
@@ -308,12 +315,14 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
             names += [f"place {c} at ({x}, {y}, {z})" for c in COLOURS] + [f"remove at ({x}, {y}, {z})"]
         return (*names, "stop")
 
-    manual = ("You are the Builder in a Minecraft build region: x and z from -5 to 5, y (height) from 1 to 9. "
-              "Blocks rest on the ground (y = 1) or touch another block's face; you hold 20 blocks of each colour "
-              f"({', '.join(COLOURS)}).",
-              ("place <colour> at (x, y, z)", "put a block of that colour into an empty cell"),
-              ("remove at (x, y, z)", "take the block out of that cell"),
-              ("stop", "end your turn: the structure is what the Architect asked for"))
+    manual = (
+        "You are the Builder in a Minecraft build region: x and z from -5 to 5, y (height) from 1 to 9. "
+        "Blocks rest on the ground (y = 1) or touch another block's face; you hold 20 blocks of each colour "
+        f"({', '.join(COLOURS)}).",
+        ("place <colour> at (x, y, z)", "put a block of that colour into an empty cell"),
+        ("remove at (x, y, z)", "take the block out of that cell"),
+        ("stop", "end your turn: the structure is what the Architect asked for"),
+    )
     """The game's rules for a language agent: a paragraph, then (action pattern, one-line description)."""
 
     def render(self, state: EnvState, params: EnvParams) -> np.ndarray:

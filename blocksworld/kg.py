@@ -29,9 +29,16 @@ SIDES = ((-1, 0), (0, -1), (0, 1), (1, 0))
 _NUMBERS = 1 + len(COLOURS) + 1  # entity ids: you, colours, ground, numbers 0..20, cells
 _CELLS = _NUMBERS + BLOCKS_PER_COLOUR + 1
 SCHEMA = {
-    "world": "BlocksWorld", "version": SCHEMA_VERSION, "relations": RELATIONS,
-    "entities": ("you", *COLOURS, "ground", *(str(n) for n in range(BLOCKS_PER_COLOUR + 1)),
-                 *(f"block at ({x}, {y}, {z})" for x, y, z in (to_world(*np.unravel_index(i, SHAPE)) for i in range(NUM_CELLS)))),
+    "world": "BlocksWorld",
+    "version": SCHEMA_VERSION,
+    "relations": RELATIONS,
+    "entities": (
+        "you",
+        *COLOURS,
+        "ground",
+        *(str(n) for n in range(BLOCKS_PER_COLOUR + 1)),
+        *(f"block at ({x}, {y}, {z})" for x, y, z in (to_world(*np.unravel_index(i, SHAPE)) for i in range(NUM_CELLS))),
+    ),
 }
 CAPACITY = 1024
 MAX_BLOCKS = 256
@@ -80,5 +87,10 @@ def graph(grid: Array, inventory: Array, yaw: Array, capacity: int = CAPACITY) -
     slot = jnp.flatnonzero(keep, size=capacity, fill_value=0)
     count = keep.sum()
     valid = jnp.arange(capacity) < count
-    return {"subject": jnp.where(valid, subject[slot], 0), "relation": jnp.where(valid, relation_id[slot], 0),
-            "object": jnp.where(valid, objects[slot], 0), "valid": valid, "overflow": (count > capacity) | (num_blocks > MAX_BLOCKS)}
+    return {
+        "subject": jnp.where(valid, subject[slot], 0),
+        "relation": jnp.where(valid, relation_id[slot], 0),
+        "object": jnp.where(valid, objects[slot], 0),
+        "valid": valid,
+        "overflow": (count > capacity) | (num_blocks > MAX_BLOCKS),
+    }

@@ -55,7 +55,13 @@ COUNTED = {(0, 1): "to the right", (0, -1): "to the left", (1, 1): "above", (1, 
 """Counted parts: "one to the left, two below and one in front of ..."."""
 DIAGONALLY = ("diagonally ", "")
 
-LAST_PLACED = ("the last block you placed", "the last block you added", "the last one you put down", "the block you just placed", "the last block")
+LAST_PLACED = (
+    "the last block you placed",
+    "the last block you added",
+    "the last one you put down",
+    "the block you just placed",
+    "the last block",
+)
 LAST_REMOVED = ("the last block you removed", "the block you just removed", "the last one you took away")
 UNIQUE_COLOUR = ("the {colour} block", "the {colour} one", "the {colour} cube")
 EXTREMES = {

@@ -16,9 +16,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blocksworld.item import BapItem
 from blocksworld.env import BlocksWorld, EnvParams
 from blocksworld.grid import PICK, STOP, Action, apply_action, encode_action, to_grid
+from blocksworld.item import BapItem
 
 
 def executable_order(item: BapItem) -> tuple[Action, ...]:

@@ -27,13 +27,7 @@ from blocksworld.grid import BLOCKS_PER_COLOUR, NUM_COLOURS, X_RANGE, Y_RANGE, Z
 
 Cell = tuple[int, int, int]
 SHAPE_KINDS = ("row", "diagonal", "t", "l", "u", "plane")
-NEIGHBOURS = tuple(
-    (dx, dy, dz)
-    for dx in (-1, 0, 1)
-    for dy in (-1, 0, 1)
-    for dz in (-1, 0, 1)
-    if 1 <= abs(dx) + abs(dy) + abs(dz) <= 2
-)
+NEIGHBOURS = tuple((dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1) if 1 <= abs(dx) + abs(dy) + abs(dz) <= 2)
 """The 18 offsets of the "connected neighbourhood": the 6 face and 12 edge neighbours."""
 
 
@@ -72,7 +66,7 @@ def _local(kind: str, rng: random.Random, max_length: int) -> tuple[list[tuple[i
             a, b = b, a
         return [(u, v) for u in range(a) for v in range(b)], False
     if kind == "t":
-        w = rng.choice([w for w in range(3, max_length + 1, 2)])
+        w = rng.choice(list(range(3, max_length + 1, 2)))
         return [(u, n - 1) for u in range(w)] + [(w // 2, v) for v in range(n - 1)], True
     if kind == "l":
         w, h = rng.randint(2, max_length), rng.randint(2, max_length)

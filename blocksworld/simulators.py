@@ -306,7 +306,10 @@ def random_dialogue(game: Game, min_actions: int = 6, max_actions: int = 20) -> 
             if reference is not None:  # else place a block instead
                 ref_cell, phrase = reference
                 noun = rng.choice(lx.NOUNS)
-                text = f"{rng.choice(lx.OPENERS)}{rng.choice(lx.REMOVE_VERBS)} the {COLOURS[colour - 1]} {noun} {game.relation(_sub(target, ref_cell))} {phrase}"
+                text = (  # one f-string, so the words are drawn in this order
+                    f"{rng.choice(lx.OPENERS)}{rng.choice(lx.REMOVE_VERBS)} the {COLOURS[colour - 1]} {noun} "
+                    f"{game.relation(_sub(target, ref_cell))} {phrase}"
+                )
                 game.dialogue([(ARCHITECT, text + rng.choice(lx.ENDINGS))])
                 game.act([(PICK, *target, colour)])
                 continue
@@ -333,8 +336,9 @@ def explicit_dialogue(game: Game, num_blocks: int = 1) -> bool:
         game.face_pose([cell])
         game.relations["absolute"] += 1
         name = COLOURS[colour - 1]
-        text = rng.choice(lx.EXPLICIT_PLACE).format(verb=rng.choice(lx.PLACE_VERBS), obj=f"{_article(name)} {name} {rng.choice(lx.NOUNS)}",
-                                                    x=cell[0] + 6, z=cell[2] + 6)
+        text = rng.choice(lx.EXPLICIT_PLACE).format(
+            verb=rng.choice(lx.PLACE_VERBS), obj=f"{_article(name)} {name} {rng.choice(lx.NOUNS)}", x=cell[0] + 6, z=cell[2] + 6
+        )
         game.dialogue([(ARCHITECT, f"{rng.choice(lx.OPENERS)}{text}{rng.choice(lx.ENDINGS)}")])
         game.act([(PLACE, *cell, colour)])
     return True
@@ -439,7 +443,7 @@ def shape_instruction(game: Game, shape: Shape, start: Cell, where: str | None) 
         size = rng.choice(lx.AREA).format(a=_number(rng, a), b=_number(rng, b), da=a, db=b)
         directions = _anchor(rng, s1, yaw) + _anchor(rng, s2, yaw)
     else:
-        (step, n), = axes
+        ((step, n),) = axes
         size = rng.choice(lx.HEIGHT if tower else lx.LENGTH).format(n=_number(rng, n))
         directions = _anchor(rng, step, yaw)
         rng.shuffle(directions)

@@ -211,7 +211,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if args.out and args.out.exists() and any(args.out.iterdir()) and not args.overwrite:
         raise SystemExit(f"error: {args.out} already exists; replace it with --overwrite or choose another --out")
-    header = f"{'simulator':<9} {'split':<5} {'games':>6} {'items':>7} {'EB':>5} {'raw len':>7} {'net len':>7} {'vocab':>5}  relations (" + "/".join(RELATION_KINDS) + ")"
+    header = (
+        f"{'simulator':<9} {'split':<5} {'games':>6} {'items':>7} {'EB':>5} {'raw len':>7} {'net len':>7} {'vocab':>5}  relations ("
+        + "/".join(RELATION_KINDS)
+        + ")"
+    )
     print(header)
     for simulator in args.simulators:
         began = time.perf_counter()

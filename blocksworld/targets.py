@@ -84,8 +84,18 @@ def _target(record: object, where: str) -> tuple[BapItem | None, list[str]]:
     if problems:
         return None, problems
     history = ((ARCHITECT, instruction),) if instruction.strip() else ()
-    item = BapItem(game_id=name, structure_id=name, split=split, sample_id=0, start=(), end=tuple(sorted(blocks)), actions=(),
-                   action_states=(), history=history, builder_pose=tuple(float(v) for v in pose))
+    item = BapItem(
+        game_id=name,
+        structure_id=name,
+        split=split,
+        sample_id=0,
+        start=(),
+        end=tuple(sorted(blocks)),
+        actions=(),
+        action_states=(),
+        history=history,
+        builder_pose=tuple(float(v) for v in pose),
+    )
     return item, []
 
 

@@ -38,7 +38,10 @@ def triples(graph: dict) -> list[Fact]:
     """The valid facts of one graph (numpy or JAX arrays, unbatched) as name triples, in order."""
     names, relations = K.SCHEMA["entities"], K.RELATIONS
     valid = np.asarray(graph["valid"])
-    return [(names[s], relations[r], names[o]) for s, r, o in zip(*(np.asarray(graph[k])[valid].tolist() for k in ("subject", "relation", "object")))]
+    return [
+        (names[s], relations[r], names[o])
+        for s, r, o in zip(*(np.asarray(graph[k])[valid].tolist() for k in ("subject", "relation", "object")))
+    ]
 
 
 def grid_of(graph: dict) -> np.ndarray:
@@ -55,8 +58,16 @@ def summary(graph: dict) -> str:
     colour = {s: o for s, r, o in facts if r == "has colour"}
     left = {s: o for s, r, o in facts if r == "amount"}
     counts = Counter(colour.values())
-    lines = [(f"{len(colour)} blocks (" + ", ".join(f"{n} {c}" for c, n in sorted(counts.items())) + ")" if colour else "The build region is empty")
-             + ". Blocks left: " + (", ".join(f"{left[c]} {c}" for c in COLOURS if c in left) or "none") + "."]
+    lines = [
+        (
+            f"{len(colour)} blocks (" + ", ".join(f"{n} {c}" for c, n in sorted(counts.items())) + ")"
+            if colour
+            else "The build region is empty"
+        )
+        + ". Blocks left: "
+        + (", ".join(f"{left[c]} {c}" for c in COLOURS if c in left) or "none")
+        + "."
+    ]
     about: dict[str, list[str]] = {}
     for s, r, o in facts:
         if s in colour and r != "has colour":
@@ -70,8 +81,11 @@ def grid(graph: dict) -> str:
     """Each non-empty layer from above as letters (module docstring)."""
     cells = grid_of(graph)
     letters = np.array([".", *(c[0] for c in COLOURS)])
-    out = [f"Layers seen from above: rows are z = {Z_RANGE[0]} (top) to {Z_RANGE[1]}, columns x = {X_RANGE[0]} (left) to {X_RANGE[1]}; "
-           + ", ".join(f"{c[0]} {c}" for c in COLOURS) + ", . empty."]
+    out = [
+        f"Layers seen from above: rows are z = {Z_RANGE[0]} (top) to {Z_RANGE[1]}, columns x = {X_RANGE[0]} (left) to {X_RANGE[1]}; "
+        + ", ".join(f"{c[0]} {c}" for c in COLOURS)
+        + ", . empty."
+    ]
     for y in range(SHAPE[1]):
         layer = cells[:, y, :].T  # rows z, columns x
         if layer.any():

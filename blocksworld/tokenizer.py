@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksworld.item import ARCHITECT, BUILDER
 from blocksworld.grid import COLOURS, PICK, PLACE
+from blocksworld.item import ARCHITECT, BUILDER
 
 PAD, UNK, START = "<pad>", "<unk>", "<dialogue>"
 SPECIAL = (PAD, UNK, START, "<architect>", "</architect>", "<builder>", "</builder>") + tuple(

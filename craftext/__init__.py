@@ -31,10 +31,29 @@ REGISTERED_IDS = {
 
 __getattr__, __dir__, _lazy = lazy_loader.attach(
     __name__,
-    submodules=["checkers", "dataset", "env", "expert", "generator", "goalfile", "goals", "kg", "lexicon", "official", "progress", "text",
-                "tokenizer", "validate", "world"],
-    submod_attrs={"env": ["CrafText", "EnvParams", "EnvState", "Observation"], "goals": ["Goal", "GoalError", "Scenario"],
-                  "progress": ["Progress", "check", "start"], "tokenizer": ["Vocabulary"]},
+    submodules=[
+        "checkers",
+        "dataset",
+        "env",
+        "expert",
+        "generator",
+        "goalfile",
+        "goals",
+        "kg",
+        "lexicon",
+        "official",
+        "progress",
+        "text",
+        "tokenizer",
+        "validate",
+        "world",
+    ],
+    submod_attrs={
+        "env": ["CrafText", "EnvParams", "EnvState", "Observation"],
+        "goals": ["Goal", "GoalError", "Scenario"],
+        "progress": ["Progress", "check", "start"],
+        "tokenizer": ["Vocabulary"],
+    },
 )
 __all__ = ["REGISTERED_IDS", "make", *_lazy]
 

@@ -53,8 +53,14 @@ class Entry:
     def to_json(self) -> dict:
         args = {k: list(v) if isinstance(v, tuple) else v for k, v in self.goal.args}
         return {
-            "key": self.goal.key(), "scenario": self.goal.scenario.name, "args": args, "classic": self.goal.classic,
-            "category": self.goal.category, "level": self.level, "split": self.split, "phrasings": list(self.phrasings),
+            "key": self.goal.key(),
+            "scenario": self.goal.scenario.name,
+            "args": args,
+            "classic": self.goal.classic,
+            "category": self.goal.category,
+            "level": self.level,
+            "split": self.split,
+            "phrasings": list(self.phrasings),
         }
 
     @classmethod
@@ -205,7 +211,11 @@ def statistics(dataset: Dataset) -> dict[str, dict]:
                 "vocabulary": len({w for t in texts for w in words(t)}),
             }
     texts = dataset.texts()
-    out["total"] = {"goals": len({e.goal for e in dataset.entries}), "phrasings": len(texts), "vocabulary": len({w for t in texts for w in words(t)})}
+    out["total"] = {
+        "goals": len({e.goal for e in dataset.entries}),
+        "phrasings": len(texts),
+        "vocabulary": len({w for t in texts for w in words(t)}),
+    }
     return out
 
 
@@ -233,13 +243,18 @@ def main(argv: list[str] | None = None) -> None:
     else:
         dataset = load_release(args.version == "classic", args.release)
         s = statistics(dataset)
-        print(f"CrafText {args.release} release, {args.version}: {s['total']['goals']} goals, {s['total']['phrasings']} phrasings, vocabulary {s['total']['vocabulary']}")
+        print(
+            f"CrafText {args.release} release, {args.version}: {s['total']['goals']} goals, "
+            f"{s['total']['phrasings']} phrasings, vocabulary {s['total']['vocabulary']}"
+        )
         for group in ("scenario", "level", "split"):
             print(f"\n{group:<22} {'goals':>6} {'phrasings':>10} {'vocabulary':>11}")
             for value, row in sorted(s[group].items()):
                 print(f"{value:<22} {row['goals']:>6} {row['phrasings']:>10} {row['vocabulary']:>11}")
         checked = check_gates(dataset)
-        print(f"\nleak check: passed ({checked['test_phrasings_checked']} test phrasings, none in train; no new-objects combination in train)")
+        print(
+            f"\nleak check: passed ({checked['test_phrasings_checked']} test phrasings, none in train; no new-objects combination in train)"
+        )
 
 
 if __name__ == "__main__":

@@ -32,25 +32,38 @@ from flax import struct
 from gymnax.environments import environment, spaces
 from jax import Array
 
+from craftext import text
 from craftext.checkers import initial_memory, step_events, update
 from craftext.dataset import Dataset, load
-from craftext import text
 from craftext.expert import expert_action
-from craftext.kg import action_mask, graph, schema, valid_actions
 from craftext.goals import ENCODING_SIZE, Goal
+from craftext.kg import action_mask, graph, schema, valid_actions
 from craftext.tokenizer import Vocabulary
 from craftext.world import NOOP, frame, keyboard, version
 
-MANUAL = ("You play Craftax, a 2-D Minecraft: you see the cells around you on a map of rows and columns (north is up). "
-          "Collect wood from trees, stone with a wood pickaxe, coal and iron likewise (iron needs a stone pickaxe, diamond an "
-          "iron pickaxe); tools are made near a crafting table (iron ones also near a furnace); keep health, food, drink and "
-          "energy up by eating, drinking water and sleeping. Moving turns you to face that way; DO acts on the cell you face.")
+MANUAL = (
+    "You play Craftax, a 2-D Minecraft: you see the cells around you on a map of rows and columns (north is up). "
+    "Collect wood from trees, stone with a wood pickaxe, coal and iron likewise (iron needs a stone pickaxe, diamond an "
+    "iron pickaxe); tools are made near a crafting table (iron ones also near a furnace); keep health, food, drink and "
+    "energy up by eating, drinking water and sleeping. Moving turns you to face that way; DO acts on the cell you face."
+)
 ACTION_HELP = {
-    "noop": "do nothing", "left": "face and move west", "right": "face and move east", "up": "face and move north",
-    "down": "face and move south", "do": "collect, attack, drink or eat what you face", "sleep": "sleep until rested",
-    "place_stone": "put stone on the cell you face", "place_table": "build a crafting table (wood)", "place_furnace": "build a furnace (stone)",
-    "place_plant": "plant a sapling on grass", "make_wood_pickaxe": "craft a wood pickaxe at a table", "make_stone_pickaxe": "craft a stone pickaxe",
-    "make_iron_pickaxe": "craft an iron pickaxe (table and furnace)", "make_wood_sword": "craft a wood sword", "make_stone_sword": "craft a stone sword",
+    "noop": "do nothing",
+    "left": "face and move west",
+    "right": "face and move east",
+    "up": "face and move north",
+    "down": "face and move south",
+    "do": "collect, attack, drink or eat what you face",
+    "sleep": "sleep until rested",
+    "place_stone": "put stone on the cell you face",
+    "place_table": "build a crafting table (wood)",
+    "place_furnace": "build a furnace (stone)",
+    "place_plant": "plant a sapling on grass",
+    "make_wood_pickaxe": "craft a wood pickaxe at a table",
+    "make_stone_pickaxe": "craft a stone pickaxe",
+    "make_iron_pickaxe": "craft an iron pickaxe (table and furnace)",
+    "make_wood_sword": "craft a wood sword",
+    "make_stone_sword": "craft a stone sword",
     "make_iron_sword": "craft an iron sword (table and furnace)",
 }
 BLOCK_PIXELS = 16  # pixels per block of ``CrafText.render`` (Craftax's image size)
@@ -118,8 +131,9 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         self.version = version(classic)
         self.craftax = make_craftax_env_from_params(classic=classic, symbolic=not pixels, auto_reset=False)
 
-    def make_params(self, goals: Sequence[tuple[Goal, Sequence[str]]] | Dataset, capacity: tuple[int, int] | None = None,
-                    **settings) -> EnvParams:
+    def make_params(
+        self, goals: Sequence[tuple[Goal, Sequence[str]]] | Dataset, capacity: tuple[int, int] | None = None, **settings
+    ) -> EnvParams:
         """Params for ``(goal, phrasings)`` pairs or a ``Dataset`` (e.g. ``craftext.goalfile.load_goals(FILE)``,
         all its splits); ``capacity=(goals, phrasings)`` pads the arrays to
         those sizes (so every split shares one compiled step); ``settings`` override the scalar
@@ -140,8 +154,8 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
             rows.append(goal.encode())
             starts.append(len(tokens))
             counts.append(len(phrasings))
-            for text in phrasings:
-                tokens.append(self.vocabulary.encode(text, self.max_tokens))
+            for phrasing in phrasings:
+                tokens.append(self.vocabulary.encode(phrasing, self.max_tokens))
                 phrase_goal.append(g)
         num_goals, num_texts = capacity if capacity is not None else (len(rows), len(tokens))
         if num_goals < len(rows) or num_texts < len(tokens):
@@ -162,12 +176,19 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         """Raise ``ValueError`` naming the field if ``params`` do not fit this env's shapes (runs
         while tracing, so a mismatch fails before anything is compiled)."""
         goals = params.goals.shape[0]
-        expected = {"goals": (goals, ENCODING_SIZE), "phrase_start": (goals,), "phrase_count": (goals,),
-                    "tokens": (params.phrase_goal.shape[0], self.max_tokens), "num_goals": ()}
+        expected = {
+            "goals": (goals, ENCODING_SIZE),
+            "phrase_start": (goals,),
+            "phrase_count": (goals,),
+            "tokens": (params.phrase_goal.shape[0], self.max_tokens),
+            "num_goals": (),
+        }
         for name, shape in expected.items():
             if getattr(params, name).shape != shape:
-                raise ValueError(f"EnvParams.{name} has shape {getattr(params, name).shape}; this {self.name} env needs {shape} "
-                                 f"(params made by an env with other max_tokens?)")
+                raise ValueError(
+                    f"EnvParams.{name} has shape {getattr(params, name).shape}; this {self.name} env needs {shape} "
+                    f"(params made by an env with other max_tokens?)"
+                )
 
     @functools.cached_property
     def default_params(self) -> EnvParams:
@@ -225,7 +246,9 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
     def expert_action(self, state: EnvState, params: EnvParams) -> Array:
         """() int32: the scripted expert's action (``craftext.expert``; ``NOOP`` once the episode
         has ended and for goals it does not cover, ``craftext.expert.covers``)."""
-        return jnp.where(state.done, NOOP, expert_action(state.world, state.goal, state.memory, state.placed, self.classic)).astype(jnp.int32)
+        return jnp.where(state.done, NOOP, expert_action(state.world, state.goal, state.memory, state.placed, self.classic)).astype(
+            jnp.int32
+        )
 
     @property
     def action_names(self) -> tuple[str, ...]:
@@ -291,6 +314,7 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
     def valid_actions(self, key: Array, state: EnvState, params: EnvParams) -> Array:
         """(num_actions,) bool exact valid actions: those whose step with ``key`` changes the
         player's part of the world differently from NOOP (``craftext.kg.valid_actions``)."""
+
         def step(k, world, action):
             return self.craftax.step_env(k, world, action, params.craftax)[1]
 
@@ -319,7 +343,6 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
                 "goal_index": spaces.Discrete(params.goals.shape[0]),
             }
         )
-
 
 
 class BareCraftax(environment.Environment):
@@ -352,6 +375,7 @@ class BareCraftax(environment.Environment):
 
     def action_space(self, params=None) -> spaces.Discrete:
         return spaces.Discrete(self.num_actions)
+
 
 def _check_settings(settings: dict) -> None:
     """Raise ``ValueError`` for an unknown or out-of-range scalar setting of ``make_params``."""

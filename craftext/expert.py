@@ -47,9 +47,34 @@ from craftax.craftax_classic import constants as classic_constants
 from jax import Array
 
 from craftext import checkers as C
-from craftext.goals import (ACHIEVE_1, ACHIEVE_2, ACHIEVE_3, CROSS, CROSS_ARMS, EXPLORE_BLOCK, FORBIDDEN, ITEM, LINE, LINE_SIZES,
-                            NIGHT, OBJECT_COUNT, ORDERED, PLACE_DISTANCE, PLACE_OBJECT, PLACE_SIDE, PLACE_TARGET, SCENARIO, SQUARE,
-                            SQUARE_SIZES, STRUCT_BLOCK, STRUCT_KIND, STRUCT_SIZE, STRUCT_VARIANT, Goal, Scenario)
+from craftext.goals import (
+    ACHIEVE_1,
+    ACHIEVE_2,
+    ACHIEVE_3,
+    CROSS,
+    CROSS_ARMS,
+    EXPLORE_BLOCK,
+    FORBIDDEN,
+    ITEM,
+    LINE,
+    LINE_SIZES,
+    NIGHT,
+    OBJECT_COUNT,
+    ORDERED,
+    PLACE_DISTANCE,
+    PLACE_OBJECT,
+    PLACE_SIDE,
+    PLACE_TARGET,
+    SCENARIO,
+    SQUARE,
+    SQUARE_SIZES,
+    STRUCT_BLOCK,
+    STRUCT_KIND,
+    STRUCT_SIZE,
+    STRUCT_VARIANT,
+    Goal,
+    Scenario,
+)
 from craftext.world import FACING, ITEMS, NOOP, PLACEABLE, frame, version
 
 DO = 5
@@ -67,20 +92,31 @@ SOURCES = {"wood": "tree", "stone": "stone", "coal": "coal", "iron": "iron", "di
 PICKAXE_TIER = {"stone": 1, "coal": 1, "iron": 2, "diamond": 3}
 PICKAXES = ("make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe")
 CRAFTS = {  # (wood, stone, coal, iron), needs a furnace nearby
-    "make_wood_pickaxe": ((1, 0, 0, 0), False), "make_stone_pickaxe": ((1, 1, 0, 0), False), "make_iron_pickaxe": ((1, 1, 1, 1), True),
-    "make_wood_sword": ((1, 0, 0, 0), False), "make_stone_sword": ((1, 1, 0, 0), False), "make_iron_sword": ((1, 1, 1, 1), True),
+    "make_wood_pickaxe": ((1, 0, 0, 0), False),
+    "make_stone_pickaxe": ((1, 1, 0, 0), False),
+    "make_iron_pickaxe": ((1, 1, 1, 1), True),
+    "make_wood_sword": ((1, 0, 0, 0), False),
+    "make_stone_sword": ((1, 1, 0, 0), False),
+    "make_iron_sword": ((1, 1, 1, 1), True),
 }
 OBJECTS = tuple(PLACEABLE)  # stone, crafting_table, furnace, plant
 COSTS = {"stone": ("stone", 1), "crafting_table": ("wood", 2), "furnace": ("stone", 1), "plant": ("sapling", 1)}
-GROUND = {"stone": ("grass", "sand", "path"), "crafting_table": ("grass", "sand", "path"), "furnace": ("grass", "sand", "path"),
-          "plant": ("grass",)}
+GROUND = {
+    "stone": ("grass", "sand", "path"),
+    "crafting_table": ("grass", "sand", "path"),
+    "furnace": ("grass", "sand", "path"),
+    "plant": ("grass",),
+}
 """Where the expert puts each object (Craftax also allows stone on water and lava)."""
 WALKABLE = ("grass", "sand", "path")
 TABLE, FURNACE = OBJECTS.index("crafting_table"), OBJECTS.index("furnace")
 ACHIEVEMENT_OBJECTIVES = {
     **{f"collect_{item}": (GATHER, ITEMS.index(item)) for item in ("wood", "stone", "coal", "iron", "diamond", "sapling")},
     "collect_drink": (GATHER, DRINK),
-    "place_stone": (PLACE_ANY, 0), "place_table": (PLACE_ANY, TABLE), "place_furnace": (PLACE_ANY, FURNACE), "place_plant": (PLACE_ANY, 3),
+    "place_stone": (PLACE_ANY, 0),
+    "place_table": (PLACE_ANY, TABLE),
+    "place_furnace": (PLACE_ANY, FURNACE),
+    "place_plant": (PLACE_ANY, 3),
     **{name: (CRAFT, i) for i, name in enumerate(CRAFTS)},
 }
 """The objective that unlocks each achievement the expert can unlock."""
@@ -194,6 +230,7 @@ def _window(grid: Array, centre: Array, fill) -> Array:
 def distance_field(start: Array, passable: Array) -> Array:
     """(H, W) int32: steps over ``passable`` cells to the nearest ``start`` cell (0 there), ``FAR``
     where none is within ``REACH`` steps."""
+
     def relax(_, dist):
         shifted = _shifts(dist, FAR)
         nearest = jnp.stack([shifted(FACING[d]) for d in range(1, 5)]).min(0)
@@ -215,8 +252,9 @@ def _structure_cell(mine: Array, ground: Array, walkable: Array, position: Array
     blocks can go; walkable: where the agent can stand (module docstring, point 3). An anchor
     counts its placed prefix first, then its nearness: facing its next cell from below, else the
     steps to the cell two below it."""
-    row = jnp.asarray(_LAYOUT_LOOKUP)[jnp.clip(goal[STRUCT_KIND], 0, 3), jnp.clip(goal[STRUCT_SIZE], 0, _LAYOUT_LOOKUP.shape[1] - 1),
-                                      jnp.clip(goal[STRUCT_VARIANT], 0, 2)]
+    row = jnp.asarray(_LAYOUT_LOOKUP)[
+        jnp.clip(goal[STRUCT_KIND], 0, 3), jnp.clip(goal[STRUCT_SIZE], 0, _LAYOUT_LOOKUP.shape[1] - 1), jnp.clip(goal[STRUCT_VARIANT], 0, 2)
+    ]
     offsets, count = jnp.asarray(_LAYOUT_OFFSETS)[row], jnp.asarray(_LAYOUT_COUNTS)[row]
     below = jnp.asarray([1, 0])
     mine_at, ground_at, walkable_at = _shifts(mine, False), _shifts(ground, False), _shifts(walkable, False)
@@ -313,25 +351,38 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     corner = position - WINDOW  # window cell (i, j) is map cell corner + (i, j)
     centre = jnp.asarray([WINDOW, WINDOW])
     near_walkable = _window(walkable, position, False)
-    cell, found, left = _structure_cell(_window(mine, position, False), _window(ground_of(struct_object), position, False), near_walkable,
-                                        centre, f.facing - corner, goal)
+    cell, found, left = _structure_cell(
+        _window(mine, position, False), _window(ground_of(struct_object), position, False), near_walkable, centre, f.facing - corner, goal
+    )
     cell = cell + corner
     material, unit = cost_of(struct_object)
     short = inventory[material] < jnp.minimum(left * unit, CARRY - CARRY % unit)  # more than the inventory holds: in batches
-    build = jnp.stack([jnp.where(short, GATHER, jnp.where(found, PLACE_AT, WANDER)), jnp.where(short, material, struct_object),
-                       cell[0], cell[1], 3])  # approached from below: moving up
+    build = jnp.stack(
+        [jnp.where(short, GATHER, jnp.where(found, PLACE_AT, WANDER)), jnp.where(short, material, struct_object), cell[0], cell[1], 3]
+    )  # approached from below: moving up
 
     place_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_OBJECT], 0)]
     clearable = tunnel & (place_object != OBJECTS.index("plant"))  # stone is mined out of the way (a plant needs grass)
     rel_cell, rel_direction, rel_found = _relative_cell(
-        _window(grid, position, -1), _window(ground_of(place_object) | clearable, position, False), _window(walkable | tunnel, position, False),
-        centre, f.facing - corner, goal)
+        _window(grid, position, -1),
+        _window(ground_of(place_object) | clearable, position, False),
+        _window(walkable | tunnel, position, False),
+        centre,
+        f.facing - corner,
+        goal,
+    )
     rel_cell = rel_cell + corner
     target_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_TARGET], 0)]
     target_absent = (target_object >= 0) & ~jnp.any(C.is_block(grid, goal[PLACE_TARGET]))
-    relative = jnp.stack([jnp.where(rel_found, PLACE_AT, jnp.where(target_absent, PLACE_ANY, GATHER)),
-                          jnp.where(rel_found, place_object, jnp.where(target_absent, target_object, VISIT)), rel_cell[0], rel_cell[1],
-                          rel_direction])
+    relative = jnp.stack(
+        [
+            jnp.where(rel_found, PLACE_AT, jnp.where(target_absent, PLACE_ANY, GATHER)),
+            jnp.where(rel_found, place_object, jnp.where(target_absent, target_object, VISIT)),
+            rel_cell[0],
+            rel_cell[1],
+            rel_direction,
+        ]
+    )
 
     def objective(kind, arg):
         return jnp.stack([jnp.asarray(kind, jnp.int32), jnp.asarray(arg, jnp.int32), *no_cell, 0])
@@ -342,19 +393,23 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     place_material, place_unit = cost_of(place_object)
     time_right = (f.light < C.NIGHT_LIGHT) == (goal[NIGHT] > 0)
     visited = C.is_block(grid, jnp.where(sc == Scenario.EXPLORE, goal[EXPLORE_BLOCK], goal[PLACE_TARGET]))
-    by_scenario = jnp.stack([
-        jnp.where(pending.any(), objective(achievement_kind, achievement_arg), objective(WAIT, 0)),  # ACHIEVEMENTS
-        build, build, build,  # BUILD_LINE, BUILD_SQUARE, BUILD_CROSS
-        relative,  # PLACE_RELATIVE
-        jnp.where(collected, place_any, gather_item),  # COLLECT_THEN_PLACE
-        jnp.where(placed_done, gather_item, place_any),  # PLACE_THEN_COLLECT
-        jnp.where(jnp.where(goal[ORDERED] == 0, memory[C.T_ACH1] >= 0, ~collected), gather_item, craft),  # CRAFT_ORDER
-        jnp.where(structure_done, relative, build),  # LINE_AND_PLACE
-        jnp.where(collected, build, gather_item),  # COLLECT_THEN_LINE
-        jnp.where(collected, build, gather_item),  # COLLECT_AND_SQUARE
-        jnp.where(time_right | (inventory[place_material] < place_unit), place_any, objective(WAIT, 0)),  # TIME_PLACE (stocked, waits)
-        objective(jnp.where(memory[C.WAS_OUT_OF_VIEW] > 0, GATHER, WANDER), VISIT),  # EXPLORE
-    ])
+    by_scenario = jnp.stack(
+        [
+            jnp.where(pending.any(), objective(achievement_kind, achievement_arg), objective(WAIT, 0)),  # ACHIEVEMENTS
+            build,
+            build,
+            build,  # BUILD_LINE, BUILD_SQUARE, BUILD_CROSS
+            relative,  # PLACE_RELATIVE
+            jnp.where(collected, place_any, gather_item),  # COLLECT_THEN_PLACE
+            jnp.where(placed_done, gather_item, place_any),  # PLACE_THEN_COLLECT
+            jnp.where(jnp.where(goal[ORDERED] == 0, memory[C.T_ACH1] >= 0, ~collected), gather_item, craft),  # CRAFT_ORDER
+            jnp.where(structure_done, relative, build),  # LINE_AND_PLACE
+            jnp.where(collected, build, gather_item),  # COLLECT_THEN_LINE
+            jnp.where(collected, build, gather_item),  # COLLECT_AND_SQUARE
+            jnp.where(time_right | (inventory[place_material] < place_unit), place_any, objective(WAIT, 0)),  # TIME_PLACE (stocked, waits)
+            objective(jnp.where(memory[C.WAS_OUT_OF_VIEW] > 0, GATHER, WANDER), VISIT),  # EXPLORE
+        ]
+    )
     current = by_scenario[jnp.clip(sc, 0, len(Scenario) - 1)]
     forbidden = goal[FORBIDDEN]
     thirsty = (craftax_state.player_drink <= THIRSTY) & (forbidden != R.drink)
@@ -378,8 +433,10 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
         poor = placing & (inventory[material] < unit)
         # the first that holds: the pickaxe, a missing material, the table, the furnace, the object's cost
         conditions = [tool, crafting & lacking.any(), crafting & ~near_table, crafting & furnace & ~near_furnace, poor]
-        kind, arg = (jnp.select(conditions, [CRAFT, GATHER, PLACE_ANY, PLACE_ANY, GATHER], kind),
-                     jnp.select(conditions, [jnp.asarray(R.pickaxe)[jnp.clip(need_tier, 0, 3)], jnp.argmax(lacking), TABLE, FURNACE, material], arg))
+        kind, arg = (
+            jnp.select(conditions, [CRAFT, GATHER, PLACE_ANY, PLACE_ANY, GATHER], kind),
+            jnp.select(conditions, [jnp.asarray(R.pickaxe)[jnp.clip(need_tier, 0, 3)], jnp.argmax(lacking), TABLE, FURNACE, material], arg),
+        )
 
     # 3. the action
     passable = walkable | tunnel
@@ -408,10 +465,23 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     interact = jnp.where(at(targets, f.facing), interact_action, jnp.where(target_beside.any(), 1 + jnp.argmax(target_beside), move))
     facing_cell = (position == stand).all() & (f.facing == cell).all()
     facing_stand = (position == before).all() & (f.facing == stand).all()
-    place_at = jnp.where(facing_cell, jnp.where(at(tunnel, cell), DO, place),
-                         jnp.where((position == before).all(), jnp.where(facing_stand & at(tunnel, stand), DO, direction), move))
+    place_at = jnp.where(
+        facing_cell,
+        jnp.where(at(tunnel, cell), DO, place),
+        jnp.where((position == before).all(), jnp.where(facing_stand & at(tunnel, stand), DO, direction), move),
+    )
     attacker = jax.vmap(lambda p: at(hostile, p))(neighbours) & ~jnp.isin(forbidden, jnp.asarray(R.defeat))
     action = jnp.select(
-        [at(hostile, f.facing) & attacker.any(), attacker.any(), kind == GATHER, kind == PLACE_ANY, kind == PLACE_AT, kind == CRAFT, kind == WANDER],
-        [DO, 1 + jnp.argmax(attacker), interact, interact, place_at, craft_action, wander], NOOP)
+        [
+            at(hostile, f.facing) & attacker.any(),
+            attacker.any(),
+            kind == GATHER,
+            kind == PLACE_ANY,
+            kind == PLACE_AT,
+            kind == CRAFT,
+            kind == WANDER,
+        ],
+        [DO, 1 + jnp.argmax(attacker), interact, interact, place_at, craft_action, wander],
+        NOOP,
+    )
     return action.astype(jnp.int32)

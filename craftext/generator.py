@@ -41,13 +41,26 @@ EXPLORE_BLOCKS = ("water", "sand", "tree", "coal", "iron", "diamond", "lava")
 FULL_EXPLORE = EXPLORE_BLOCKS + ("sapphire", "ruby", "fountain", "chest")
 CRAFTS = ("make_wood_pickaxe", "make_wood_sword", "make_stone_pickaxe", "make_stone_sword", "make_iron_pickaxe", "make_iron_sword")
 CHAINS = (  # natural two-step achievement orders of the Craftax tech tree
-    ("collect_wood", "place_table"), ("place_table", "make_wood_pickaxe"), ("place_table", "make_wood_sword"),
-    ("make_wood_pickaxe", "collect_stone"), ("collect_stone", "place_stone"), ("collect_stone", "place_furnace"),
-    ("make_wood_pickaxe", "collect_coal"), ("collect_stone", "make_stone_pickaxe"), ("collect_stone", "make_stone_sword"),
-    ("make_stone_pickaxe", "collect_iron"), ("collect_iron", "make_iron_pickaxe"), ("collect_iron", "make_iron_sword"),
-    ("make_iron_pickaxe", "collect_diamond"), ("collect_sapling", "place_plant"), ("place_plant", "eat_plant"),
-    ("make_wood_sword", "defeat_zombie"), ("make_stone_sword", "defeat_skeleton"), ("collect_drink", "wake_up"),
-    ("eat_cow", "wake_up"), ("collect_wood", "collect_sapling"),
+    ("collect_wood", "place_table"),
+    ("place_table", "make_wood_pickaxe"),
+    ("place_table", "make_wood_sword"),
+    ("make_wood_pickaxe", "collect_stone"),
+    ("collect_stone", "place_stone"),
+    ("collect_stone", "place_furnace"),
+    ("make_wood_pickaxe", "collect_coal"),
+    ("collect_stone", "make_stone_pickaxe"),
+    ("collect_stone", "make_stone_sword"),
+    ("make_stone_pickaxe", "collect_iron"),
+    ("collect_iron", "make_iron_pickaxe"),
+    ("collect_iron", "make_iron_sword"),
+    ("make_iron_pickaxe", "collect_diamond"),
+    ("collect_sapling", "place_plant"),
+    ("place_plant", "eat_plant"),
+    ("make_wood_sword", "defeat_zombie"),
+    ("make_stone_sword", "defeat_skeleton"),
+    ("collect_drink", "wake_up"),
+    ("eat_cow", "wake_up"),
+    ("collect_wood", "collect_sapling"),
 )
 ACHIEVEMENT_WORDS = {**L.ACHIEVEMENTS, **L.FULL_ACHIEVEMENTS}
 DEEP = {"coal", "iron", "diamond", "ruby", "sapphire", "make_iron_pickaxe", "make_iron_sword", "make_stone_pickaxe", "make_stone_sword"}
@@ -65,8 +78,15 @@ def parameter_space(classic: bool = True) -> list[Goal]:
     goals += [Goal.achievements([a], classic=classic) for a in achievements]
     goals += [Goal.achievements([a, b], ordered=True, classic=classic) for a, b in chains]
     goals += [Goal.achievements([a, b], classic=classic) for a, b in chains]
-    goals += [Goal.achievements([a, b, c], ordered=True, classic=classic) for (a, b), (b2, c) in itertools.product(chains, chains) if b == b2]
-    goals += [Goal.achievements([a], forbidden=f, classic=classic) for a, f in itertools.permutations(("collect_wood", "collect_sapling", "collect_drink", "eat_cow", "collect_stone", "place_stone", "defeat_zombie"), 2)]
+    goals += [
+        Goal.achievements([a, b, c], ordered=True, classic=classic) for (a, b), (b2, c) in itertools.product(chains, chains) if b == b2
+    ]
+    goals += [
+        Goal.achievements([a], forbidden=f, classic=classic)
+        for a, f in itertools.permutations(
+            ("collect_wood", "collect_sapling", "collect_drink", "eat_cow", "collect_stone", "place_stone", "defeat_zombie"), 2
+        )
+    ]
     goals += [Goal.explore(b, classic=classic) for b in (EXPLORE_BLOCKS if classic else FULL_EXPLORE)]
     for block, size, variant in itertools.product(objects, LINE_SIZES, ("straight", "diagonal", "either")):
         goals.append(Goal.line(block, size, variant, classic=classic))
@@ -80,7 +100,9 @@ def parameter_space(classic: bool = True) -> list[Goal]:
         goals.append(Goal.collect_then_place(item, count, obj, place_count, classic=classic))
         goals.append(Goal.place_then_collect(obj, place_count, item, count, classic=classic))
     goals += [Goal.craft_order(c, i, before, classic=classic) for c, i, before in itertools.product(CRAFTS, items, (True, False))]
-    for block, size, variant, target, side in itertools.product(("stone", "crafting_table", "plant"), (2, 3, 4), ("straight", "diagonal"), ("water", "tree", "grass", "sand"), SIDE_NAMES):
+    for block, size, variant, target, side in itertools.product(
+        ("stone", "crafting_table", "plant"), (2, 3, 4), ("straight", "diagonal"), ("water", "tree", "grass", "sand"), SIDE_NAMES
+    ):
         goals.append(Goal.line_and_place(block, size, variant, block, target, side, 1, classic=classic))
     for item, count, block, size, variant in itertools.product(items, (1, 2, 3), objects, (2, 3, 4), ("straight", "diagonal")):
         goals.append(Goal.collect_then_line(item, count, block, size, variant, classic=classic))
@@ -150,7 +172,10 @@ def _thing(w: _Words, block: str, count: int) -> str:
 
 
 def _line(w: _Words, a: dict) -> str:
-    return f"{w(L.BUILD_VERBS)} {_a(_adjective(w, 'structure') + w(L.LINE_WORDS))} of {_n(w, a['size'])} {w(L.PLURALS[a['block']])}{w(L.ORIENTATIONS[('straight', 'diagonal', 'either').index(a['variant'])])}"
+    return (  # one f-string, so the words are drawn in this order
+        f"{w(L.BUILD_VERBS)} {_a(_adjective(w, 'structure') + w(L.LINE_WORDS))} of {_n(w, a['size'])} "
+        f"{w(L.PLURALS[a['block']])}{w(L.ORIENTATIONS[('straight', 'diagonal', 'either').index(a['variant'])])}"
+    )
 
 
 def _square(w: _Words, a: dict) -> str:
@@ -160,7 +185,8 @@ def _square(w: _Words, a: dict) -> str:
 
 def _cross(w: _Words, a: dict) -> str:
     shape = w(L.CROSS_WORDS[("plus", "x", "either").index(a["variant"])])
-    return f"{w(L.BUILD_VERBS)} a {shape} of {w(L.PLURALS[a['block']])} with arms {_n(w, a['arm'])} {'block' if a['arm'] == 1 else 'blocks'} long"
+    unit = "block" if a["arm"] == 1 else "blocks"
+    return f"{w(L.BUILD_VERBS)} a {shape} of {w(L.PLURALS[a['block']])} with arms {_n(w, a['arm'])} {unit} long"
 
 
 def _relative(w: _Words, a: dict) -> str:
@@ -207,7 +233,11 @@ def _core(goal: Goal, w: _Words) -> str:
         return f"{_place_count(w, a)}, {w(L.SEQUENCE['then'])} {_collect(w, a)}"
     if s == Scenario.CRAFT_ORDER:
         craft, item = w(L.ACHIEVEMENTS[a["craft"]]), w(L.ITEMS[a["item"]])
-        return f"{craft} before you {w(L.COLLECT_VERBS)} any {item}" if a["before"] else f"{w(L.COLLECT_VERBS)} some {item} first, {w(L.SEQUENCE['then'])} {craft}"
+        return (
+            f"{craft} before you {w(L.COLLECT_VERBS)} any {item}"
+            if a["before"]
+            else f"{w(L.COLLECT_VERBS)} some {item} first, {w(L.SEQUENCE['then'])} {craft}"
+        )
     if s == Scenario.LINE_AND_PLACE:
         return f"{_line(w, a)} {w(L.SEQUENCE['and'])} {_relative(w, a)}"
     if s == Scenario.COLLECT_THEN_LINE:
@@ -237,7 +267,12 @@ def phrase(goal: Goal, rng: np.random.Generator, test: bool = False) -> str:
     """One phrasing; ``test`` uses the held-out frame and the full synonym lists."""
     w = _Words(rng, test)
     frame = FRAMES[-1] if test else FRAMES[int(rng.integers(len(FRAMES) - 1))]
-    text = w(L.OPENERS) + w(L.VOCATIVES) + frame(w, w(L.POLITE), w(L.ADVERBS), _core(goal, w), w(L.PURPOSES), w(L.CLOSERS)) + w(L.ENCOURAGEMENTS)
+    text = (
+        w(L.OPENERS)
+        + w(L.VOCATIVES)
+        + frame(w, w(L.POLITE), w(L.ADVERBS), _core(goal, w), w(L.PURPOSES), w(L.CLOSERS))
+        + w(L.ENCOURAGEMENTS)
+    )
     text = text.replace(" i ", " I ").replace("i need", "I need").replace("i would", "I would")
     text = ". ".join(part[:1].upper() + part[1:] for part in text.split(". "))
     return text[0].upper() + text[1:]

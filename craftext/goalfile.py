@@ -81,8 +81,12 @@ def _records(path: Path) -> list[tuple[int, object]]:
 
 def _check_version(path: Path, line: int, header: dict) -> None:
     if header.get("format") != FORMAT or header.get("version") != VERSION:
-        raise GoalFileError([f"{path}:{line}: field 'format' / 'version': expected {FORMAT!r} version {VERSION}, "
-                             f"got {header.get('format')!r} version {header.get('version')!r}"])
+        raise GoalFileError(
+            [
+                f"{path}:{line}: field 'format' / 'version': expected {FORMAT!r} version {VERSION}, "
+                f"got {header.get('format')!r} version {header.get('version')!r}"
+            ]
+        )
 
 
 def _entry(record: object, classic: bool) -> tuple[Entry | None, list[str]]:
@@ -95,7 +99,12 @@ def _entry(record: object, classic: bool) -> tuple[Entry | None, list[str]]:
         problems.append(f"field(s) {', '.join(map(repr, unknown))}: unknown; a record has {', '.join(FIELDS)}")
     problems += [f"field '{name}': missing" for name in ("scenario", "args", "phrasings") if name not in record]
     phrasings = record.get("phrasings", ["-"])
-    if isinstance(phrasings, str) or not isinstance(phrasings, list) or not phrasings or not all(isinstance(p, str) and p.strip() for p in phrasings):
+    if (
+        isinstance(phrasings, str)
+        or not isinstance(phrasings, list)
+        or not phrasings
+        or not all(isinstance(p, str) and p.strip() for p in phrasings)
+    ):
         problems.append(f"field 'phrasings': expected a non-empty list of non-empty strings, got {phrasings!r}")
     if record.get("classic", classic) != classic:
         problems.append(f"field 'classic': {record['classic']!r} in a file loaded for {'Classic' if classic else 'full'} Craftax")
@@ -112,8 +121,11 @@ def _entry(record: object, classic: bool) -> tuple[Entry | None, list[str]]:
             message = str(error)
             problems.append(message if message.startswith("field ") else f"field 'args': {message}")
     if goal is not None:
-        problems += [f"field '{name}': {record[name]!r}, but the goal's is {own!r}"
-                     for name, own in (("category", goal.category), ("key", goal.key())) if name in record and record[name] != own]
+        problems += [
+            f"field '{name}': {record[name]!r}, but the goal's is {own!r}"
+            for name, own in (("category", goal.category), ("key", goal.key()))
+            if name in record and record[name] != own
+        ]
     if problems:
         return None, problems
     return Entry(goal, record.get("level", level(goal)), split, tuple(phrasings)), []

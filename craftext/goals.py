@@ -127,73 +127,74 @@ class Goal:
     ) -> Goal:
         """Unlock every ``required`` achievement (1-3; in the given order if ``ordered``) without
         unlocking ``forbidden``."""
-        return cls(Scenario.ACHIEVEMENTS, dict(required=required, forbidden=forbidden, ordered=ordered), classic)
+        return cls(Scenario.ACHIEVEMENTS, {"required": required, "forbidden": forbidden, "ordered": ordered}, classic)
 
     @classmethod
     def line(cls, block: str, size: int, variant: str = "straight", agent_built: bool = True, classic: bool = True) -> Goal:
         """Build ``size`` blocks in a row: ``variant`` "straight", "diagonal" or "either"."""
-        return cls(Scenario.BUILD_LINE, dict(block=block, size=size, variant=variant, agent_built=agent_built), classic)
+        return cls(Scenario.BUILD_LINE, {"block": block, "size": size, "variant": variant, "agent_built": agent_built}, classic)
 
     @classmethod
     def square(cls, block: str, size: int, agent_built: bool = True, classic: bool = True) -> Goal:
         """Build a filled ``size`` x ``size`` square of blocks."""
-        return cls(Scenario.BUILD_SQUARE, dict(block=block, size=size, agent_built=agent_built), classic)
+        return cls(Scenario.BUILD_SQUARE, {"block": block, "size": size, "agent_built": agent_built}, classic)
 
     @classmethod
     def cross(cls, block: str, arm: int, variant: str = "plus", agent_built: bool = True, classic: bool = True) -> Goal:
         """Build a cross: a centre block and ``arm`` blocks in each of four directions; ``variant``
         "plus" (+), "x" (diagonal) or "either"."""
-        return cls(Scenario.BUILD_CROSS, dict(block=block, arm=arm, variant=variant, agent_built=agent_built), classic)
+        return cls(Scenario.BUILD_CROSS, {"block": block, "arm": arm, "variant": variant, "agent_built": agent_built}, classic)
 
     @classmethod
     def place_relative(cls, obj: str, target: str, side: str, distance: int, classic: bool = True) -> Goal:
         """Place ``obj`` exactly ``distance`` cells on ``side`` (left/right/up/down or west/east/
         north/south on the map) of a ``target`` block."""
-        return cls(Scenario.PLACE_RELATIVE, dict(obj=obj, target=target, side=side, distance=distance), classic)
+        return cls(Scenario.PLACE_RELATIVE, {"obj": obj, "target": target, "side": side, "distance": distance}, classic)
 
     @classmethod
     def collect_then_place(cls, item: str, count: int, obj: str, place_count: int = 1, classic: bool = True) -> Goal:
         """Collect ``count`` ``item``, then place ``place_count`` ``obj``."""
-        return cls(Scenario.COLLECT_THEN_PLACE, dict(item=item, count=count, obj=obj, place_count=place_count), classic)
+        return cls(Scenario.COLLECT_THEN_PLACE, {"item": item, "count": count, "obj": obj, "place_count": place_count}, classic)
 
     @classmethod
     def place_then_collect(cls, obj: str, place_count: int, item: str, count: int, classic: bool = True) -> Goal:
         """Place ``place_count`` ``obj``, then collect ``count`` ``item``."""
-        return cls(Scenario.PLACE_THEN_COLLECT, dict(item=item, count=count, obj=obj, place_count=place_count), classic)
+        return cls(Scenario.PLACE_THEN_COLLECT, {"item": item, "count": count, "obj": obj, "place_count": place_count}, classic)
 
     @classmethod
     def craft_order(cls, craft: str, item: str, before: bool = True, classic: bool = True) -> Goal:
         """Craft (the achievement ``make_*`` named ``craft``) before / after first collecting ``item``."""
-        return cls(Scenario.CRAFT_ORDER, dict(craft=craft, item=item, before=before), classic)
+        return cls(Scenario.CRAFT_ORDER, {"craft": craft, "item": item, "before": before}, classic)
 
     @classmethod
     def line_and_place(
         cls, block: str, size: int, variant: str, obj: str, target: str, side: str, distance: int, classic: bool = True
     ) -> Goal:
         """Build a line and place ``obj`` relative to ``target``, in any order."""
-        args = dict(block=block, size=size, variant=variant, agent_built=True, obj=obj, target=target, side=side, distance=distance)
+        args = {"block": block, "size": size, "variant": variant, "agent_built": True}
+        args |= {"obj": obj, "target": target, "side": side, "distance": distance}
         return cls(Scenario.LINE_AND_PLACE, args, classic)
 
     @classmethod
     def collect_then_line(cls, item: str, count: int, block: str, size: int, variant: str = "straight", classic: bool = True) -> Goal:
         """Collect ``count`` ``item``, then build a line."""
-        args = dict(item=item, count=count, block=block, size=size, variant=variant, agent_built=True)
+        args = {"item": item, "count": count, "block": block, "size": size, "variant": variant, "agent_built": True}
         return cls(Scenario.COLLECT_THEN_LINE, args, classic)
 
     @classmethod
     def collect_and_square(cls, item: str, count: int, block: str, size: int, classic: bool = True) -> Goal:
         """Collect ``count`` ``item`` and build a square, in any order."""
-        return cls(Scenario.COLLECT_AND_SQUARE, dict(item=item, count=count, block=block, size=size, agent_built=True), classic)
+        return cls(Scenario.COLLECT_AND_SQUARE, {"item": item, "count": count, "block": block, "size": size, "agent_built": True}, classic)
 
     @classmethod
     def time_place(cls, obj: str, night: bool, classic: bool = True) -> Goal:
         """Place ``obj`` while it is night (``night=True``) or day."""
-        return cls(Scenario.TIME_PLACE, dict(obj=obj, night=night), classic)
+        return cls(Scenario.TIME_PLACE, {"obj": obj, "night": night}, classic)
 
     @classmethod
     def explore(cls, block: str, classic: bool = True) -> Goal:
         """Bring a ``block`` into view that was out of view at an earlier step."""
-        return cls(Scenario.EXPLORE, dict(block=block), classic)
+        return cls(Scenario.EXPLORE, {"block": block}, classic)
 
     # ------------------------------------------------------------ views
     @property
@@ -361,17 +362,23 @@ def _decode(s: np.ndarray, classic: bool) -> Goal:
     structure_variants = ("plus", "x", "either") if scenario == Scenario.BUILD_CROSS else ("straight", "diagonal", "either")
     values = {
         "block": lambda: pick(blocks, EXPLORE_BLOCK if scenario == Scenario.EXPLORE else STRUCT_BLOCK, "block"),
-        "size": lambda: int(s[STRUCT_SIZE]), "arm": lambda: int(s[STRUCT_SIZE]),
+        "size": lambda: int(s[STRUCT_SIZE]),
+        "arm": lambda: int(s[STRUCT_SIZE]),
         "variant": lambda: pick(structure_variants, STRUCT_VARIANT, "variant"),
         "agent_built": lambda: bool(s[AGENT_BUILT]),
-        "obj": lambda: pick(blocks, PLACE_OBJECT, "object"), "target": lambda: pick(blocks, PLACE_TARGET, "target"),
-        "side": lambda: pick(SIDE_NAMES, PLACE_SIDE, "side"), "distance": lambda: int(s[PLACE_DISTANCE]),
-        "item": lambda: pick(v.items, ITEM, "item"), "count": lambda: int(s[ITEM_COUNT]),
+        "obj": lambda: pick(blocks, PLACE_OBJECT, "object"),
+        "target": lambda: pick(blocks, PLACE_TARGET, "target"),
+        "side": lambda: pick(SIDE_NAMES, PLACE_SIDE, "side"),
+        "distance": lambda: int(s[PLACE_DISTANCE]),
+        "item": lambda: pick(v.items, ITEM, "item"),
+        "count": lambda: int(s[ITEM_COUNT]),
         "place_count": lambda: int(s[OBJECT_COUNT]),
         "required": lambda: tuple(pick(achievements, a, "achievement") for a in (ACHIEVE_1, ACHIEVE_2, ACHIEVE_3) if s[a] >= 0),
         "forbidden": lambda: pick(achievements, FORBIDDEN, "achievement", optional=True),
-        "ordered": lambda: bool(s[ORDERED]), "before": lambda: not bool(s[ORDERED]),
-        "craft": lambda: pick(achievements, ACHIEVE_1, "achievement"), "night": lambda: bool(s[NIGHT]),
+        "ordered": lambda: bool(s[ORDERED]),
+        "before": lambda: not bool(s[ORDERED]),
+        "craft": lambda: pick(achievements, ACHIEVE_1, "achievement"),
+        "night": lambda: bool(s[NIGHT]),
     }
     goal = Goal(scenario, {name: values[name]() for name in ARGUMENTS[scenario]}, classic)
     if not np.array_equal(goal.encode(), s):

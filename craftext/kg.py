@@ -46,8 +46,25 @@ SCOPES = ("observed", "true")
 COMPASS = ("here", "north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west")
 _FACING_COMPASS = np.array([0, 7, 3, 1, 5])  # craftax player_direction 1 left, 2 right, 3 up, 4 down
 MAX_NUMBER = 127  # numbers are entities "0" .. "127"; larger values are clipped
-RELATIONS = ("row", "column", "faces", "facing", "health", "food", "drink", "energy", "mana", "floor", "is", "time",
-             "has", "achieved", "amount", "nearest direction", "nearest distance")
+RELATIONS = (
+    "row",
+    "column",
+    "faces",
+    "facing",
+    "health",
+    "food",
+    "drink",
+    "energy",
+    "mana",
+    "floor",
+    "is",
+    "time",
+    "has",
+    "achieved",
+    "amount",
+    "nearest direction",
+    "nearest distance",
+)
 _R = {name: i for i, name in enumerate(RELATIONS)}
 CLASSIC_MOBS = {"zombies": ("zombie",), "cows": ("cow",), "skeletons": ("skeleton",)}
 FULL_MOBS = {
@@ -76,7 +93,10 @@ def schema(classic: bool) -> dict:
     names += [str(n) for n in range(MAX_NUMBER + 1)]
     index = {n: i for i, n in enumerate(names)}
     return {
-        "world": v.name, "version": SCHEMA_VERSION, "entities": tuple(names), "relations": RELATIONS,
+        "world": v.name,
+        "version": SCHEMA_VERSION,
+        "entities": tuple(names),
+        "relations": RELATIONS,
         "blocks": np.array([index[b.replace("_", " ")] for b in blocks]),  # by block id
         "mobs": np.array([index[m] for m in mobs]),
         "items": np.array([index[i.replace("_", " ")] for i in items]),
@@ -195,8 +215,13 @@ def _sorted(subject: Array, relation: Array, obj: Array, present: Array, num_ent
     count = present.sum()
     valid = jnp.arange(capacity) < count
     key = jnp.where(valid, key[:capacity], 0)
-    return {"subject": key // (len(RELATIONS) * num_entities), "relation": key // num_entities % len(RELATIONS),
-            "object": key % num_entities, "valid": valid, "overflow": count > capacity}
+    return {
+        "subject": key // (len(RELATIONS) * num_entities),
+        "relation": key // num_entities % len(RELATIONS),
+        "object": key % num_entities,
+        "valid": valid,
+        "overflow": count > capacity,
+    }
 
 
 def _cells(f, dr, dc, hide_dark: bool) -> tuple[Array, Array]:
@@ -226,25 +251,41 @@ def _classic_mask(world) -> Array:
     moves = []
     for action in (_C.LEFT, _C.RIGHT, _C.UP, _C.DOWN):
         target = pos + classic_logic.DIRECTIONS[action.value]
-        walk = classic_logic.is_position_in_bounds_not_in_wall_not_in_mob_not_in_lava(world, target) | (world.map[target[0], target[1]] == _B.LAVA.value)
+        walk = classic_logic.is_position_in_bounds_not_in_wall_not_in_mob_not_in_lava(world, target) | (
+            world.map[target[0], target[1]] == _B.LAVA.value
+        )
         moves.append((world.player_direction != action.value) | walk)
-    mine = ((block == _B.TREE.value) | (block == _B.GRASS.value) | (block == _B.RIPE_PLANT.value)
-            | ((block == _B.WATER.value) & ((world.player_drink < 9) | ~world.achievements[_COLLECT_DRINK]))
-            | (((block == _B.STONE.value) | (block == _B.COAL.value)) & (inv.wood_pickaxe > 0))
-            | ((block == _B.IRON.value) & (inv.stone_pickaxe > 0)) | ((block == _B.DIAMOND.value) & (inv.iron_pickaxe > 0)))
+    mine = (
+        (block == _B.TREE.value)
+        | (block == _B.GRASS.value)
+        | (block == _B.RIPE_PLANT.value)
+        | ((block == _B.WATER.value) & ((world.player_drink < 9) | ~world.achievements[_COLLECT_DRINK]))
+        | (((block == _B.STONE.value) | (block == _B.COAL.value)) & (inv.wood_pickaxe > 0))
+        | ((block == _B.IRON.value) & (inv.stone_pickaxe > 0))
+        | ((block == _B.DIAMOND.value) & (inv.iron_pickaxe > 0))
+    )
     do = inside & (classic_logic.is_in_mob(world, facing) | mine)
     table = classic_logic.is_near_block(world, _B.CRAFTING_TABLE.value)
     furnace = classic_logic.is_near_block(world, _B.FURNACE.value)
     wood, stone, iron, coal = inv.wood >= 1, inv.stone >= 1, inv.iron >= 1, inv.coal >= 1
-    mask = jnp.stack([
-        jnp.bool_(True), *moves, do, world.player_energy < 9,
-        free & (inv.stone > 0) & ((block == _B.WATER.value) | ~in_wall(facing)),
-        free & (inv.wood >= 2) & ~in_wall(facing),
-        free & (inv.stone > 0) & ~in_wall(facing),
-        free & (inv.sapling > 0) & (block == _B.GRASS.value),
-        table & wood, table & wood & stone, table & furnace & wood & stone & iron & coal,
-        table & wood, table & wood & stone, table & furnace & wood & stone & iron & coal,
-    ])
+    mask = jnp.stack(
+        [
+            jnp.bool_(True),
+            *moves,
+            do,
+            world.player_energy < 9,
+            free & (inv.stone > 0) & ((block == _B.WATER.value) | ~in_wall(facing)),
+            free & (inv.wood >= 2) & ~in_wall(facing),
+            free & (inv.stone > 0) & ~in_wall(facing),
+            free & (inv.sapling > 0) & (block == _B.GRASS.value),
+            table & wood,
+            table & wood & stone,
+            table & furnace & wood & stone & iron & coal,
+            table & wood,
+            table & wood & stone,
+            table & furnace & wood & stone & iron & coal,
+        ]
+    )
     return jnp.where(world.is_sleeping, jnp.arange(mask.shape[0]) == NOOP, mask)
 
 
@@ -255,10 +296,30 @@ def action_mask(world, classic: bool) -> Array:
     return jnp.ones(version(classic).num_actions, bool)
 
 
-ATTRIBUTABLE = ("map", "item_map", "player_position", "player_direction", "player_level", "inventory", "is_sleeping", "is_resting",
-                "achievements", "player_food", "player_drink", "player_mana", "player_xp", "player_dexterity", "player_strength",
-                "player_intelligence", "chests_opened", "learned_spells", "sword_enchantment", "bow_enchantment", "armour_enchantments",
-                "potion_mapping")
+ATTRIBUTABLE = (
+    "map",
+    "item_map",
+    "player_position",
+    "player_direction",
+    "player_level",
+    "inventory",
+    "is_sleeping",
+    "is_resting",
+    "achievements",
+    "player_food",
+    "player_drink",
+    "player_mana",
+    "player_xp",
+    "player_dexterity",
+    "player_strength",
+    "player_intelligence",
+    "chests_opened",
+    "learned_spells",
+    "sword_enchantment",
+    "bow_enchantment",
+    "armour_enchantments",
+    "potion_mapping",
+)
 """Craftax state fields an action of the player changes directly (plus every mob's health and
 presence); other fields (timers, light, mob moves) follow from these or from the world alone."""
 

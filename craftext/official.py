@@ -212,7 +212,9 @@ def main(path: str, classic: bool = True) -> None:
     print(f"official data at {path}: {len(report.records)} goals, {report.phrasings} phrasings (Python dict semantics)")
     print(f"duplicate keys overwritten: {len(report.duplicate_keys)}")
     print(f"imported: {len(report.imported)} goals, {sum(len(r.texts) for r, _ in report.imported)} phrasings")
-    reasons = Counter(reason.split(":")[0] + (": " + reason.split(": ", 1)[1][:70] if ": " in reason else "") for _, reason in report.dropped)
+    reasons = Counter(
+        reason.split(":")[0] + (": " + reason.split(": ", 1)[1][:70] if ": " in reason else "") for _, reason in report.dropped
+    )
     print(f"dropped: {len(report.dropped)}")
     for reason, n in reasons.most_common():
         print(f"  {n:>4}  {reason}")

@@ -24,7 +24,10 @@ def triples(graph: dict, classic: bool = True) -> list[Fact]:
     """The valid facts of one graph (numpy or JAX arrays, unbatched) as name triples, in order."""
     names, relations = K.schema(classic)["entities"], K.RELATIONS
     valid = np.asarray(graph["valid"])
-    return [(names[s], relations[r], names[o]) for s, r, o in zip(*(np.asarray(graph[k])[valid].tolist() for k in ("subject", "relation", "object")))]
+    return [
+        (names[s], relations[r], names[o])
+        for s, r, o in zip(*(np.asarray(graph[k])[valid].tolist() for k in ("subject", "relation", "object")))
+    ]
 
 
 def summary(graph: dict, classic: bool = True) -> str:
@@ -37,14 +40,19 @@ def summary(graph: dict, classic: bool = True) -> str:
         else:
             about.setdefault(s, {})[r] = o
     lines = [
-        f"You stand at row {you['row'][0]}, column {you['column'][0]}" + (f" on floor {you['floor'][0]}" if "floor" in you else "")
-        + f", facing {you['faces'][0]}" + (f" ({you['facing'][0]})" if "facing" in you else "") + f". It is {you['time'][0]}."
+        f"You stand at row {you['row'][0]}, column {you['column'][0]}"
+        + (f" on floor {you['floor'][0]}" if "floor" in you else "")
+        + f", facing {you['faces'][0]}"
+        + (f" ({you['facing'][0]})" if "facing" in you else "")
+        + f". It is {you['time'][0]}."
         + (" You are sleeping." if "is" in you else ""),
         ", ".join(f"{v.capitalize()} {you[v][0]}" for v in ("health", "food", "drink", "energy", "mana") if v in you) + ".",
         "Inventory: " + (", ".join(f"{about[i]['amount']} {i}" for i in you.get("has", [])) or "empty") + ".",
         "Achievements so far: " + (", ".join(you.get("achieved", [])) or "none") + ".",
     ]
-    near = sorted((int(facts["nearest distance"]), name, facts["nearest direction"]) for name, facts in about.items() if "nearest distance" in facts)
+    near = sorted(
+        (int(facts["nearest distance"]), name, facts["nearest direction"]) for name, facts in about.items() if "nearest distance" in facts
+    )
     lines.append("You see: " + ("; ".join(f"{name} {d} step{'s' * (d != 1)} {where}" for d, name, where in near) or "nothing") + ".")
     return "\n".join(lines)
 
@@ -59,8 +67,10 @@ def grid(graph: dict, classic: bool = True) -> str:
     text = [["?" if v < 0 else labels[v] for v in row] for row in cells.tolist()]
     text[rows // 2][cols // 2] = "YOU"
     width = max(len(t) for row in text for t in row)
-    legend = (f"Your view, {rows} rows x {cols} columns: top row is north, left column is west; you are YOU at the centre "
-              f"(row {rows // 2 + 1}, column {cols // 2 + 1}); ? is unseen.")
+    legend = (
+        f"Your view, {rows} rows x {cols} columns: top row is north, left column is west; you are YOU at the centre "
+        f"(row {rows // 2 + 1}, column {cols // 2 + 1}); ? is unseen."
+    )
     return "\n".join([legend, *(" ".join(t.ljust(width) for t in row).rstrip() for row in text)])
 
 

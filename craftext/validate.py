@@ -52,19 +52,27 @@ def duplicates(dataset: Dataset) -> list[str]:
     for e in dataset.entries:
         for text in e.phrasings:
             owners[" ".join(text.lower().split())].add(e.goal.key())
-    problems += [f"phrasing {text!r} belongs to {len(keys)} goals: {', '.join(sorted(keys))}" for text, keys in owners.items() if len(keys) > 1]
+    problems += [
+        f"phrasing {text!r} belongs to {len(keys)} goals: {', '.join(sorted(keys))}" for text, keys in owners.items() if len(keys) > 1
+    ]
     return problems
 
 
 FAMILIES = ({"wood", "tree"}, {"plant", "sapling", "ripe_plant", "grass"}, {"water", "drink"}, {"crafting_table", "table"})
 """Names that stand for one thing in a goal (wood is chopped from trees, a sapling found in grass
 and planted there, a drink taken from water)."""
-CRAFTING = {"wood": {"crafting_table", "wood"}, "stone": {"crafting_table", "wood", "stone"},
-            "iron": {"crafting_table", "furnace", "wood", "stone", "coal", "iron"}, "diamond": {"crafting_table", "furnace", "wood", "diamond"}}
+CRAFTING = {
+    "wood": {"crafting_table", "wood"},
+    "stone": {"crafting_table", "wood", "stone"},
+    "iron": {"crafting_table", "furnace", "wood", "stone", "coal", "iron"},
+    "diamond": {"crafting_table", "furnace", "wood", "diamond"},
+}
 """What making a tool of each material involves (its recipe and stations)."""
 
 
-GRAMMAR = r"(VERBS|LINE_WORDS|SQUARE_WORDS|CROSS_WORDS|SEQUENCE|WITHOUT|SIDES|NUMBERS|CELLS|UNITS|ORIENTATIONS|TIMES|ADVERBS|ADJECTIVES|POLITE)$"
+GRAMMAR = (
+    r"(VERBS|LINE_WORDS|SQUARE_WORDS|CROSS_WORDS|SEQUENCE|WITHOUT|SIDES|NUMBERS|CELLS|UNITS|ORIENTATIONS|TIMES|ADVERBS|ADJECTIVES|POLITE)$"
+)
 """The lexicon's lists of grammar words (verbs, shapes, counts, manners), not flavour."""
 
 
@@ -130,8 +138,12 @@ def foreign_objects(goal: Goal, text: str) -> list[str]:
 
 def lexicon_problems(dataset: Dataset) -> list[str]:
     """A problem per phrasing that names an object its goal does not involve (``foreign_objects``)."""
-    return [f"phrasing {text!r} of {e.goal.key()} names {', '.join(extra)}, which the goal does not involve"
-            for e in dataset.entries for text in e.phrasings if (extra := foreign_objects(e.goal, text))]
+    return [
+        f"phrasing {text!r} of {e.goal.key()} names {', '.join(extra)}, which the goal does not involve"
+        for e in dataset.entries
+        for text in e.phrasings
+        if (extra := foreign_objects(e.goal, text))
+    ]
 
 
 def _materials(craft: str) -> set[str]:
@@ -165,16 +177,24 @@ def playable(goal: Goal) -> bool:
     return covers(goal) and infeasible(goal) is None
 
 
-def play(dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: int = 0, quiet: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def play(
+    dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: int = 0, quiet: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """(goals,) bool arrays: whether a goal fired at reset + one no-op step in any of ``worlds``
     worlds, and whether the scripted expert completed it in any of them within ``expert_steps``
     steps (False for goals that are not ``playable``). One batched, jitted program; a progress bar
     over the expert's steps unless ``quiet`` (or the environment variable ``CI`` is true)."""
-    import craftext
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=expert_steps, desc="expert steps", unit="step", dynamic_ncols=True,
-               disable=quiet or os.environ.get("CI", "").strip().lower() in ("true", "1"))
+    import craftext
+
+    bar = tqdm(
+        total=expert_steps,
+        desc="expert steps",
+        unit="step",
+        dynamic_ncols=True,
+        disable=quiet or os.environ.get("CI", "").strip().lower() in ("true", "1"),
+    )
 
     env, params = craftext.make("CrafText-Classic-Symbolic-v1" if classic else "CrafText-Symbolic-v1", dataset.pairs())
     goals = len(dataset.entries)
@@ -196,8 +216,9 @@ def play(dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: 
             if not bar.disable:
                 jax.debug.callback(lambda: bar.update())
             action = jax.vmap(env.expert_action, in_axes=(0, None))(state, params)
-            _, state, _, _, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(jax.vmap(jax.random.fold_in, in_axes=(0, None))(keys, t + 1),
-                                                                                       state, action, params)
+            _, state, _, _, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(
+                jax.vmap(jax.random.fold_in, in_axes=(0, None))(keys, t + 1), state, action, params
+            )
             return (state, done | info["success"]), None
 
         (_, completed), _ = jax.lax.scan(step, (state, fired), jnp.arange(expert_steps))
@@ -217,14 +238,18 @@ def report(dataset: Dataset, fired: np.ndarray, completed: np.ndarray) -> str:
         rows[e.goal.scenario.name] += [1, f, playable(e.goal), c, len(e.phrasings), foreign]
     rows = dict(sorted(rows.items()))
     rows["all"] = sum(rows.values(), np.zeros(6, int))
-    lines = ["| scenario | goals | fire at once | expert plays | expert completes | completed / played | phrasings | naming other objects |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| scenario | goals | fire at once | expert plays | expert completes | completed / played | phrasings | naming other objects |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     lines += [f"| {name} | {g} | {f} | {cov} | {c} | {c / max(cov, 1):.0%} | {p} | {o} |" for name, (g, f, cov, c, p, o) in rows.items()]
     return "\n".join(lines)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m craftext.validate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m craftext.validate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("file", type=Path)
     p.add_argument("--version", choices=("classic", "full"), default="classic", help="Craftax version of the goals (default classic)")
     p.add_argument("--episodes-per-goal", type=int, default=4, metavar="N", help="worlds (episodes) per goal (default 4)")

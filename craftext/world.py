@@ -75,17 +75,63 @@ CLASSIC = Version(True, _names(ClassicBlock), _names(ClassicAchievement), CLASSI
 FULL = Version(False, _names(FullBlock), _names(FullAchievement), ITEMS, (9, 11))
 
 
-_SHARED_KEYS = {"q": "NOOP", "w": "UP", "d": "RIGHT", "s": "DOWN", "a": "LEFT", " ": "DO", "t": "PLACE_TABLE", "Tab": "SLEEP",
-                "r": "PLACE_STONE", "f": "PLACE_FURNACE", "p": "PLACE_PLANT"}
-CLASSIC_KEYS = {**_SHARED_KEYS, "1": "MAKE_WOOD_PICKAXE", "2": "MAKE_STONE_PICKAXE", "3": "MAKE_IRON_PICKAXE", "4": "MAKE_WOOD_SWORD",
-                "5": "MAKE_STONE_SWORD", "6": "MAKE_IRON_SWORD"}
-FULL_KEYS = {**_SHARED_KEYS, "1": "MAKE_WOOD_PICKAXE", "2": "MAKE_STONE_PICKAXE", "3": "MAKE_IRON_PICKAXE", "4": "MAKE_DIAMOND_PICKAXE",
-             "5": "MAKE_WOOD_SWORD", "6": "MAKE_STONE_SWORD", "7": "MAKE_IRON_SWORD", "8": "MAKE_DIAMOND_SWORD", "e": "REST",
-             ",": "ASCEND", ".": "DESCEND", "y": "MAKE_IRON_ARMOUR", "u": "MAKE_DIAMOND_ARMOUR", "i": "SHOOT_ARROW", "o": "MAKE_ARROW",
-             "g": "CAST_FIREBALL", "h": "CAST_ICEBALL", "j": "PLACE_TORCH", "z": "DRINK_POTION_RED", "x": "DRINK_POTION_GREEN",
-             "c": "DRINK_POTION_BLUE", "v": "DRINK_POTION_PINK", "b": "DRINK_POTION_CYAN", "n": "DRINK_POTION_YELLOW", "m": "READ_BOOK",
-             "k": "ENCHANT_SWORD", "l": "ENCHANT_ARMOUR", "[": "MAKE_TORCH", "]": "LEVEL_UP_DEXTERITY", "-": "LEVEL_UP_STRENGTH",
-             "=": "LEVEL_UP_INTELLIGENCE", ";": "ENCHANT_BOW"}
+_SHARED_KEYS = {
+    "q": "NOOP",
+    "w": "UP",
+    "d": "RIGHT",
+    "s": "DOWN",
+    "a": "LEFT",
+    " ": "DO",
+    "t": "PLACE_TABLE",
+    "Tab": "SLEEP",
+    "r": "PLACE_STONE",
+    "f": "PLACE_FURNACE",
+    "p": "PLACE_PLANT",
+}
+CLASSIC_KEYS = {
+    **_SHARED_KEYS,
+    "1": "MAKE_WOOD_PICKAXE",
+    "2": "MAKE_STONE_PICKAXE",
+    "3": "MAKE_IRON_PICKAXE",
+    "4": "MAKE_WOOD_SWORD",
+    "5": "MAKE_STONE_SWORD",
+    "6": "MAKE_IRON_SWORD",
+}
+FULL_KEYS = {
+    **_SHARED_KEYS,
+    "1": "MAKE_WOOD_PICKAXE",
+    "2": "MAKE_STONE_PICKAXE",
+    "3": "MAKE_IRON_PICKAXE",
+    "4": "MAKE_DIAMOND_PICKAXE",
+    "5": "MAKE_WOOD_SWORD",
+    "6": "MAKE_STONE_SWORD",
+    "7": "MAKE_IRON_SWORD",
+    "8": "MAKE_DIAMOND_SWORD",
+    "e": "REST",
+    ",": "ASCEND",
+    ".": "DESCEND",
+    "y": "MAKE_IRON_ARMOUR",
+    "u": "MAKE_DIAMOND_ARMOUR",
+    "i": "SHOOT_ARROW",
+    "o": "MAKE_ARROW",
+    "g": "CAST_FIREBALL",
+    "h": "CAST_ICEBALL",
+    "j": "PLACE_TORCH",
+    "z": "DRINK_POTION_RED",
+    "x": "DRINK_POTION_GREEN",
+    "c": "DRINK_POTION_BLUE",
+    "v": "DRINK_POTION_PINK",
+    "b": "DRINK_POTION_CYAN",
+    "n": "DRINK_POTION_YELLOW",
+    "m": "READ_BOOK",
+    "k": "ENCHANT_SWORD",
+    "l": "ENCHANT_ARMOUR",
+    "[": "MAKE_TORCH",
+    "]": "LEVEL_UP_DEXTERITY",
+    "-": "LEVEL_UP_STRENGTH",
+    "=": "LEVEL_UP_INTELLIGENCE",
+    ";": "ENCHANT_BOW",
+}
 """Craftax's own key maps (its ``play_craftax*`` scripts), as browser ``KeyboardEvent.key`` names."""
 
 

@@ -27,8 +27,25 @@ REGISTERED_IDS = ("Hexagons-Paint-v1",)
 
 __getattr__, __dir__, _lazy = lazy_loader.attach(
     __name__,
-    submodules=["abstractions", "baseline", "data", "env", "geometry", "kg", "metrics", "procedure", "render", "synthetic", "text", "tokenizer"],
-    submod_attrs={"env": ["STOP", "EnvParams", "EnvState", "HexagonsPaint", "Observation"], "procedure": ["Procedure"], "tokenizer": ["Vocabulary"]},
+    submodules=[
+        "abstractions",
+        "baseline",
+        "data",
+        "env",
+        "geometry",
+        "kg",
+        "metrics",
+        "procedure",
+        "render",
+        "synthetic",
+        "text",
+        "tokenizer",
+    ],
+    submod_attrs={
+        "env": ["STOP", "EnvParams", "EnvState", "HexagonsPaint", "Observation"],
+        "procedure": ["Procedure"],
+        "tokenizer": ["Vocabulary"],
+    },
 )
 __all__ = ["REGISTERED_IDS", "make", *_lazy]
 
@@ -69,7 +86,5 @@ def make(
     if vocabulary is None:
         vocabulary = Vocabulary.build(text for p in procedures for text in p.texts)
     env = HexagonsPaint(vocabulary, **env_kwargs)
-    params = env.make_params(
-        procedures, max_paints_per_instruction=max_paints_per_instruction, max_steps_in_episode=max_steps_in_episode
-    )
+    params = env.make_params(procedures, max_paints_per_instruction=max_paints_per_instruction, max_steps_in_episode=max_steps_in_episode)
     return env, params

@@ -20,14 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from hexagons.data import HexagonsDataError, load_split
-from hexagons.procedure import Procedure
 from hexagons.geometry import COLOUR_NAMES, COLS, ROWS
 from hexagons.metrics import action_scores, mean_scores
+from hexagons.procedure import Procedure
 
-_NUMBERS = (
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen"
-).split()
+_NUMBERS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen").split()
 _ORDINALS = (
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
     "fourteenth fifteenth sixteenth seventeenth eighteenth"
@@ -38,9 +35,7 @@ _ERASE = re.compile(r"\b(?:erase|uncolou?r|remove the colou?r|make (?:it|them|th
 
 _NUM = r"(\d+)(?:st|nd|rd|th)?"
 _RANGE = rf"{_NUM}(?:\s*(?:-|to|through|thru|and)\s*{_NUM})?"
-_COLUMN = re.compile(
-    rf"\b(?:{_RANGE}\s+(?:columns?|cols?)|(?:columns?|cols?)\s+(?:number\s+)?{_RANGE})(\s+from\s+the\s+right)?"
-)
+_COLUMN = re.compile(rf"\b(?:{_RANGE}\s+(?:columns?|cols?)|(?:columns?|cols?)\s+(?:number\s+)?{_RANGE})(\s+from\s+the\s+right)?")
 _TILE_WORDS = r"(?:tiles?|hex(?:agon)?s?|spots?|cells?|rows?|ones?|spaces?|positions?|places?)"
 _ROW = re.compile(
     rf"\b(?:{_RANGE}\s+{_TILE_WORDS}|{_TILE_WORDS}\s+(?:number\s+)?{_RANGE}|{_RANGE}\s+(?=from the (?:top|bottom)|down\b))"

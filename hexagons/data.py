@@ -5,8 +5,9 @@ One JSON object per line, one drawing procedure per line, with exactly the keys 
 sentinel (text ``"NONE"``, blank board), and step ``t`` carries the t-th instruction and the
 board (180 colour codes) after it. Every record is validated; a malformed one (bad JSON, non-UTF-8
 bytes, absurd nesting, a wrong or missing field) raises ``HexagonsDataError`` naming the file, line
-and field. Quirks of the release that are not errors are accepted: the string ``"None"`` in place of the agreement lists (train procedures 617-619), an
-empty instruction text, stray whitespace around texts, int/float mixtures in scores.
+and field. Quirks of the release that are not errors are accepted: the string ``"None"`` in place
+of the agreement lists (train procedures 617-619), an empty instruction text, stray whitespace
+around texts, int/float mixtures in scores.
 
 Usage: ``python -m hexagons.data DIR`` prints procedures and drawing steps per split.
 """
@@ -137,7 +138,9 @@ def load_split(path: str | Path) -> list[Procedure]:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise HexagonsDataError(str(path), line_no, "<encoding>", f"not UTF-8 text ({e.reason} at byte {e.start} of the line)") from None
+                raise HexagonsDataError(
+                    str(path), line_no, "<encoding>", f"not UTF-8 text ({e.reason} at byte {e.start} of the line)"
+                ) from None
             if not line.strip():
                 continue
             try:
@@ -148,9 +151,7 @@ def load_split(path: str | Path) -> list[Procedure]:
                 raise HexagonsDataError(str(path), line_no, "<json>", "nested too deeply") from None
             proc = parse_record(record, str(path), line_no)
             if proc.index in seen:
-                raise HexagonsDataError(
-                    str(path), line_no, "index", f"procedure {proc.index} already on line {seen[proc.index]}"
-                )
+                raise HexagonsDataError(str(path), line_no, "index", f"procedure {proc.index} already on line {seen[proc.index]}")
             seen[proc.index] = line_no
             procedures.append(proc)
     if not procedures:

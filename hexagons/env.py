@@ -33,10 +33,10 @@ from gymnax.environments import environment, spaces
 from jax import Array
 
 from hexagons import render, text
-from hexagons.kg import SCHEMA, SCOPES, graph
-from hexagons.procedure import Procedure
 from hexagons.geometry import COLOUR_NAMES, NUM_COLOURS, NUM_TILES
+from hexagons.kg import SCHEMA, SCOPES, graph
 from hexagons.metrics import scores_from_counts
+from hexagons.procedure import Procedure
 from hexagons.tokenizer import Vocabulary
 
 NUM_PAINT_ACTIONS = NUM_TILES * NUM_COLOURS
@@ -134,14 +134,11 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         truncated = 0
         for i, proc in enumerate(procedures):
             if proc.num_steps > s:
-                raise ValueError(
-                    f"procedure {proc.index} has {proc.num_steps} instructions; this env holds "
-                    f"max_instructions={s}"
-                )
+                raise ValueError(f"procedure {proc.index} has {proc.num_steps} instructions; this env holds max_instructions={s}")
             counts[i] = proc.num_steps
             boards[i, : proc.num_steps + 1] = proc.boards
-            for t, text in enumerate(proc.texts):
-                tokens[i, t], cut = self.vocabulary.encode(text, length)
+            for t, instruction in enumerate(proc.texts):
+                tokens[i, t], cut = self.vocabulary.encode(instruction, length)
                 truncated += cut
         if truncated:
             warnings.warn(f"{truncated} instructions are longer than max_tokens={length} and were truncated", stacklevel=2)
@@ -168,8 +165,10 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         }
         for name, shape in expected.items():
             if getattr(params, name).shape != shape:
-                raise ValueError(f"EnvParams.{name} has shape {getattr(params, name).shape}; this env needs {shape} "
-                                 f"(max_instructions={self.max_instructions}, max_tokens={self.max_tokens})")
+                raise ValueError(
+                    f"EnvParams.{name} has shape {getattr(params, name).shape}; this env needs {shape} "
+                    f"(max_instructions={self.max_instructions}, max_tokens={self.max_tokens})"
+                )
 
     @functools.cached_property
     def default_params(self) -> EnvParams:
@@ -207,9 +206,7 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         board = state.board
         if self.oracle_board:
             board = params.gold_boards[state.procedure, state.instruction]
-        return state.replace(
-            board=board, start_board=board, paints=jnp.int32(0), matched=jnp.int32(0), num_predicted=jnp.int32(0)
-        )
+        return state.replace(board=board, start_board=board, paints=jnp.int32(0), matched=jnp.int32(0), num_predicted=jnp.int32(0))
 
     def step_env(
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams
@@ -231,9 +228,7 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
 
         def membership(value):
             predicted = value != start
-            return predicted.astype(jnp.int32), (predicted & (gold_after != gold_before) & (value == gold_after)).astype(
-                jnp.int32
-            )
+            return predicted.astype(jnp.int32), (predicted & (gold_after != gold_before) & (value == gold_after)).astype(jnp.int32)
 
         pred_old, match_old = membership(old)
         pred_new, match_new = membership(colour)
@@ -295,10 +290,12 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         """(1441,) text name of every action: "paint tile (r, c) <colour>" (1-based; white erases), "stop"."""
         return (*(f"paint {text.tile_name(i)} {c}" for i in range(NUM_TILES) for c in COLOUR_NAMES), "stop")
 
-    manual = ("You paint a board of hexagon tiles, 10 rows x 18 columns, tiles named (row, column) from 1; every tile starts "
-              f"white. Colours: {', '.join(COLOUR_NAMES[1:])}; painting a tile white erases it.",
-              ("paint tile (r, c) <colour>", "paint one tile"),
-              ("stop", "the current instruction is done; the next one follows"))
+    manual = (
+        "You paint a board of hexagon tiles, 10 rows x 18 columns, tiles named (row, column) from 1; every tile starts "
+        f"white. Colours: {', '.join(COLOUR_NAMES[1:])}; painting a tile white erases it.",
+        ("paint tile (r, c) <colour>", "paint one tile"),
+        ("stop", "the current instruction is done; the next one follows"),
+    )
     """The game's rules for a language agent: a paragraph, then (action pattern, one-line description)."""
 
     def render(self, state: EnvState, params: EnvParams) -> np.ndarray:

@@ -23,9 +23,14 @@ RELATIONS = ("has colour", "row", "column", *(d.replace("_", " ") for d in LINE_
 _NUMBERS = len(COLOUR_NAMES)  # entity id of the number "1"
 _TILES = _NUMBERS + max(ROWS, COLS)  # entity id of tile 0
 SCHEMA = {
-    "world": "Hexagons", "version": SCHEMA_VERSION, "relations": RELATIONS,
-    "entities": (*COLOUR_NAMES, *(str(n) for n in range(1, max(ROWS, COLS) + 1)),
-                 *(f"tile ({r + 1}, {c + 1})" for r, c in map(row_col, range(NUM_TILES)))),
+    "world": "Hexagons",
+    "version": SCHEMA_VERSION,
+    "relations": RELATIONS,
+    "entities": (
+        *COLOUR_NAMES,
+        *(str(n) for n in range(1, max(ROWS, COLS) + 1)),
+        *(f"tile ({r + 1}, {c + 1})" for r, c in map(row_col, range(NUM_TILES))),
+    ),
 }
 CAPACITY = NUM_TILES * len(RELATIONS)  # every candidate fact: never overflows
 _ROW_COL = np.array([row_col(i) for i in range(NUM_TILES)], np.int32)
@@ -38,10 +43,17 @@ def graph(board: Array, capacity: int = CAPACITY) -> dict[str, Array]:
     tiles = _TILES + jnp.arange(NUM_TILES)
     neighbour = jnp.asarray(_LINES)
     obj = jnp.concatenate([board[:, None].astype(jnp.int32), _NUMBERS + jnp.asarray(_ROW_COL), _TILES + neighbour], axis=1)
-    present = jnp.concatenate([jnp.repeat(painted[:, None], 3, 1), painted[:, None] & (neighbour >= 0) & painted[jnp.maximum(neighbour, 0)]], axis=1)
+    present = jnp.concatenate(
+        [jnp.repeat(painted[:, None], 3, 1), painted[:, None] & (neighbour >= 0) & painted[jnp.maximum(neighbour, 0)]], axis=1
+    )
     # slots are (tile, relation) in id order with one object each: compaction keeps canonical order
     slot = jnp.flatnonzero(present, size=capacity, fill_value=0)
     count = present.sum()
     valid = jnp.arange(capacity) < count
-    return {"subject": jnp.where(valid, tiles[slot // len(RELATIONS)], 0), "relation": jnp.where(valid, slot % len(RELATIONS), 0),
-            "object": jnp.where(valid, obj.reshape(-1)[slot], 0), "valid": valid, "overflow": count > capacity}
+    return {
+        "subject": jnp.where(valid, tiles[slot // len(RELATIONS)], 0),
+        "relation": jnp.where(valid, slot % len(RELATIONS), 0),
+        "object": jnp.where(valid, obj.reshape(-1)[slot], 0),
+        "valid": valid,
+        "overflow": count > capacity,
+    }

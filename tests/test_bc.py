@@ -62,8 +62,24 @@ def test_demos_replay_in_one_batch_and_errors_name_the_file(hexagon_demos, tmp_p
 
 def test_cloning_learns_the_demonstrations_and_initialises_ppo(hexagon_demos, tmp_path):
     out = tmp_path / "run"
-    bc.main(["--demos", str(hexagon_demos), "--out", str(out), "--epochs", "200", "--layer-size", "32", "--batch-episodes", "4",
-             "--eval-episodes", "1", "--lr", "3e-3"])
+    bc.main(
+        [
+            "--demos",
+            str(hexagon_demos),
+            "--out",
+            str(out),
+            "--epochs",
+            "200",
+            "--layer-size",
+            "32",
+            "--batch-episodes",
+            "4",
+            "--eval-episodes",
+            "1",
+            "--lr",
+            "3e-3",
+        ]
+    )
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert len(rows) == 200 and rows[-1]["loss"] < 0.5 * rows[0]["loss"] and rows[-1]["accuracy"] > 0.5
     assert "val_loss" in rows[0]  # 10% of 16 episodes held out: 2
@@ -110,18 +126,25 @@ def test_bad_settings_fail_before_anything_is_compiled(hexagon_demos, tmp_path, 
 
 
 def test_craftext_expert_plays_its_goals_and_only_those(tmp_path):
+    from baselines.worlds import spec_task
     from craftext import Goal
     from craftext.expert import covers
-
-    from baselines.worlds import spec_task
 
     assert covers(Goal.achievements(["collect_wood", "place_table"], forbidden="eat_cow"))
     assert covers(Goal.achievements(["collect_stone"])) and covers(Goal.line("stone", 3)) and covers(Goal.explore("iron"))
     assert not covers(Goal.achievements(["collect_wood", "eat_plant"])) and not covers(Goal.achievements(["defeat_zombie"]))
     assert spec_task({"env": "CrafText-Classic-Symbolic-v1", "level": "easy"}, "train").expert is None  # goals it cannot play
 
-    world = World({"env": "CrafText-Classic-Symbolic-v1", "release": "full", "level": "easy", "max_episode_steps": 60,
-                   "goals": "ACHIEVEMENTS(forbidden=None,ordered=False,required=place_table),required=collect_drink)"}, "train")
+    world = World(
+        {
+            "env": "CrafText-Classic-Symbolic-v1",
+            "release": "full",
+            "level": "easy",
+            "max_episode_steps": 60,
+            "goals": "ACHIEVEMENTS(forbidden=None,ordered=False,required=place_table),required=collect_drink)",
+        },
+        "train",
+    )
     assert world.task.expert is not None
     for i in range(len(world.task.goals)):
         path = record(world, "expert", world.schedule(i), 7 + i, tmp_path / f"expert-{i}")

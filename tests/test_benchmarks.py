@@ -40,9 +40,9 @@ def test_synthetic_generation_rate_covers_every_simulator():
 
 
 def test_optimistic_reset_measurement_path():
+    import hexagons
     from benchmarks.env_sps import measure_env
     from craftext.env import BareCraftax  # noqa: F401  (importable without running Craftax)
-    import hexagons
 
     env, params = hexagons.make("Hexagons-Paint-v1")
     result = measure_env(env, params, num_envs=32, num_steps=4, repeats=1, reset_ratio=16)

@@ -129,13 +129,16 @@ def test_a_split_game_without_its_log_is_an_error_or_a_counted_skip(corpus):
     assert len(items["train"]) < 4
 
 
-@pytest.mark.parametrize("content, field", [
-    ('{"train": "C1", "val": ["C2"], "test": ["C5"]}', "train"),
-    ('{"train": ["C1"], "test": ["C5"]}', "val"),
-    ('["C1"]', "<file>"),
-    ("{broken", "<json>"),
-    (b"\xff\xfe{}", "<file>"),
-])
+@pytest.mark.parametrize(
+    "content, field",
+    [
+        ('{"train": "C1", "val": ["C2"], "test": ["C5"]}', "train"),
+        ('{"train": ["C1"], "test": ["C5"]}', "val"),
+        ('["C1"]', "<file>"),
+        ("{broken", "<json>"),
+        (b"\xff\xfe{}", "<file>"),
+    ],
+)
 def test_bad_splits_json_names_the_file_and_field(corpus, content, field):
     path = corpus / "logs" / "splits.json"
     path.write_bytes(content if isinstance(content, bytes) else content.encode())

@@ -6,7 +6,7 @@ import pytest
 from blocksworld.grid import PICK, PLACE, colour_code, to_grid
 from blocksworld.metrics import item_counts, net_capacity, replay, score_items, summarize
 
-R, B, O, G = (colour_code(c) for c in ("red", "blue", "orange", "green"))
+R, B, O, G = (colour_code(c) for c in ("red", "blue", "orange", "green"))  # noqa: E741 (colour initials)
 
 
 def f1(summary, metric, subset="all", kind="micro_f1"):
@@ -41,7 +41,9 @@ def test_strict_counts_on_a_non_empty_board():
 def test_recolour_is_two_net_actions():
     start = [(0, 1, 0, R)]
     s = score_items([start], [[(PICK, 0, 1, 0, R), (PLACE, 0, 1, 0, B)]], [[(0, 1, 0, B)]])
-    counts = item_counts(to_grid(start)[None], replay(to_grid(start), [(PICK, 0, 1, 0, R), (PLACE, 0, 1, 0, B)])[None], to_grid([(0, 1, 0, B)])[None])
+    counts = item_counts(
+        to_grid(start)[None], replay(to_grid(start), [(PICK, 0, 1, 0, R), (PLACE, 0, 1, 0, B)])[None], to_grid([(0, 1, 0, B)])[None]
+    )
     assert counts[0, 0].tolist() == [2, 2, 2] and f1(s, "strict") == 100
 
 

@@ -180,16 +180,43 @@ def test_build_env_draws_fresh_targets_with_the_same_shapes():
 NUMBER = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 NUM = r"(\d+|" + "|".join(NUMBER) + r")"
 RELATION = re.compile(r"(?:\b" + NUM + r" )?\b(to the right|to the left|on top|above|underneath|under|below|in front|behind)\b")
-UNIT = {"to the right": (1, 0, 0), "to the left": (-1, 0, 0), "on top": (0, 1, 0), "above": (0, 1, 0), "underneath": (0, -1, 0),
-        "under": (0, -1, 0), "below": (0, -1, 0), "in front": (0, 0, -1), "behind": (0, 0, 1)}  # (right, up, away from the Builder)
+UNIT = {
+    "to the right": (1, 0, 0),
+    "to the left": (-1, 0, 0),
+    "on top": (0, 1, 0),
+    "above": (0, 1, 0),
+    "underneath": (0, -1, 0),
+    "under": (0, -1, 0),
+    "below": (0, -1, 0),
+    "in front": (0, 0, -1),
+    "behind": (0, 0, 1),
+}  # (right, up, away from the Builder)
 ANCHOR = re.compile(r"to the right of you|to your right|to the left of you|to your left|upwards|up|away from you|towards you")
-ANCHOR_UNIT = {"to the right of you": (1, 0, 0), "to your right": (1, 0, 0), "to the left of you": (-1, 0, 0), "to your left": (-1, 0, 0),
-               "up": (0, 1, 0), "upwards": (0, 1, 0), "away from you": (0, 0, 1), "towards you": (0, 0, -1)}
+ANCHOR_UNIT = {
+    "to the right of you": (1, 0, 0),
+    "to your right": (1, 0, 0),
+    "to the left of you": (-1, 0, 0),
+    "to your left": (-1, 0, 0),
+    "up": (0, 1, 0),
+    "upwards": (0, 1, 0),
+    "away from you": (0, 0, 1),
+    "towards you": (0, 0, -1),
+}
 COLOUR = re.compile(r"\b(" + "|".join(COLOURS) + r")\b")
 OBJECT = re.compile(r"\b(a|an|" + NUM[1:-1] + r") (?:floating )?(?:(?:" + "|".join(COLOURS) + r") )?(?:block|cube)s?\b")
 REMOVAL = re.compile(r"\b(remove|take away|get rid of|break|pick up|undo|take that one away)\b")
-EXTREME = {"leftmost": (0, -1), "rightmost": (0, 1), "highest": (1, 1), "topmost": (1, 1), "lowest": (1, -1), "bottom-most": (1, -1),
-           "closest": (2, -1), "nearest": (2, -1), "furthest": (2, 1), "farthest": (2, 1)}
+EXTREME = {
+    "leftmost": (0, -1),
+    "rightmost": (0, 1),
+    "highest": (1, 1),
+    "topmost": (1, 1),
+    "lowest": (1, -1),
+    "bottom-most": (1, -1),
+    "closest": (2, -1),
+    "nearest": (2, -1),
+    "furthest": (2, 1),
+    "farthest": (2, 1),
+}
 
 
 def _number(word):
@@ -272,7 +299,7 @@ def _relation(text):
         count = _number(m.group(1)) if m.group(1) else 1
         for i, v in enumerate(UNIT[m.group(2)]):
             vector[i] += count * v
-    rest = text[matches[-1].end():]
+    rest = text[matches[-1].end() :]
     rest = re.sub(r"^ of\b", "", rest)
     rest = re.sub(r"(please|for me|[.!])+", " ", rest).strip()
     return tuple(vector), rest
@@ -311,8 +338,21 @@ def _check_block_item(item, previous):
     assert {COLOURS[a[4] - 1] for a in net} == {colours[0]}
 
 
-SHAPE_WORDS = {"row": "row", "line": "row", "column": "row", "tower": "row", "pillar": "row", "stack": "row", "diagonal": "diagonal",
-               "staircase": "diagonal", "stairway": "diagonal", "plane": "plane", "layer": "plane", "floor": "plane", "wall": "plane"}
+SHAPE_WORDS = {
+    "row": "row",
+    "line": "row",
+    "column": "row",
+    "tower": "row",
+    "pillar": "row",
+    "stack": "row",
+    "diagonal": "diagonal",
+    "staircase": "diagonal",
+    "stairway": "diagonal",
+    "plane": "plane",
+    "layer": "plane",
+    "floor": "plane",
+    "wall": "plane",
+}
 
 
 def _check_shape_item(item, previous):
@@ -341,7 +381,9 @@ def _check_shape_item(item, previous):
     net = _net(item)
     placed = {a[1:4] for a in net}
     assert {a[0] for a in net} == {PLACE} and {COLOURS[a[4] - 1] for a in net} == {colour}
-    start_clause = next((re.search(r"(?:starting|beginning) (.*)", line).group(1) for line in lines if re.search(r"(?:starting|beginning) ", line)), None)
+    start_clause = next(
+        (re.search(r"(?:starting|beginning) (.*)", line).group(1) for line in lines if re.search(r"(?:starting|beginning) ", line)), None
+    )
     if start_clause is None:  # the first shape: anywhere on the ground
         assert previous is None and min(c[1] for c in placed) == 1
         assert any({_add(s, c) for c in shape} == placed for s in placed), (lines, placed)
@@ -355,7 +397,7 @@ def _check_shape_item(item, previous):
 def _check_explicit_item(item, previous):
     text = " ".join(_architect_lines(item))
     x, z = map(int, re.search(r"(\d+) from the west and (\d+) from the south", text).groups())
-    (kind, *cell, colour), = _net(item)
+    ((kind, *cell, colour),) = _net(item)
     assert kind == PLACE and tuple(cell) == (x - 6, 1, z - 6) and COLOURS[colour - 1] in text, text
 
 

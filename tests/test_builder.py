@@ -6,18 +6,17 @@ import json
 import numpy as np
 import pytest
 
+from baselines.builder import data as builder_data
+from baselines.builder.__main__ import main
+from baselines.builder.evaluate import copy_last_action
+from baselines.builder.model import world_features
+from baselines.builder.train import Builder, Decoder, TrainConfig, score
 from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
 from blocksworld.env import BlocksWorld
 from blocksworld.grid import PICK, PLACE, STOP, apply_action, decode_action, encode_action, to_grid
 from blocksworld.item import BapItem
 from blocksworld.replay import replay_in_env
 from blocksworld.tokenizer import Vocabulary
-
-from baselines.builder import data as builder_data
-from baselines.builder.__main__ import main
-from baselines.builder.evaluate import copy_last_action
-from baselines.builder.model import world_features
-from baselines.builder.train import Builder, Decoder, TrainConfig, score
 
 MAX_ACTIONS = 3
 
@@ -126,9 +125,21 @@ def test_perspective_features_follow_the_builders_yaw():
 
 # ----------------------------------------------------------------------------- v2 annotations
 def _game(game, n):
-    return [BapItem(game, "C1", "test", s, start=((0, 1, 0, 1),) if s else (), end=((0, 1, 0, 1), (s, 1, 1, 2)),
-                    actions=(("putdown", s, 1, 1, 2),), action_states=(s,), history=(), builder_pose=(0, 1, 0, 0, 0))
-            for s in range(n)]
+    return [
+        BapItem(
+            game,
+            "C1",
+            "test",
+            s,
+            start=((0, 1, 0, 1),) if s else (),
+            end=((0, 1, 0, 1), (s, 1, 1, 2)),
+            actions=(("putdown", s, 1, 1, 2),),
+            action_states=(s,),
+            history=(),
+            builder_pose=(0, 1, 0, 0, 0),
+        )
+        for s in range(n)
+    ]
 
 
 def _write(path, rows):
@@ -138,8 +149,16 @@ def _write(path, rows):
 
 def test_clean_test_set_drops_unclear_fixes_by_look_ahead_and_drops_the_rest(tmp_path):
     items = _game("g1", 6) + _game("g2", 2)
-    notes = ["clear unique correct", "clear unique incorrect", "clear unique incorrect", "clear unique correct",
-             "unclear", "clear unique incorrect", "clear multiple correct", "clear unique incorrect"]
+    notes = [
+        "clear unique correct",
+        "clear unique incorrect",
+        "clear unique incorrect",
+        "clear unique correct",
+        "unclear",
+        "clear unique incorrect",
+        "clear multiple correct",
+        "clear unique incorrect",
+    ]
     rows = []
     for item, note in zip(items, notes):
         context, *rest = note.split()
@@ -158,11 +177,13 @@ def test_clean_test_set_drops_unclear_fixes_by_look_ahead_and_drops_the_rest(tmp
 
 @pytest.mark.parametrize(
     "row, field",
-    [({"game_id": "g", "sample_id": 0, "context": "maybe"}, "context"),
-     ({"game_id": "g", "sample_id": 0, "context": "clear", "structure": "correct"}, "interpretation"),
-     ({"game_id": "g", "sample_id": 0, "context": "unclear", "structure": "correct"}, "structure"),
-     ({"game_id": "g", "sample_id": "0", "context": "unclear"}, "sample_id"),
-     ({"game_id": "g", "sample_id": 0, "context": "unclear", "note": 1}, "note")],
+    [
+        ({"game_id": "g", "sample_id": 0, "context": "maybe"}, "context"),
+        ({"game_id": "g", "sample_id": 0, "context": "clear", "structure": "correct"}, "interpretation"),
+        ({"game_id": "g", "sample_id": 0, "context": "unclear", "structure": "correct"}, "structure"),
+        ({"game_id": "g", "sample_id": "0", "context": "unclear"}, "sample_id"),
+        ({"game_id": "g", "sample_id": 0, "context": "unclear", "note": 1}, "note"),
+    ],
 )
 def test_malformed_annotations_name_the_file_line_and_field(tmp_path, row, field):
     path = _write(tmp_path / "bad.jsonl", [{"game_id": "g", "sample_id": 9, "context": "unclear"}, row])

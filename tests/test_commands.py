@@ -71,8 +71,11 @@ def test_shared_flags_mean_the_same_everywhere():
 
 def test_counts_and_lists_never_share_a_flag_name():
     several = {option for option, flag in VOCABULARY.items() if flag.several}  # ids: one or several
-    clashes = {option: sorted({(_kind(a), c) for c, a in uses}) for option, uses in _flags().items()
-               if option not in several and len({_kind(a) for _, a in uses}) > 1}
+    clashes = {
+        option: sorted({(_kind(a), c) for c, a in uses})
+        for option, uses in _flags().items()
+        if option not in several and len({_kind(a) for _, a in uses}) > 1
+    }
     assert not clashes, clashes
 
 

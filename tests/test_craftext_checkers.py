@@ -10,14 +10,15 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 from craftax.craftax_classic.constants import BlockType
+
 from craftext.env import CrafText
 from craftext.goals import Goal
 from craftext.tokenizer import Vocabulary
 
 GRASS, STONE, TABLE, WATER, TREE, DIAMOND, PLANT, RIPE_PLANT = (
-    BlockType[n].value for n in ("GRASS", "STONE", "CRAFTING_TABLE", "WATER", "TREE", "DIAMOND", "PLANT", "RIPE_PLANT"))
+    BlockType[n].value for n in ("GRASS", "STONE", "CRAFTING_TABLE", "WATER", "TREE", "DIAMOND", "PLANT", "RIPE_PLANT")
+)
 NOOP, LEFT, RIGHT, UP, DOWN, DO = 0, 1, 2, 3, 4, 5
 PLACE_STONE, PLACE_TABLE, PLACE_PLANT, MAKE_WOOD_PICKAXE = 7, 8, 10, 11
 FACE_LEFT, FACE_RIGHT, FACE_UP, FACE_DOWN = 1, 2, 3, 4
@@ -75,7 +76,10 @@ def field(goal: str, facing: int = FACE_RIGHT, timestep: int = 0):
     w = w.replace(
         map=jnp.full_like(w.map, GRASS),
         mob_map=jnp.zeros_like(w.mob_map),
-        zombies=no_mobs(w.zombies), cows=no_mobs(w.cows), skeletons=no_mobs(w.skeletons), arrows=no_mobs(w.arrows),
+        zombies=no_mobs(w.zombies),
+        cows=no_mobs(w.cows),
+        skeletons=no_mobs(w.skeletons),
+        arrows=no_mobs(w.arrows),
         player_position=jnp.array(P, jnp.int32),
         player_direction=jnp.int32(facing),
         inventory=w.inventory.replace(wood=5, stone=5, sapling=3),  # below the cap of 9
@@ -93,8 +97,11 @@ def put(state, cells, block, agent=True):
 def grow(state, cell, age):
     """Register the plant at ``cell`` as growing (slot 0) with ``age``; it ripens at 600."""
     w = state.world
-    w = w.replace(growing_plants_positions=w.growing_plants_positions.at[0].set(jnp.array(cell, jnp.int32)),
-                  growing_plants_age=w.growing_plants_age.at[0].set(age), growing_plants_mask=w.growing_plants_mask.at[0].set(True))
+    w = w.replace(
+        growing_plants_positions=w.growing_plants_positions.at[0].set(jnp.array(cell, jnp.int32)),
+        growing_plants_age=w.growing_plants_age.at[0].set(age),
+        growing_plants_mask=w.growing_plants_mask.at[0].set(True),
+    )
     return state.replace(world=w)
 
 

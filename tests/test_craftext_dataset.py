@@ -82,6 +82,7 @@ def test_no_shipped_goal_is_met_on_the_first_step(classic):
     def first_step(key):
         _, state = world.reset_env(key, params)
         _, after, *_ = world.step_env(key, state, 0, params)
+
         def check(goal):
             return craftext.check(goal, craftext.start(goal, state, classic), state, 0, after, classic)[0]
 

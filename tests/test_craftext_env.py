@@ -35,21 +35,24 @@ def test_invalid_goals_raise_at_construction(build, message):
         build()
 
 
-@pytest.mark.parametrize("build, field", [
-    (lambda: Goal.place_relative("stone", "water", ["left"], 1), "side"),
-    (lambda: Goal.line(["stone"], 3), "block"),
-    (lambda: Goal.achievements(None), "required"),
-    (lambda: Goal.achievements("collect_wood"), "required"),
-    (lambda: Goal.line("stone", 3, agent_built="no"), "agent_built"),
-    (lambda: Goal.line("stone", 3.0), "size"),
-    (lambda: Goal.line("stone", True), "size"),
-    (lambda: Goal.achievements(["collect_wood"], forbidden=["place_stone"]), "forbidden"),
-    (lambda: Goal("LINE", {"block": "stone", "size": 3}), "scenario"),
-    (lambda: Goal("BUILD_LINE", {"block": "stone"}), "size"),
-    (lambda: Goal("BUILD_LINE", {"block": "stone", "size": 3, "colour": "red"}), "colour"),
-    (lambda: Goal("no_such_scenario", {}), "scenario"),
-    (lambda: Goal.line("stone", 3, classic="yes"), "classic"),
-])
+@pytest.mark.parametrize(
+    "build, field",
+    [
+        (lambda: Goal.place_relative("stone", "water", ["left"], 1), "side"),
+        (lambda: Goal.line(["stone"], 3), "block"),
+        (lambda: Goal.achievements(None), "required"),
+        (lambda: Goal.achievements("collect_wood"), "required"),
+        (lambda: Goal.line("stone", 3, agent_built="no"), "agent_built"),
+        (lambda: Goal.line("stone", 3.0), "size"),
+        (lambda: Goal.line("stone", True), "size"),
+        (lambda: Goal.achievements(["collect_wood"], forbidden=["place_stone"]), "forbidden"),
+        (lambda: Goal("LINE", {"block": "stone", "size": 3}), "scenario"),
+        (lambda: Goal("BUILD_LINE", {"block": "stone"}), "size"),
+        (lambda: Goal("BUILD_LINE", {"block": "stone", "size": 3, "colour": "red"}), "colour"),
+        (lambda: Goal("no_such_scenario", {}), "scenario"),
+        (lambda: Goal.line("stone", 3, classic="yes"), "classic"),
+    ],
+)
 def test_goal_arguments_of_the_wrong_type_raise_goal_error_naming_the_field(build, field):
     with pytest.raises(GoalError, match=field):
         build()
@@ -61,8 +64,10 @@ def test_goal_built_directly_encodes_like_the_constructors():
     assert direct.encode().any()
 
 
-@pytest.mark.parametrize("slots", [np.zeros(ENCODING_SIZE, int), np.full(ENCODING_SIZE, 99), np.full(ENCODING_SIZE, -1),
-                                   np.zeros(3, int), np.arange(ENCODING_SIZE)])
+@pytest.mark.parametrize(
+    "slots",
+    [np.zeros(ENCODING_SIZE, int), np.full(ENCODING_SIZE, 99), np.full(ENCODING_SIZE, -1), np.zeros(3, int), np.arange(ENCODING_SIZE)],
+)
 def test_decoding_garbage_raises_goal_error(slots):
     with pytest.raises(GoalError):
         Goal.decode(slots)
@@ -75,7 +80,11 @@ def test_full_craftax_names_and_round_trip():
         Goal.collect_then_place("ruby", 2, "crafting_table", 1, classic=False),
         Goal.explore("chest", classic=False),
     ]
-    for g in goals + [Goal.cross("plant", 3, "either"), Goal.time_place("furnace", True), Goal.collect_and_square("sapling", 2, "stone", 3)]:
+    for g in goals + [
+        Goal.cross("plant", 3, "either"),
+        Goal.time_place("furnace", True),
+        Goal.collect_and_square("sapling", 2, "stone", 3),
+    ]:
         encoded = g.encode()
         assert encoded.shape == (ENCODING_SIZE,) and encoded.dtype == np.int32
         assert Goal.decode(encoded, g.classic) == g
@@ -89,7 +98,12 @@ def _env():
 
 
 def test_make_registry_and_unknown_ids():
-    assert set(craftext.REGISTERED_IDS) == {"CrafText-Classic-Symbolic-v1", "CrafText-Classic-Pixels-v1", "CrafText-Symbolic-v1", "CrafText-Pixels-v1"}
+    assert set(craftext.REGISTERED_IDS) == {
+        "CrafText-Classic-Symbolic-v1",
+        "CrafText-Classic-Pixels-v1",
+        "CrafText-Symbolic-v1",
+        "CrafText-Pixels-v1",
+    }
     with pytest.raises(ValueError, match="Did you mean CrafText-Classic-Symbolic-v1"):
         craftext.make("CrafText-Clasic-Symbolic-v1")
     env, params = craftext.make("CrafText-Classic-Symbolic-v1")  # shipped medium training set
@@ -148,7 +162,9 @@ def test_full_craftax_structures_read_the_current_floor():
     level = 1
     m = state.map.at[level].set(2)  # grass everywhere on floor 1
     inv = state.inventory.replace(stone=5)
-    state = state.replace(map=m, player_level=jnp.int32(level), player_position=jnp.array([24, 24]), player_direction=jnp.int32(2), inventory=inv)
+    state = state.replace(
+        map=m, player_level=jnp.int32(level), player_position=jnp.array([24, 24]), player_direction=jnp.int32(2), inventory=inv
+    )
     progress = craftext.start(goal, state, classic=False)
     progress = progress.replace(placed=progress.placed.at[level, 24, 26].set(True))
     state = state.replace(map=state.map.at[level, 24, 26].set(STONE))
@@ -161,10 +177,10 @@ def test_full_craftax_structures_read_the_current_floor():
 
 def test_full_craftax_explore_counts_only_lit_cells():
     """A block in a dark cell of the view is not seen (full Craftax hides cells with light <= 0.05)."""
+    from craftax.craftax.constants import BlockType
+
     from craftext.checkers import WAS_OUT_OF_VIEW, initial_memory, observed_view
     from craftext.world import LIGHT_THRESHOLD, Frame, version
-
-    from craftax.craftax.constants import BlockType
 
     diamond = BlockType.DIAMOND.value
     floor_map = jnp.full((48, 48), 2).at[20, 22].set(diamond)
@@ -172,8 +188,16 @@ def test_full_craftax_explore_counts_only_lit_cells():
 
     def frame(light_at_diamond):
         light = jnp.ones((48, 48)).at[20, 22].set(light_at_diamond)
-        return Frame(floor_map, light, jnp.array([20, 20]), jnp.array([20, 21]), jnp.zeros(8, jnp.int32),
-                     jnp.zeros(67, bool), jnp.float32(1.0), jnp.int32(0))
+        return Frame(
+            floor_map,
+            light,
+            jnp.array([20, 20]),
+            jnp.array([20, 21]),
+            jnp.zeros(8, jnp.int32),
+            jnp.zeros(67, bool),
+            jnp.float32(1.0),
+            jnp.int32(0),
+        )
 
     full = version(False)
     assert diamond in np.asarray(observed_view(frame(1.0), full.view))

@@ -51,6 +51,10 @@ def test_orders_the_recipes_contradict_are_infeasible():
     assert "needs wood collected first" in validate.infeasible(Goal.craft_order("make_wood_pickaxe", "wood", before=True))
     assert "needs coal collected first" in validate.infeasible(Goal.craft_order("make_iron_sword", "coal", before=True))
     assert "mining stone needs the pickaxe" in validate.infeasible(Goal.craft_order("make_wood_pickaxe", "stone", before=False))
-    for feasible in (Goal.craft_order("make_wood_pickaxe", "stone", before=True), Goal.craft_order("make_iron_pickaxe", "diamond", before=True),
-                     Goal.craft_order("make_stone_sword", "stone", before=False), Goal.line("stone", 3)):
+    for feasible in (
+        Goal.craft_order("make_wood_pickaxe", "stone", before=True),
+        Goal.craft_order("make_iron_pickaxe", "diamond", before=True),
+        Goal.craft_order("make_stone_sword", "stone", before=False),
+        Goal.line("stone", 3),
+    ):
         assert validate.infeasible(feasible) is None, feasible.key()

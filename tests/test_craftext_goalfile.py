@@ -13,7 +13,11 @@ from craftext import validate
 from craftext.goalfile import GoalFileError, load_goals
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "goals.yaml"
-WOOD = {"scenario": "ACHIEVEMENTS", "args": {"required": ["collect_wood"], "forbidden": None, "ordered": False}, "phrasings": ["chop a tree"]}
+WOOD = {
+    "scenario": "ACHIEVEMENTS",
+    "args": {"required": ["collect_wood"], "forbidden": None, "ordered": False},
+    "phrasings": ["chop a tree"],
+}
 
 
 def write_lines(path: Path, records: list) -> Path:
@@ -22,29 +26,37 @@ def write_lines(path: Path, records: list) -> Path:
 
 
 def test_every_problem_is_reported_with_file_line_and_field(tmp_path):
-    path = write_lines(tmp_path / "goals.jsonl", [
-        {"format": "craftext-goals", "version": 1},
-        WOOD,
-        {**WOOD, "args": {"required": ["collect_wod"], "forbidden": None, "ordered": False}},
-        {**WOOD, "phrasings": [], "split": "validation"},
-        "{not json",
-    ])
+    path = write_lines(
+        tmp_path / "goals.jsonl",
+        [
+            {"format": "craftext-goals", "version": 1},
+            WOOD,
+            {**WOOD, "args": {"required": ["collect_wod"], "forbidden": None, "ordered": False}},
+            {**WOOD, "phrasings": [], "split": "validation"},
+            "{not json",
+        ],
+    )
     with pytest.raises(GoalFileError) as error:
         load_goals(path)
     assert error.value.problems == [f"{path}:5: not JSON (Expecting property name enclosed in double quotes at column 2)"]
-    path = write_lines(tmp_path / "goals.jsonl", [
-        WOOD,
-        {**WOOD, "args": {"required": ["collect_wod"], "forbidden": None, "ordered": False}},
-        {**WOOD, "phrasings": [], "split": "validation", "colour": "red"},
-        {**WOOD, "key": "something else"},
-        {**WOOD, "classic": False},
-    ])
+    path = write_lines(
+        tmp_path / "goals.jsonl",
+        [
+            WOOD,
+            {**WOOD, "args": {"required": ["collect_wod"], "forbidden": None, "ordered": False}},
+            {**WOOD, "phrasings": [], "split": "validation", "colour": "red"},
+            {**WOOD, "key": "something else"},
+            {**WOOD, "classic": False},
+        ],
+    )
     with pytest.raises(GoalFileError) as error:
         load_goals(path)
     problems = error.value.problems
     assert problems[0] == f"{path}:2: field 'args': achievement 'collect_wod' does not exist in Craftax-Classic"
     assert [p.split(": ")[0] for p in problems] == [f"{path}:{n}" for n in (2, 3, 3, 3, 4, 5)]
-    assert "field(s) 'colour': unknown" in problems[1] and "field 'phrasings'" in problems[2] and "field 'split': 'validation'" in problems[3]
+    assert (
+        "field(s) 'colour': unknown" in problems[1] and "field 'phrasings'" in problems[2] and "field 'split': 'validation'" in problems[3]
+    )
     assert "field 'key'" in problems[4] and "field 'classic'" in problems[5]
     with pytest.raises(GoalFileError, match="'version': expected 'craftext-goals' version 1"):
         load_goals(write_lines(tmp_path / "v2.jsonl", [{"format": "craftext-goals", "version": 2}, WOOD]))
@@ -52,9 +64,11 @@ def test_every_problem_is_reported_with_file_line_and_field(tmp_path):
 
 def test_yaml_lines_and_the_shipped_release_is_an_instance(tmp_path):
     bad = tmp_path / "goals.yaml"
-    bad.write_text("goals:\n  - scenario: ACHIEVEMENTS\n    args: {required: [collect_wood], forbidden: null, ordered: false}\n"
-                   "    phrasings: [chop a tree]\n  - scenario: BUILD_LINE\n    args: {block: stone, size: 9, variant: straight, agent_built: true}\n"
-                   "    phrasings: [nine stones]\n")
+    bad.write_text(
+        "goals:\n  - scenario: ACHIEVEMENTS\n    args: {required: [collect_wood], forbidden: null, ordered: false}\n"
+        "    phrasings: [chop a tree]\n  - scenario: BUILD_LINE\n    args: {block: stone, size: 9, variant: straight, agent_built: true}\n"
+        "    phrasings: [nine stones]\n"
+    )
     with pytest.raises(GoalFileError) as error:
         load_goals(bad)
     assert error.value.problems == [f"{bad}:5: field 'args': size must be an int in 2..7, got 9"]

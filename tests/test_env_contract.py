@@ -154,8 +154,10 @@ def test_auto_reset_on_truncation(world):
 
 def test_infeasible_actions_are_masked_noops(world):
     if not world.case.masked_actions_leave_state:
-        pytest.skip(f"{world.case.name}: a masked action is a no-op for the player while the world moves on "
-                    "(test_analytic_mask_matches_the_counterfactual_definition checks it)")
+        pytest.skip(
+            f"{world.case.name}: a masked action is a no-op for the player while the world moves on "
+            "(test_analytic_mask_matches_the_counterfactual_definition checks it)"
+        )
     keys = jax.random.split(jax.random.key(10), 16)
     obs, state = world.resetN(keys, world.params)
     mask = np.asarray(world.mask(state, world.params))
@@ -214,8 +216,11 @@ def test_finished_episode_is_absorbing(world):
 
 
 def test_params_of_other_shapes_are_rejected_naming_the_field(world):
-    arrays = [f.name for f in dataclasses.fields(world.params) if isinstance(getattr(world.params, f.name), jax.Array)
-              and getattr(world.params, f.name).ndim >= 1]
+    arrays = [
+        f.name
+        for f in dataclasses.fields(world.params)
+        if isinstance(getattr(world.params, f.name), jax.Array) and getattr(world.params, f.name).ndim >= 1
+    ]
     assert arrays
     for name in arrays:
         value = getattr(world.params, name)
@@ -224,21 +229,24 @@ def test_params_of_other_shapes_are_rejected_naming_the_field(world):
             jax.jit(world.env.reset)(jax.random.key(0), bad)
 
 
-@pytest.mark.parametrize("build, message", [
-    (lambda: hexagons.make(None), "unknown"),
-    (lambda: blocksworld.make(None), "unknown"),
-    (lambda: craftext.make(None), "unknown"),
-    (lambda: hexagons.make("Hexagons-Paint-v1", max_paints_per_instruction=0), "max_paints_per_instruction"),
-    (lambda: hexagons.make("Hexagons-Paint-v1", max_steps_in_episode=0), "max_steps_in_episode"),
-    (lambda: hexagons.make("Hexagons-Paint-v1", max_tokens=0), "max_tokens"),
-    (lambda: hexagons.make("Hexagons-Paint-v1", max_paints_per_instruction=2.5), "max_paints_per_instruction"),
-    (lambda: hexagons.make("Hexagons-Paint-v1")[0].make_params(hexagons.synthetic.generate(2), paints=3), "unknown setting"),
-    (lambda: blocksworld.make("BlocksWorld-BAP-v1", max_tokens=0), "max_tokens"),
-    (lambda: blocksworld.make("BlocksWorld-BAP-v1", max_steps_in_episode=0), "max_steps_in_episode"),
-    (lambda: craftext.make("CrafText-Classic-Symbolic-v1", max_tokens=0), "max_tokens"),
-    (lambda: craftext.make("CrafText-Classic-Symbolic-v1", max_steps_in_episode=0), "max_steps_in_episode"),
-    (lambda: craftext.make("CrafText-Classic-Symbolic-v1", craftax_reward_scale=float("nan")), "craftax_reward_scale"),
-])
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda: hexagons.make(None), "unknown"),
+        (lambda: blocksworld.make(None), "unknown"),
+        (lambda: craftext.make(None), "unknown"),
+        (lambda: hexagons.make("Hexagons-Paint-v1", max_paints_per_instruction=0), "max_paints_per_instruction"),
+        (lambda: hexagons.make("Hexagons-Paint-v1", max_steps_in_episode=0), "max_steps_in_episode"),
+        (lambda: hexagons.make("Hexagons-Paint-v1", max_tokens=0), "max_tokens"),
+        (lambda: hexagons.make("Hexagons-Paint-v1", max_paints_per_instruction=2.5), "max_paints_per_instruction"),
+        (lambda: hexagons.make("Hexagons-Paint-v1")[0].make_params(hexagons.synthetic.generate(2), paints=3), "unknown setting"),
+        (lambda: blocksworld.make("BlocksWorld-BAP-v1", max_tokens=0), "max_tokens"),
+        (lambda: blocksworld.make("BlocksWorld-BAP-v1", max_steps_in_episode=0), "max_steps_in_episode"),
+        (lambda: craftext.make("CrafText-Classic-Symbolic-v1", max_tokens=0), "max_tokens"),
+        (lambda: craftext.make("CrafText-Classic-Symbolic-v1", max_steps_in_episode=0), "max_steps_in_episode"),
+        (lambda: craftext.make("CrafText-Classic-Symbolic-v1", craftax_reward_scale=float("nan")), "craftax_reward_scale"),
+    ],
+)
 def test_bad_construction_arguments_raise_naming_them(build, message):
     with pytest.raises(ValueError, match=message):
         build()
@@ -321,6 +329,7 @@ def test_analytic_mask_matches_the_counterfactual_definition(one_world):
     states, keys = _random_states(world, 4 if env.num_actions > 2000 else 32, 12)
     mask = np.asarray(jax.jit(jax.vmap(env.action_mask, in_axes=(0, None)))(states, world.params))
     if world.case.noop is not None:
+
         def every(key, state):  # the definition itself, stepping every action
             def step(k, w, a):
                 return env.craftax.step_env(k, w, a, world.params.craftax)[1]
@@ -328,19 +337,29 @@ def test_analytic_mask_matches_the_counterfactual_definition(one_world):
             return craftext.kg.counterfactual_valid(step, key, state.world, jnp.arange(env.num_actions))
 
         exact = np.asarray(jax.jit(jax.vmap(every))(keys, states))
-        np.testing.assert_array_equal(np.asarray(jax.jit(jax.vmap(env.valid_actions, in_axes=(0, 0, None)))(keys, states, world.params)), exact)
+        np.testing.assert_array_equal(
+            np.asarray(jax.jit(jax.vmap(env.valid_actions, in_axes=(0, 0, None)))(keys, states, world.params)), exact
+        )
         extra = mask & ~exact
         assert not (exact & ~mask).any(), "the analytic mask hides an action that changes the world"
-        facing_grass = np.asarray(jax.vmap(lambda s: s.world.map[tuple(s.world.player_position + craftext.world.FACING[s.world.player_direction])])(states)) == 2
-        assert not extra[:, np.arange(env.num_actions) != 5].any() and facing_grass[extra[:, 5]].all(), \
+        facing_grass = (
+            np.asarray(
+                jax.vmap(lambda s: s.world.map[tuple(s.world.player_position + craftext.world.FACING[s.world.player_direction])])(states)
+            )
+            == 2
+        )
+        assert not extra[:, np.arange(env.num_actions) != 5].any() and facing_grass[extra[:, 5]].all(), (
             "only DO facing grass (a sapling with probability 0.1) may be allowed without changing anything"
+        )
         return
 
     @jax.jit
     def changes(key, state):
         def one(action):
             after = env.step_env(key, state, action, world.params)[1]
-            return jnp.stack([jnp.any(a != b) for a, b in zip(jax.tree.leaves(after.replace(time=state.time)), jax.tree.leaves(state))]).any()
+            return jnp.stack(
+                [jnp.any(a != b) for a, b in zip(jax.tree.leaves(after.replace(time=state.time)), jax.tree.leaves(state))]
+            ).any()
 
         return jax.vmap(one)(jnp.arange(env.num_actions))
 

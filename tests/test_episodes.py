@@ -15,8 +15,8 @@ import pytest
 from baselines.episodes import episode as episodes
 from baselines.episodes.episode import Episode, EpisodeError, Journal, load, state_digest
 from baselines.episodes.replay import ReplayMismatch, record, replay
-from baselines.worlds import World
 from baselines.episodes.video import compose, episode_frames, write
+from baselines.worlds import World
 
 WORLDS = {
     "Hexagons-Paint-v1": {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 6, "data_size": 8},
@@ -97,7 +97,9 @@ def test_journal_survives_a_crash_mid_write(worlds, tmp_path):
         Journal.open(journal.path)
 
 
-@pytest.mark.filterwarnings("error:os.fork:RuntimeWarning", "error::pytest.PytestUnraisableExceptionWarning")  # ffmpeg is spawned, not forked
+@pytest.mark.filterwarnings(
+    "error:os.fork:RuntimeWarning", "error::pytest.PytestUnraisableExceptionWarning"
+)  # ffmpeg is spawned, not forked
 def test_frames_and_videos(worlds, tmp_path):
     world = worlds("BlocksWorld-BAP-v1")
     loaded = load(record(world, "random", 1, 2, tmp_path / "episode", max_steps=3))

@@ -47,8 +47,12 @@ class Corridor(environment.Environment):
     name = "Corridor"
     num_actions = 3
     action_names = ("left", "right", "stop")
-    manual = ("You walk a corridor of cells 0 to 5; stop on the cell your instruction names.", ("left", "step left"),
-              ("right", "step right"), ("stop", "end the episode here"))
+    manual = (
+        "You walk a corridor of cells 0 to 5; stop on the cell your instruction names.",
+        ("left", "step left"),
+        ("right", "step right"),
+        ("stop", "end the episode here"),
+    )
     kg_schema = {"world": "Corridor", "version": 1, "entities": ("you", *(f"cell {i}" for i in range(CELLS))), "relations": ("at",)}
 
     def reset_env(self, key, params):
@@ -62,7 +66,9 @@ class Corridor(environment.Environment):
     def step_env(self, key, state, action, params):
         position = jnp.clip(state.position + (action == RIGHT) - (action == LEFT), 0, CELLS - 1)
         success = (action == STOP) & (state.position == params.targets[state.target])
-        new = state.replace(time=state.time + 1, position=jnp.where(state.done, state.position, position), done=state.done | (action == STOP))
+        new = state.replace(
+            time=state.time + 1, position=jnp.where(state.done, state.position, position), done=state.done | (action == STOP)
+        )
         return self.get_obs(new, params), new, success.astype(jnp.float32), new.done, {"success": success & ~state.done}
 
     def get_obs(self, state, params=None, key=None):
@@ -77,13 +83,18 @@ class Corridor(environment.Environment):
 
     def render(self, state, params):
         picture = np.full((16, 16 * CELLS, 3), 240, np.uint8)
-        picture[:, 16 * int(params.targets[state.target]):][:, :16] = (120, 200, 120)
-        picture[4:12, 16 * int(state.position) + 4:][:, :8] = (200, 60, 60)
+        picture[:, 16 * int(params.targets[state.target]) :][:, :16] = (120, 200, 120)
+        picture[4:12, 16 * int(state.position) + 4 :][:, :8] = (200, 60, 60)
         return picture
 
     def kg(self, state, params, scope="observed"):
-        return {"subject": jnp.zeros(1, jnp.int32), "relation": jnp.zeros(1, jnp.int32), "object": (1 + state.position)[None],
-                "valid": jnp.ones(1, bool), "overflow": jnp.bool_(False)}
+        return {
+            "subject": jnp.zeros(1, jnp.int32),
+            "relation": jnp.zeros(1, jnp.int32),
+            "object": (1 + state.position)[None],
+            "valid": jnp.ones(1, bool),
+            "overflow": jnp.bool_(False),
+        }
 
     def verbalise(self, graph, style="summary"):
         return f"You are at cell {int(graph['object'][0]) - 1}."
@@ -102,13 +113,27 @@ def corridor_task(env_id, targets=None, max_steps_in_episode=12, **_) -> Task:
     env = Corridor()
     targets = SPLIT_TARGETS["train"] if targets is None else targets
     params = Params(targets=jnp.asarray(targets, jnp.int32), max_steps_in_episode=max_steps_in_episode)
-    return Task(env_id, env, params, texts=tuple(f"walk to cell {t} and stop" for t in targets), text_goal=np.arange(len(targets)),
-                goals=tuple({"key": f"cell {t}"} for t in targets), observe=lambda obs: Observed(obs.world, obs.text, jnp.ones(3, bool)),
-                start=lambda key, text, params: env.start(text, params), success=lambda info: info["success"], expert=env.expert_action)
+    return Task(
+        env_id,
+        env,
+        params,
+        texts=tuple(f"walk to cell {t} and stop" for t in targets),
+        text_goal=np.arange(len(targets)),
+        goals=tuple({"key": f"cell {t}"} for t in targets),
+        observe=lambda obs: Observed(obs.world, obs.text, jnp.ones(3, bool)),
+        start=lambda key, text, params: env.start(text, params),
+        success=lambda info: info["success"],
+        expert=env.expert_action,
+    )
 
 
-CORRIDOR = WorldFamily(name="Corridor", ids=("Corridor-v1",), make=lambda env_id: (Corridor(), Params()), task=corridor_task,
-                       episodes=lambda spec, split: (list(SPLIT_TARGETS[split]), {}))
+CORRIDOR = WorldFamily(
+    name="Corridor",
+    ids=("Corridor-v1",),
+    make=lambda env_id: (Corridor(), Params()),
+    task=corridor_task,
+    episodes=lambda spec, split: (list(SPLIT_TARGETS[split]), {}),
+)
 
 
 @pytest.fixture
@@ -131,15 +156,51 @@ def test_a_fourth_world_joins_every_tool(corridor, tmp_path, capsys):
 
     with pytest.raises(ValueError, match="already registered"):
         worlds.register(corridor)
-    train(["--env", "Corridor-v1", "--total-steps", "512", "--num-envs", "8", "--num-steps", "8", "--layer-size", "16",
-           "--max-episode-steps", "12", "--eval-episodes", "2", "--imitation", "1", "--out", str(tmp_path / "run"), "--quiet"])
+    train(
+        [
+            "--env",
+            "Corridor-v1",
+            "--total-steps",
+            "512",
+            "--num-envs",
+            "8",
+            "--num-steps",
+            "8",
+            "--layer-size",
+            "16",
+            "--max-episode-steps",
+            "12",
+            "--eval-episodes",
+            "2",
+            "--imitation",
+            "1",
+            "--out",
+            str(tmp_path / "run"),
+            "--quiet",
+        ]
+    )
     evaluation = json.loads((tmp_path / "run" / "evaluation.json").read_text())
     assert list(evaluation["splits"]) == ["train", "test"] and set(evaluation["splits"]["test"]) == {"agent", "shuffled", "random"}
     assert evaluation["splits"]["test"]["agent"]["goals"] == 2
 
     episodes(["record", "--env", "Corridor-v1", "--split", "test", "--policy", "expert", "--episodes", "2", "--out", str(tmp_path / "eps")])
-    episodes(["record", "--env", "Corridor-v1", "--split", "test", "--policy", "agent", "--run", str(tmp_path / "run"), "--episodes", "2",
-              "--out", str(tmp_path / "agent")])
+    episodes(
+        [
+            "record",
+            "--env",
+            "Corridor-v1",
+            "--split",
+            "test",
+            "--policy",
+            "agent",
+            "--run",
+            str(tmp_path / "run"),
+            "--episodes",
+            "2",
+            "--out",
+            str(tmp_path / "agent"),
+        ]
+    )
     recorded = sorted((tmp_path / "eps").glob("*.npz")) + sorted((tmp_path / "agent").glob("*.npz"))
     assert len(recorded) == 4
     episodes(["replay", *map(str, recorded)])
@@ -147,8 +208,24 @@ def test_a_fourth_world_joins_every_tool(corridor, tmp_path, capsys):
     episodes(["render", str(tmp_path / "eps"), "--out", str(tmp_path / "videos"), "--formats", "gif", "--quiet"])
     assert len(list((tmp_path / "videos").glob("*.gif"))) == 2
 
-    textworld(["generate", "--env", "Corridor-v1", "--policy", "mixed", "--episodes", "4", "--max-steps", "8", "--batch-size", "4",
-               "--out", str(tmp_path / "records"), "--quiet"])
+    textworld(
+        [
+            "generate",
+            "--env",
+            "Corridor-v1",
+            "--policy",
+            "mixed",
+            "--episodes",
+            "4",
+            "--max-steps",
+            "8",
+            "--batch-size",
+            "4",
+            "--out",
+            str(tmp_path / "records"),
+            "--quiet",
+        ]
+    )
     rows = [json.loads(line) for path in sorted((tmp_path / "records").glob("*.jsonl")) for line in path.open()]
     assert rows and all(r["world"] == "Corridor" and r["graph"][0][:2] == ["you", "at"] for r in rows)
 

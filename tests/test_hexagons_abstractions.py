@@ -14,8 +14,13 @@ from hexagons.data import load_split
 
 ROWS, COLS = 10, 18
 COLOURS = {"white": 0, "black": 1, "yellow": 2, "green": 3, "red": 4, "blue": 5, "purple": 6, "orange": 7}
-ORDINAL = {w: i for i, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-                                      "fourteenth fifteenth sixteenth seventeenth eighteenth".split())}
+ORDINAL = {
+    w: i
+    for i, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+        "fourteenth fifteenth sixteenth seventeenth eighteenth".split()
+    )
+}
 NUMBER = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
 
 
@@ -36,7 +41,9 @@ def test_every_step_is_its_program_on_the_previous_board(generated):
             used.add(mechanism)
     assert used == set(MECHANISMS)
     again = generate(400, seed=3)
-    assert all(a.procedure.texts == b.procedure.texts and np.array_equal(a.procedure.boards, b.procedure.boards) for a, b in zip(generated, again))
+    assert all(
+        a.procedure.texts == b.procedure.texts and np.array_equal(a.procedure.boards, b.procedure.boards) for a, b in zip(generated, again)
+    )
     assert generate(5, seed=4)[0].procedure.texts != generated[0].procedure.texts
 
 
@@ -60,8 +67,12 @@ def test_the_command_line_writes_and_counts(tmp_path, capsys):
 # ----------------------------------------------------------------------------- an independent reader
 def _tile(text: str) -> tuple[int, int] | None:
     """(row, col) named by any of the generator's tile phrasings, read with plain patterns."""
-    for pattern, row_word, col_word in ((r"the (\w+) tile from the top in the (\w+) column", 1, 2), (r"the (\w+) hexagon of the (\w+) column", 1, 2),
-                                        (r"tile (\d+) of column (\d+)", 1, 2), (r"the (\w+) tile down in column (\d+)", 1, 2)):
+    for pattern, row_word, col_word in (
+        (r"the (\w+) tile from the top in the (\w+) column", 1, 2),
+        (r"the (\w+) hexagon of the (\w+) column", 1, 2),
+        (r"tile (\d+) of column (\d+)", 1, 2),
+        (r"the (\w+) tile down in column (\d+)", 1, 2),
+    ):
         m = re.search(pattern, text, re.I)
         if m:
             word = lambda w: ORDINAL[w] if w in ORDINAL else int(w) - 1  # noqa: E731
@@ -89,7 +100,9 @@ def _paint(board: np.ndarray, cells, colour: int) -> np.ndarray:
 def rederive(text: str, board: np.ndarray, previous: np.ndarray | None) -> np.ndarray | None:
     """The board after ``text`` for the instruction frames this reader knows, else None."""
     colours = [COLOURS[w] for w in re.findall(r"\b(" + "|".join(COLOURS) + r")\b", text)]
-    if m := re.search(r"(?:Paint every|Change all the) (\w+) tiles? (?:to )?(\w+)\.|Wherever there is an? (\w+) tile, make it (\w+)\.", text):
+    if m := re.search(
+        r"(?:Paint every|Change all the) (\w+) tiles? (?:to )?(\w+)\.|Wherever there is an? (\w+) tile, make it (\w+)\.", text
+    ):
         source, target = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         return np.where(board == COLOURS[source], COLOURS[target], board).astype(board.dtype)
     if m := re.search(r"Fill the whole (\w+) row from the top with (\w+)|every tile of row (\d+) (\w+), all the way across", text):
@@ -98,7 +111,9 @@ def rederive(text: str, board: np.ndarray, previous: np.ndarray | None) -> np.nd
     if "every other tile" in text or "every second tile" in text or text.startswith("Alternate"):
         start = 1 if "second tile from the top" in text else 0
         return _paint(board, [(r, _column(text)) for r in range(start, ROWS, 2)], colours[0])
-    if previous is not None and (m := re.search(r"(?:Mirror|Reflect|mirror image).*(?:across|over|side of) (?:the (\w+) column|column (\d+))", text)):
+    if previous is not None and (
+        m := re.search(r"(?:Mirror|Reflect|mirror image).*(?:across|over|side of) (?:the (\w+) column|column (\d+))", text)
+    ):
         axis = ORDINAL[m.group(1)] if m.group(1) else int(m.group(2)) - 1
         changed = np.flatnonzero(board != previous)
         return _paint(board, [], 0) if not len(changed) else _mirror(board, changed, axis)
@@ -111,11 +126,19 @@ def rederive(text: str, board: np.ndarray, previous: np.ndarray | None) -> np.nd
             r, c = divmod(int(t), COLS)
             out = _paint(out, [(r + dr, c + dc)], int(board[t]))
         return out
-    if re.search(r"going (down|downwards) until you reach the edge|keep painting \w+ tiles (down|downwards) until|(down|downwards) all the way to the edge", text):
+    if re.search(
+        r"going (down|downwards) until you reach the edge|keep painting \w+ tiles (down|downwards) until"
+        r"|(down|downwards) all the way to the edge",
+        text,
+    ):
         r, c = _tile(text)
         return _paint(board, [(row, c) for row in range(r, ROWS)], colours[0])
-    if len(colours) == 1 and re.fullmatch(r"(Paint|Colour|Color|Fill in|Make) .* \w+\.|.* should be \w+\.|Put \w+ on .*\.", text) \
-            and _tile(text) and not re.search(r"line|tiles|around|touching|flower|every|ring", text):
+    if (
+        len(colours) == 1
+        and re.fullmatch(r"(Paint|Colour|Color|Fill in|Make) .* \w+\.|.* should be \w+\.|Put \w+ on .*\.", text)
+        and _tile(text)
+        and not re.search(r"line|tiles|around|touching|flower|every|ring", text)
+    ):
         return _paint(board, [_tile(text)], colours[0])
     return None
 

@@ -1,6 +1,6 @@
 import copy
-import os
 import json
+import os
 from pathlib import Path
 
 import numpy as np

@@ -56,16 +56,14 @@ def _distance(a, b):
     return math.hypot(x1 - x2, y1 - y2)
 
 
-@pytest.mark.parametrize(
-    "transform", [(g.rotate, 1), (g.rotate, 2), (g.rotate, 3), (g.reflect, "vertical"), (g.reflect, "horizontal")]
-)
+@pytest.mark.parametrize("transform", [(g.rotate, 1), (g.rotate, 2), (g.rotate, 3), (g.reflect, "vertical"), (g.reflect, "horizontal")])
 def test_transformations_are_isometries(transform):
     fn, arg = transform
     about = g.tile_index(4, 8)
     mapped = {i: fn(i, about, arg) for i in range(g.NUM_TILES)}
     assert mapped[about] == about
     kept = [i for i, m in mapped.items() if m >= 0]
-    assert len(set(mapped[i] for i in kept)) == len(kept)
+    assert len({mapped[i] for i in kept}) == len(kept)
     for i, j in itertools.combinations(kept[::7], 2):
         assert math.isclose(_distance(i, j), _distance(mapped[i], mapped[j]), abs_tol=1e-9)
 

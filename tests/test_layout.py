@@ -34,19 +34,28 @@ def _imports(path: Path) -> set[str]:
 def _strings(path: Path) -> list[tuple[int, str]]:
     """(line, text) of every string literal of a file except docstrings (f-string parts included)."""
     tree = ast.parse(path.read_text())
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
-                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
-    return [(node.lineno, node.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
 
 
 @pytest.mark.parametrize("package", WORLD_PACKAGES)
 def test_world_packages_stand_alone(package):
     """A world package imports neither the suite's tools (baselines, benchmarks) nor another world."""
     others = {"baselines", "benchmarks", *WORLD_PACKAGES} - {package}
-    offending = {f"{path.relative_to(ROOT)}: {name}" for path in _modules(package) for name in _imports(path)
-                 if name.split(".")[0] in others}
+    offending = {
+        f"{path.relative_to(ROOT)}: {name}" for path in _modules(package) for name in _imports(path) if name.split(".")[0] in others
+    }
     assert not offending, sorted(offending)
 
 
@@ -55,8 +64,14 @@ def test_only_the_suite_layer_names_a_world():
     family (``CrafText``, ``Hexagons``, ``BlocksWorld``): the tools ask the registry."""
     names = sorted({*worlds.ids(), *(f.name for f in worlds.families())}, key=len, reverse=True)
     pattern = re.compile(r"(?<![A-Za-z])(" + "|".join(map(re.escape, names)) + r")(?![a-z])")
-    offending = [f"{path.relative_to(ROOT)}:{line}: {text!r}" for package in ("baselines", "benchmarks") for path in _modules(package)
-                 if SUITE_LAYER not in path.parents for line, text in _strings(path) if pattern.search(text)]
+    offending = [
+        f"{path.relative_to(ROOT)}:{line}: {text!r}"
+        for package in ("baselines", "benchmarks")
+        for path in _modules(package)
+        if SUITE_LAYER not in path.parents
+        for line, text in _strings(path)
+        if pattern.search(text)
+    ]
     assert not offending, offending
 
 
@@ -100,4 +115,17 @@ def test_importing_a_package_loads_no_env(module):
 
     code = f"import sys, {module}; print(sorted(m for m in ('jax', 'gymnax', 'craftax', 'flax') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("package", WORLD_PACKAGES)
+def test_every_submodule_is_reached_through_the_lazy_package(package):
+    """``from package import submodule`` gives the submodule in a fresh process, whatever name it has
+    (``from __future__ import annotations`` once hid ``blocksworld.annotations``)."""
+    import subprocess
+    import sys
+
+    names = sorted(p.stem for p in (ROOT / package).glob("*.py") if p.stem != "__init__")
+    code = f"import types, {package}; print([n for n in {names} if not isinstance(getattr({package}, n), types.ModuleType)])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr

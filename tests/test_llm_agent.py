@@ -34,7 +34,12 @@ class Scripted:
                 outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                 entry = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
                 if callable(entry):
-                    entry = (200, {"choices": [{"message": {"role": "assistant", "content": entry(body)}}], "usage": {"total_tokens": 7}}, {}, 0)
+                    entry = (
+                        200,
+                        {"choices": [{"message": {"role": "assistant", "content": entry(body)}}], "usage": {"total_tokens": 7}},
+                        {},
+                        0,
+                    )
                 status, reply, headers, delay = entry
                 time.sleep(delay)
                 data = reply.encode() if isinstance(reply, str) else json.dumps(reply).encode()
@@ -101,11 +106,14 @@ def test_parser_rules():
     assert grid("I will paint tile (1, 10) red.") == (1, True) and grid("paint tile (1, 1) red") == (0, True)
 
 
-@pytest.mark.parametrize("env_id, replies", [
-    ("CrafText-Classic-Symbolic-v1", ["Let me look around. right", "do", "Hmm, I am not sure."]),
-    ("Hexagons-Paint-v1", ["paint tile (1, 1) red", "stop"]),
-    ("BlocksWorld-BAP-v1", ["place red at (0, 1, 0)", "stop"]),
-])
+@pytest.mark.parametrize(
+    "env_id, replies",
+    [
+        ("CrafText-Classic-Symbolic-v1", ["Let me look around. right", "do", "Hmm, I am not sure."]),
+        ("Hexagons-Paint-v1", ["paint tile (1, 1) red", "stop"]),
+        ("BlocksWorld-BAP-v1", ["place red at (0, 1, 0)", "stop"]),
+    ],
+)
 def test_one_episode_per_world_behind_the_server(env_id, replies, tmp_path):
     turn = iter(range(10**6))
     seen = []
@@ -141,8 +149,24 @@ def test_command_line_writes_the_rl_evaluation_files(tmp_path, capsys):
     from baselines.llm_agent.__main__ import main
 
     server = Scripted([lambda body: "stop"])
-    main(["--env", "Hexagons-Paint-v1", "--base-url", server.url, "--model", "scripted", "--api-key-env", "", "--episodes", "2",
-          "--max-episode-steps", "4", "--out", str(tmp_path)])
+    main(
+        [
+            "--env",
+            "Hexagons-Paint-v1",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted",
+            "--api-key-env",
+            "",
+            "--episodes",
+            "2",
+            "--max-episode-steps",
+            "4",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     server.close()
     assert {"results.json", "prompts.jsonl", "evaluation.json", "evaluation.md"} <= {p.name for p in tmp_path.iterdir()}
     assert "| train | LLM scripted |" in capsys.readouterr().out

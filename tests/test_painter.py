@@ -22,11 +22,15 @@ def test_layout_puts_the_context_before_the_instruction():
     texts = ("paint the first tile red", "now the second one blue", "and the third green")
     vocabulary = Vocabulary.build(texts)
     ids = lambda text: [vocabulary.ids[w] for w in text.split()]  # noqa: E731
-    for history, context in (("none", []), ("previous", ids(texts[1])), ("full", ids(texts[0]) + [vocabulary.ids.get("|", 1)] + ids(texts[1]))):
+    for history, context in (
+        ("none", []),
+        ("previous", ids(texts[1])),
+        ("full", ids(texts[0]) + [vocabulary.ids.get("|", 1)] + ids(texts[1])),
+    ):
         layout = Layout(context=16, current=8, history=history)
         row = layout.encode(vocabulary, texts, 3)
-        assert row[:len(context)].tolist() == context and not row[len(context):16].any()
-        assert row[16:16 + 4].tolist() == ids(texts[2]) and not row[20:].any()
+        assert row[: len(context)].tolist() == context and not row[len(context) : 16].any()
+        assert row[16 : 16 + 4].tolist() == ids(texts[2]) and not row[20:].any()
     assert Layout(context=2, current=8).encode(vocabulary, texts, 3)[:2].tolist() == ids(texts[1])[-2:]  # the most recent context kept
     assert Layout(context=16, current=8).segments().tolist() == [0] * 16 + [1] * 8
     with pytest.raises(ValueError, match="history"):
@@ -45,8 +49,23 @@ def test_examples_targets_and_apply():
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("painter") / "run"
-    painter_cli(["train", "--data", str(FIXTURE), "--out", str(out), "--synthetic-procedures", "40", "--epochs", "4", "--width", "32",
-                 "--tile-layers", "1"])
+    painter_cli(
+        [
+            "train",
+            "--data",
+            str(FIXTURE),
+            "--out",
+            str(out),
+            "--synthetic-procedures",
+            "40",
+            "--epochs",
+            "4",
+            "--width",
+            "32",
+            "--tile-layers",
+            "1",
+        ]
+    )
     return out
 
 
@@ -73,6 +92,14 @@ def test_training_writes_a_run_that_reloads_and_evaluates(run, capsys):
         painter_cli(["train", "--data", str(FIXTURE), "--out", str(run), "--synthetic", "4", "--epochs", "1"])
     assert "--synthetic is deprecated" in capsys.readouterr().err
     assert (run / "params").is_dir() and not (run / "params.msgpack").exists()  # orbax, as every trained model of the suite
+    from baselines import plots
+    from baselines.checkpoints import run_kind
+
+    assert run_kind(run) == "painter"
+    plots.main([str(run)])  # redraws the painter's curve, whatever trained the run
+    assert str(run / "learning_curve.png") in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="not a run folder"):
+        plots.main([str(run.parent)])
 
 
 def test_the_painter_plays_hexagons_as_a_recorded_agent(run, tmp_path):

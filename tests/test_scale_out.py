@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TOLERANCE = dict(rtol=1e-4, atol=1e-5)  # float reassociation of the sharded reductions
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}  # float reassociation of the sharded reductions
 
 
 def _env(devices: int) -> dict:
@@ -28,8 +28,9 @@ def test_one_two_and_four_devices_train_the_same_runs(tmp_path):
     runs, reports = {}, {}
     for devices in (1, 2, 4):
         out = tmp_path / f"devices-{devices}.npz"
-        done = subprocess.run([sys.executable, "tests/scale_worker.py", str(out)], env=_env(devices), cwd=ROOT, capture_output=True,
-                              text=True, timeout=900)
+        done = subprocess.run(
+            [sys.executable, "tests/scale_worker.py", str(out)], env=_env(devices), cwd=ROOT, capture_output=True, text=True, timeout=900
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         reports[devices] = json.loads(done.stdout.strip().splitlines()[-1])
         runs[devices] = dict(np.load(out))
@@ -60,9 +61,32 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-RUN = ["--env", "CrafText-Classic-Symbolic-v1", "--level", "easy", "--goals", "ACHIEVEMENTS", "--eval-splits", "train", "--num-envs", "8",
-       "--num-steps", "8", "--total-steps", str(8 * 8 * 3), "--layer-size", "16", "--max-episode-steps", "24", "--eval-episodes", "2",
-       "--eval-batch", "32", "--checkpoint-every", "2"]
+RUN = [
+    "--env",
+    "CrafText-Classic-Symbolic-v1",
+    "--level",
+    "easy",
+    "--goals",
+    "ACHIEVEMENTS",
+    "--eval-splits",
+    "train",
+    "--num-envs",
+    "8",
+    "--num-steps",
+    "8",
+    "--total-steps",
+    str(8 * 8 * 3),
+    "--layer-size",
+    "16",
+    "--max-episode-steps",
+    "24",
+    "--eval-episodes",
+    "2",
+    "--eval-batch",
+    "32",
+    "--checkpoint-every",
+    "2",
+]
 """CrafText achievement goals, so that even an agent trained for 3 updates succeeds in some evaluation
 episodes; evaluation chunks of 32 episodes, several for each process."""
 
@@ -70,9 +94,29 @@ episodes; evaluation chunks of 32 episodes, several for each process."""
 def _processes(args: list[str], count: int) -> None:
     """One run trained by ``count`` processes of 2 CPU devices each on 127.0.0.1, all killed on failure."""
     port = _free_port()
-    procs = [subprocess.Popen([sys.executable, "-m", "baselines", *args, "--distributed", "--coordinator",
-                               f"127.0.0.1:{port}", "--num-processes", str(count), "--process-id", str(i)],
-                              env=_env(2), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for i in range(count)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "baselines",
+                *args,
+                "--distributed",
+                "--coordinator",
+                f"127.0.0.1:{port}",
+                "--num-processes",
+                str(count),
+                "--process-id",
+                str(i),
+            ],
+            env=_env(2),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(count)
+    ]
     try:
         logs = [p.communicate(timeout=600)[0] for p in procs]
     finally:
@@ -100,8 +144,9 @@ def test_two_processes_train_one_run_like_one_process(tmp_path):
     once; metrics and evaluation written once, the evaluation's episodes dealt out and gathered; a
     resume restores the checkpoint on both."""
     single = tmp_path / "single"
-    done = subprocess.run([sys.executable, "-m", "baselines", *RUN, "--out", str(single)], env=_env(4), cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "baselines", *RUN, "--out", str(single)], env=_env(4), cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     multi = tmp_path / "multi"
     _processes([*RUN, "--out", str(multi)], 2)

@@ -17,8 +17,9 @@ from hexagons import text as hex_text
 
 def test_scores_by_hand():
     gold = [["You", "in", "Kitchen"], ["lamp", "in", "kitchen"]]
-    assert metrics.graph_instance([["you", " in ", "KITCHEN"], ["lamp", "in", "kitchen"], ["you", "in", "kitchen"]], gold)["graph"] == \
-        dict.fromkeys(metrics.MEASURES, 1.0)  # case, spaces and duplicates do not count
+    assert metrics.graph_instance([["you", " in ", "KITCHEN"], ["lamp", "in", "kitchen"], ["you", "in", "kitchen"]], gold)[
+        "graph"
+    ] == dict.fromkeys(metrics.MEASURES, 1.0)  # case, spaces and duplicates do not count
     s = metrics.graph_instance([["you", "in", "kitchen"], ["sword", "in", "case"]], gold)["graph"]
     assert s == {"precision": 0.5, "recall": 0.5, "f1": 0.5, "em_jw": 0.5, "set_em": 0.0}
     # token level: multisets of tokens over all parts
@@ -43,8 +44,13 @@ def _numpy_scores(pred: set, gold: set) -> dict:
         return dict.fromkeys(metrics.MEASURES, 1.0)
     if not p.any() or not g.any():
         return dict.fromkeys(metrics.MEASURES, 0.0)
-    return {"precision": tp / p.sum(), "recall": tp / g.sum(), "f1": 2 * tp / (p.sum() + g.sum()), "em_jw": tp / g.sum(),
-            "set_em": float((p == g).all())}
+    return {
+        "precision": tp / p.sum(),
+        "recall": tp / g.sum(),
+        "f1": 2 * tp / (p.sum() + g.sum()),
+        "em_jw": tp / g.sum(),
+        "set_em": float((p == g).all()),
+    }
 
 
 def test_host_numpy_and_jitted_scores_agree():
@@ -53,8 +59,10 @@ def test_host_numpy_and_jitted_scores_agree():
     boards[3] = 0
     graphs = jax.jit(jax.vmap(hex_kg.graph))(boards)
     pairs = [(i, j) for i in range(40) for j in (i, (i + 1) % 40, 3)]
-    jitted = jax.jit(jax.vmap(metrics.graph_scores))(jax.tree.map(lambda x: x[np.array([i for i, _ in pairs])], graphs),
-                                                     jax.tree.map(lambda x: x[np.array([j for _, j in pairs])], graphs))
+    jitted = jax.jit(jax.vmap(metrics.graph_scores))(
+        jax.tree.map(lambda x: x[np.array([i for i, _ in pairs])], graphs),
+        jax.tree.map(lambda x: x[np.array([j for _, j in pairs])], graphs),
+    )
     host = jax.device_get(graphs)
     names = [hex_text.triples(jax.tree.map(lambda x: x[k], host)) for k in range(40)]
     batch = metrics.batch_scores("graph", [names[i] for i, _ in pairs], [names[j] for _, j in pairs])["graph"]
@@ -146,16 +154,34 @@ def test_stats_and_score_commands(hexagons_records, tmp_path, capsys):
         dataset.generate(hexagons_records[0], "random", 1, tmp_path, shard_size=0)
 
 
-JERICHO = [[
-    {"rom": "zork1", "action": "open mailbox", "reward": 0,
-     "state": {"obs": "West of House", "loc_desc": "You are west of a house.", "inv_desc": "You are empty-handed.", "graph": [],
-               "valid_acts": {"d1": "open mailbox", "d2": "north"}},
-     "next_state": {"obs": "Opening the mailbox reveals a leaflet.", "graph": [["you", "in", "west of house"], ["leaflet", "in", "mailbox"], ["", "in", ""]],
-                    "valid_acts": {}}},
-    {"rom": "zork1", "action": "take leaflet", "reward": 0,
-     "state": {"obs": "Opening the mailbox reveals a leaflet.", "graph": [], "valid_acts": {"d1": "take leaflet"}},
-     "next_state": {"obs": "Taken.", "graph": [["you", "in", "west of house"], ["you", "have", "leaflet"]], "valid_acts": {}}},
-]]
+JERICHO = [
+    [
+        {
+            "rom": "zork1",
+            "action": "open mailbox",
+            "reward": 0,
+            "state": {
+                "obs": "West of House",
+                "loc_desc": "You are west of a house.",
+                "inv_desc": "You are empty-handed.",
+                "graph": [],
+                "valid_acts": {"d1": "open mailbox", "d2": "north"},
+            },
+            "next_state": {
+                "obs": "Opening the mailbox reveals a leaflet.",
+                "graph": [["you", "in", "west of house"], ["leaflet", "in", "mailbox"], ["", "in", ""]],
+                "valid_acts": {},
+            },
+        },
+        {
+            "rom": "zork1",
+            "action": "take leaflet",
+            "reward": 0,
+            "state": {"obs": "Opening the mailbox reveals a leaflet.", "graph": [], "valid_acts": {"d1": "take leaflet"}},
+            "next_state": {"obs": "Taken.", "graph": [["you", "in", "west of house"], ["you", "have", "leaflet"]], "valid_acts": {}},
+        },
+    ]
+]
 
 
 def test_jerichoworld_reader(tmp_path, capsys):

@@ -22,18 +22,32 @@ PROCEDURES = ROOT / "tests" / "fixtures" / "hexagons" / "train.jsonl"
 
 def test_every_problem_of_a_target_file_is_reported_with_line_and_field(tmp_path):
     good = {"name": "tower", "blocks": [[0, 1, 0, "red"], [0, 2, 0, "red"]]}
-    rows = [json.dumps(good), "{not json", json.dumps({"blocks": [[0, 1, 0, "red"]], "colour": "red"}),
-            json.dumps({"name": "far", "blocks": [[9, 1, 0, "red"], [0, 1, 0, "pink"], [0, 1, 0, "red"], [0, 1, 0, "red"]], "split": "val"}),
-            json.dumps({"name": "many", "blocks": [[x, y, 0, "blue"] for x in range(-5, 6) for y in (1, 2)]}),
-            json.dumps({**good, "pose": [0, 1]}), json.dumps(good)]
+    rows = [
+        json.dumps(good),
+        "{not json",
+        json.dumps({"blocks": [[0, 1, 0, "red"]], "colour": "red"}),
+        json.dumps({"name": "far", "blocks": [[9, 1, 0, "red"], [0, 1, 0, "pink"], [0, 1, 0, "red"], [0, 1, 0, "red"]], "split": "val"}),
+        json.dumps({"name": "many", "blocks": [[x, y, 0, "blue"] for x in range(-5, 6) for y in (1, 2)]}),
+        json.dumps({**good, "pose": [0, 1]}),
+        json.dumps(good),
+    ]
     path = tmp_path / "targets.jsonl"
     path.write_text("\n".join(rows) + "\n")
     with pytest.raises(TargetFileError) as error:
         load_targets(path)
     problems = "\n".join(error.value.problems)
-    for expected in (":2: not JSON", ":3: field 'colour': unknown", ":3: field 'name': required", ":4: field 'blocks[0]': (9, 1, 0) is outside",
-                     ":4: field 'blocks[1]': colour 'pink'", ":4: field 'blocks': cell (0, 1, 0) appears 2 times", ":4: field 'split': 'val'",
-                     ":5: field 'blocks': 22 blue blocks, the Builder has 20", ":6: field 'pose'", ":7: field 'name': 'tower' already on line 1"):
+    for expected in (
+        ":2: not JSON",
+        ":3: field 'colour': unknown",
+        ":3: field 'name': required",
+        ":4: field 'blocks[0]': (9, 1, 0) is outside",
+        ":4: field 'blocks[1]': colour 'pink'",
+        ":4: field 'blocks': cell (0, 1, 0) appears 2 times",
+        ":4: field 'split': 'val'",
+        ":5: field 'blocks': 22 blue blocks, the Builder has 20",
+        ":6: field 'pose'",
+        ":7: field 'name': 'tower' already on line 1",
+    ):
         assert expected in problems, expected
     assert len(error.value.problems) == 10
 

@@ -18,9 +18,7 @@ LIMIT = 5
 
 @functools.cache
 def _world():
-    env, params = hexagons.make(
-        "Hexagons-Paint-v1", generate(64, seed=0), max_instructions=8, max_tokens=32, max_steps_in_episode=LIMIT
-    )
+    env, params = hexagons.make("Hexagons-Paint-v1", generate(64, seed=0), max_instructions=8, max_tokens=32, max_steps_in_episode=LIMIT)
     return env, params
 
 

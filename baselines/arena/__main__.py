@@ -30,7 +30,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     defaults = Rules()
-    serve.add_argument("--min-watch", type=float, default=defaults.min_watch_s, help="seconds a match is open before a judgement is accepted")
+    serve.add_argument(
+        "--min-watch", type=float, default=defaults.min_watch_s, help="seconds a match is open before a judgement is accepted"
+    )
     serve.add_argument("--min-justification", type=int, default=defaults.min_justification, help="characters of justification required")
     serve.add_argument("--expiry", type=float, default=defaults.expiry_s, help="seconds a served match stays open")
     serve.add_argument("--exploration", type=float, default=defaults.exploration, help="share of matches drawn uniformly")
@@ -65,9 +67,22 @@ def parser() -> argparse.ArgumentParser:
 def _table(rows: list[dict], by: tuple[str, ...]) -> str:
     lines = [" | ".join([*by, "agent", "mu", "sigma", "mu-3sigma", "BT", "BT 95%", "rank", "n", "W/D/L"])]
     for r in rows:
-        lines.append(" | ".join([*(str(r[k]) for k in by), r["agent"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['conservative']:.2f}",
-                                 f"{r['bt']:.0f}", f"{r['bt_low']:.0f}-{r['bt_high']:.0f}", str(r["rank"]), str(r["judgements"]),
-                                 f"{r['wins']}/{r['draws']}/{r['losses']}"]))
+        lines.append(
+            " | ".join(
+                [
+                    *(str(r[k]) for k in by),
+                    r["agent"],
+                    f"{r['mu']:.2f}",
+                    f"{r['sigma']:.2f}",
+                    f"{r['conservative']:.2f}",
+                    f"{r['bt']:.0f}",
+                    f"{r['bt_low']:.0f}-{r['bt_high']:.0f}",
+                    str(r["rank"]),
+                    str(r["judgements"]),
+                    f"{r['wins']}/{r['draws']}/{r['losses']}",
+                ]
+            )
+        )
     return "\n".join(lines)
 
 
@@ -83,19 +98,28 @@ def _ratings(store, out: Path | None, rounds: int, overwrite: bool = False) -> N
     tasks = leaderboard(outcomes, ("world", "task"), rounds=rounds)
     questions = sorted({q for o in outcomes for q in o.comparisons})
     by_question = [row for q in questions for row in leaderboard(outcomes, ("world",), question=q, rounds=rounds)]
-    print(f"{len(outcomes)} judgements\n\nOverall verdict, per world\n{_table(overall, ('world',))}\n\nPer world and task\n{_table(tasks, ('world', 'task'))}")
+    print(
+        f"{len(outcomes)} judgements\n\nOverall verdict, per world\n{_table(overall, ('world',))}"
+        f"\n\nPer world and task\n{_table(tasks, ('world', 'task'))}"
+    )
     if out is None:
         return
     out = cli.prepare_out(out, overwrite=overwrite)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "ratings.json").write_text(json.dumps({"judgements": len(outcomes), "overall": overall, "tasks": tasks,
-                                                  "questions": by_question, "direct": direct_rates(outcomes)}, indent=1))
+    (out / "ratings.json").write_text(
+        json.dumps(
+            {"judgements": len(outcomes), "overall": overall, "tasks": tasks, "questions": by_question, "direct": direct_rates(outcomes)},
+            indent=1,
+        )
+    )
     written = [out / "ratings.json"]
     for world in sorted({o.world for o in outcomes}):
         mine = [o for o in outcomes if o.world == world]
         safe = world.replace("/", "_")
-        for name, png in ((f"ratings-{safe}.png", plots.ratings_png([r for r in overall if r["world"] == world], f"{world}: {len(mine)} judgements")),
-                          (f"wins-{safe}.png", plots.win_matrix_png(*win_matrix(mine), f"{world}: wins"))):
+        for name, png in (
+            (f"ratings-{safe}.png", plots.ratings_png([r for r in overall if r["world"] == world], f"{world}: {len(mine)} judgements")),
+            (f"wins-{safe}.png", plots.win_matrix_png(*win_matrix(mine), f"{world}: wins")),
+        ):
             (out / name).write_bytes(png)
             written.append(out / name)
     print("wrote " + ", ".join(str(p) for p in written))
@@ -146,8 +170,14 @@ def _command(store, args: argparse.Namespace) -> None:
         from baselines.arena.ingest import import_basalt
 
         counts = import_basalt(store, args.file, args.banned)
-        print(f"{args.file}: " + ("already imported" if counts["already_imported"] else
-                                  f"{counts['judgements']} judgements of {counts['agents']} agents imported"))
+        print(
+            f"{args.file}: "
+            + (
+                "already imported"
+                if counts["already_imported"]
+                else f"{counts['judgements']} judgements of {counts['agents']} agents imported"
+            )
+        )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -25,11 +25,18 @@ BASALT_WORLD = "MineRL-BASALT"
 def _unit(meta: dict) -> tuple[str, str, str, str, int]:
     """(world, settings, task, instruction, seed) of an episode: the unit it can be compared on."""
     world = meta["env"]
-    return world, json.dumps(meta["world"], sort_keys=True), str(meta.get("goal", meta["text"])), str(meta.get("instruction", "")), int(meta["seed"])
+    return (
+        world,
+        json.dumps(meta["world"], sort_keys=True),
+        str(meta.get("goal", meta["text"])),
+        str(meta.get("instruction", "")),
+        int(meta["seed"]),
+    )
 
 
-def add_episodes(store: Store, folder: str | Path, agent: str, formats: tuple[str, ...] = VIDEO_FORMATS, fps: float = 8.0,
-                 quiet: bool = False) -> dict[str, int]:
+def add_episodes(
+    store: Store, folder: str | Path, agent: str, formats: tuple[str, ...] = VIDEO_FORMATS, fps: float = 8.0, quiet: bool = False
+) -> dict[str, int]:
     """Add the episode files under ``folder`` as ``agent``'s (registered with ``add-agent``).
     Every file is read first (a malformed one raises ``EpisodeError`` naming it, before anything is
     added); an episode of a unit the agent already has is skipped when it is the same episode and
@@ -101,13 +108,15 @@ def _basalt_answers(where: str, metadata: dict) -> tuple[dict, dict, str]:
     side = {"p1": "left", "p2": "right", "draw": "draw", "na": "na"}
     direct, comparisons = {}, {}
     for item in responses.get("direct_question") or []:
-        direct[str(item.get("question"))] = {s: "yes" if str(item.get(key)).lower() == "true" else "no"
-                                             for s, key in (("left", "player_1"), ("right", "player_2"))}
+        direct[str(item.get("question"))] = {
+            s: "yes" if str(item.get(key)).lower() == "true" else "no" for s, key in (("left", "player_1"), ("right", "player_2"))
+        }
     for item in responses.get("comparisons") or []:
         answer = side.get(str(item.get("answer")).lower())
         if answer is None:
-            raise ValueError(f"{where}: field 'result.eval_metadata.responses.comparisons' answer {item.get('answer')!r} "
-                             f"is not one of p1, p2, draw, na")
+            raise ValueError(
+                f"{where}: field 'result.eval_metadata.responses.comparisons' answer {item.get('answer')!r} is not one of p1, p2, draw, na"
+            )
         comparisons[str(item.get("question"))] = answer
     return direct, comparisons, str(metadata.get("justificationText", ""))
 
@@ -135,8 +144,11 @@ def read_basalt(path: str | Path, banned: set[str] = frozenset()) -> list[dict]:
             raise ValueError(f"{where}: missing field {error}") from None
         if worker in banned:
             continue
-        if not isinstance(episodes, list) or len(episodes) != 2 or not all(isinstance(e, dict) and "agent_name" in e and "seed" in e
-                                                                           for e in episodes):
+        if (
+            not isinstance(episodes, list)
+            or len(episodes) != 2
+            or not all(isinstance(e, dict) and "agent_name" in e and "seed" in e for e in episodes)
+        ):
             raise ValueError(f"{where}: field 'episodes' must be two objects with agent_name and seed")
         if str(episodes[0]["seed"]) != str(episodes[1]["seed"]):
             raise ValueError(f"{where}: field 'episodes' compares seeds {episodes[0]['seed']} and {episodes[1]['seed']}")
@@ -153,10 +165,20 @@ def read_basalt(path: str | Path, banned: set[str] = frozenset()) -> list[dict]:
         if verdict not in VERDICTS:
             raise ValueError(f"{where}: field 'result.eval_metadata.win_player' is {win!r}, expected p1, p2 or draw")
         direct, comparisons, justification = _basalt_answers(where, metadata)
-        judgements.append({"task": str(task), "seed": int(episodes[0]["seed"]), "agents": (str(episodes[0]["agent_name"]), str(episodes[1]["agent_name"])),
-                           "verdict": verdict, "direct": direct, "comparisons": comparisons, "justification": justification,
-                           "worker": str(worker), "submitted_at": _seconds(metadata.get("end_time")) or _seconds(metadata.get("start_time")),
-                           "order": order})
+        judgements.append(
+            {
+                "task": str(task),
+                "seed": int(episodes[0]["seed"]),
+                "agents": (str(episodes[0]["agent_name"]), str(episodes[1]["agent_name"])),
+                "verdict": verdict,
+                "direct": direct,
+                "comparisons": comparisons,
+                "justification": justification,
+                "worker": str(worker),
+                "submitted_at": _seconds(metadata.get("end_time")) or _seconds(metadata.get("start_time")),
+                "order": order,
+            }
+        )
     return judgements
 
 

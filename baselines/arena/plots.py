@@ -44,13 +44,27 @@ def win_matrix_png(agents: list[str], wins: np.ndarray, games: np.ndarray, title
     figure = Figure(figsize=(size + 1.5, size), layout="constrained")
     axis = figure.subplots()
     image = axis.imshow(share, cmap="RdBu", vmin=0, vmax=1)
-    axis.set(xticks=range(len(agents)), yticks=range(len(agents)), xticklabels=agents, yticklabels=agents,
-             xlabel="against", ylabel="agent", title=title)
+    axis.set(
+        xticks=range(len(agents)),
+        yticks=range(len(agents)),
+        xticklabels=agents,
+        yticklabels=agents,
+        xlabel="against",
+        ylabel="agent",
+        title=title,
+    )
     axis.tick_params(axis="x", rotation=45)
     for i in range(len(agents)):
         for j in range(len(agents)):
             if games[i, j]:
-                axis.text(j, i, f"{share[i, j]:.2f}\n({games[i, j]})", ha="center", va="center", fontsize=8,
-                          color="white" if abs(share[i, j] - 0.5) > 0.3 else "black")
+                axis.text(
+                    j,
+                    i,
+                    f"{share[i, j]:.2f}\n({games[i, j]})",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if abs(share[i, j] - 0.5) > 0.3 else "black",
+                )
     figure.colorbar(image, ax=axis, label="share of points (draw = 1/2)")
     return _png(figure)

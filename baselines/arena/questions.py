@@ -15,7 +15,9 @@ from baselines.worlds.base import EFFICIENCY, HUMAN_LIKE, IRRELEVANT, PROGRESS, 
 DIRECT_ANSWERS = ("yes", "no", "unsure")
 COMPARATIVE_ANSWERS = ("left", "draw", "right", "na")
 VERDICTS = ("left", "draw", "right")
-GENERIC = Questions(direct=(("completed", "Did this player complete the task?"),), comparative=(PROGRESS, EFFICIENCY, IRRELEVANT, HUMAN_LIKE))
+GENERIC = Questions(
+    direct=(("completed", "Did this player complete the task?"),), comparative=(PROGRESS, EFFICIENCY, IRRELEVANT, HUMAN_LIKE)
+)
 
 
 def questions_for(world: str) -> Questions:
@@ -26,8 +28,13 @@ def questions_for(world: str) -> Questions:
 
 def questions_json(questions: Questions) -> dict:
     """What the rater page shows: the questions and the answers each may take."""
-    return {"direct": [{"id": i, "text": t} for i, t in questions.direct], "comparative": [{"id": i, "text": t} for i, t in questions.comparative],
-            "direct_answers": list(DIRECT_ANSWERS), "comparative_answers": list(COMPARATIVE_ANSWERS), "verdicts": list(VERDICTS)}
+    return {
+        "direct": [{"id": i, "text": t} for i, t in questions.direct],
+        "comparative": [{"id": i, "text": t} for i, t in questions.comparative],
+        "direct_answers": list(DIRECT_ANSWERS),
+        "comparative_answers": list(COMPARATIVE_ANSWERS),
+        "verdicts": list(VERDICTS),
+    }
 
 
 def check_answers(world: str, verdict: str, direct: dict, comparisons: dict) -> None:
@@ -39,14 +46,18 @@ def check_answers(world: str, verdict: str, direct: dict, comparisons: dict) -> 
         raise ValueError(f"verdict: {verdict!r} is not one of {', '.join(VERDICTS)}")
     expected = {q for q, _ in questions.direct}
     if not isinstance(direct, dict) or set(direct) != expected:
-        raise ValueError(f"direct: answer exactly the questions {sorted(expected)}, got {sorted(direct) if isinstance(direct, dict) else direct!r}")
+        raise ValueError(
+            f"direct: answer exactly the questions {sorted(expected)}, got {sorted(direct) if isinstance(direct, dict) else direct!r}"
+        )
     for question, answers in direct.items():
         if not isinstance(answers, dict) or set(answers) != {"left", "right"} or not all(a in DIRECT_ANSWERS for a in answers.values()):
             raise ValueError(f"direct.{question}: give {{'left': a, 'right': a}} with a in {', '.join(DIRECT_ANSWERS)}, got {answers!r}")
     expected = {q for q, _ in questions.comparative}
     if not isinstance(comparisons, dict) or set(comparisons) != expected:
-        raise ValueError(f"comparisons: answer exactly the questions {sorted(expected)}, got "
-                         f"{sorted(comparisons) if isinstance(comparisons, dict) else comparisons!r}")
+        raise ValueError(
+            f"comparisons: answer exactly the questions {sorted(expected)}, got "
+            f"{sorted(comparisons) if isinstance(comparisons, dict) else comparisons!r}"
+        )
     for question, answer in comparisons.items():
         if answer not in COMPARATIVE_ANSWERS:
             raise ValueError(f"comparisons.{question}: {answer!r} is not one of {', '.join(COMPARATIVE_ANSWERS)}")

@@ -19,13 +19,13 @@ is above this agent's upper bound, so agents with overlapping intervals share ra
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import numpy as np
 import trueskill
 
-TRUESKILL = dict(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=25.0 / 300, draw_probability=0.10)
+TRUESKILL = {"mu": 25.0, "sigma": 25.0 / 3, "beta": 25.0 / 6, "tau": 25.0 / 300, "draw_probability": 0.10}
 """BASALT's TrueSkill parameters."""
 RIDGE = 1e-4
 ELO_SCALE = 400.0 / math.log(10.0)
@@ -54,7 +54,7 @@ class Outcome:
     comparisons: dict = field(default_factory=dict, compare=False, hash=False)
     direct: dict = field(default_factory=dict, compare=False, hash=False)
 
-    def on(self, question: str | None) -> "Outcome | None":
+    def on(self, question: str | None) -> Outcome | None:
         """This outcome with the answer to a comparative ``question`` as its verdict (None when it
         was answered ``na`` or not asked); the overall verdict for ``question=None``."""
         if question is None:
@@ -80,7 +80,7 @@ class TrueSkillReplay:
     def rating(self, agent: str) -> trueskill.Rating:
         return self.ratings.get(agent) or self.env.create_rating()
 
-    def extend(self, outcomes: Iterable[Outcome]) -> "TrueSkillReplay":
+    def extend(self, outcomes: Iterable[Outcome]) -> TrueSkillReplay:
         new = canonical(outcomes)
         if new and self.outcomes and new[0].order < self.outcomes[-1].order:
             new, self.outcomes, self.ratings = canonical(self.outcomes + new), [], {}
@@ -144,20 +144,31 @@ def bradley_terry(outcomes: list[Outcome], agents: list[str], rounds: int = 200,
     left, right, score = _pairs(outcomes, agents)
     strengths = _fit(n, left, right, score, np.ones(len(outcomes)))
     rng = np.random.default_rng(seed)
-    draws = np.array([_fit(n, left, right, score, rng.multinomial(len(outcomes), np.full(len(outcomes), 1 / len(outcomes))).astype(float))
-                      for _ in range(rounds)]) if rounds else strengths[None]
+    draws = (
+        np.array(
+            [
+                _fit(n, left, right, score, rng.multinomial(len(outcomes), np.full(len(outcomes), 1 / len(outcomes))).astype(float))
+                for _ in range(rounds)
+            ]
+        )
+        if rounds
+        else strengths[None]
+    )
     point = 1000.0 + ELO_SCALE * strengths
     low, high = 1000.0 + ELO_SCALE * np.percentile(draws, [2.5, 97.5], axis=0)
-    return {a: {"score": float(point[i]), "low": float(low[i]), "high": float(high[i]), "rank": 1 + int(np.sum(low > high[i]))}
-            for i, a in enumerate(agents)}
+    return {
+        a: {"score": float(point[i]), "low": float(low[i]), "high": float(high[i]), "rank": 1 + int(np.sum(low > high[i]))}
+        for i, a in enumerate(agents)
+    }
 
 
 def group_key(outcome: Outcome, by: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(getattr(outcome, name) for name in by)
 
 
-def leaderboard(outcomes: Iterable[Outcome], by: tuple[str, ...] = ("world",), question: str | None = None,
-                rounds: int = 200, seed: int = 0) -> list[dict]:
+def leaderboard(
+    outcomes: Iterable[Outcome], by: tuple[str, ...] = ("world",), question: str | None = None, rounds: int = 200, seed: int = 0
+) -> list[dict]:
     """One row per (group, agent), groups by ``by`` (``("world",)`` or ``("world", "task")``), on the
     overall verdict or on a comparative ``question``: TrueSkill ``mu``, ``sigma``, ``conservative``
     (mu - 3 sigma), Bradley-Terry ``bt`` with ``bt_low`` / ``bt_high`` and ``rank``, and the counts
@@ -178,10 +189,24 @@ def leaderboard(outcomes: Iterable[Outcome], by: tuple[str, ...] = ("world",), q
             won = sum(o.verdict == ("left" if o.left == agent else "right") for o in played)
             drawn = sum(o.verdict == "draw" for o in played)
             rating = ts[agent]
-            rows.append({**dict(zip(by, key)), "question": question or "overall", "agent": agent, "mu": rating.mu, "sigma": rating.sigma,
-                         "conservative": rating.mu - 3 * rating.sigma, "bt": bt[agent]["score"], "bt_low": bt[agent]["low"],
-                         "bt_high": bt[agent]["high"], "rank": bt[agent]["rank"], "judgements": len(played), "wins": won,
-                         "draws": drawn, "losses": len(played) - won - drawn})
+            rows.append(
+                {
+                    **dict(zip(by, key)),
+                    "question": question or "overall",
+                    "agent": agent,
+                    "mu": rating.mu,
+                    "sigma": rating.sigma,
+                    "conservative": rating.mu - 3 * rating.sigma,
+                    "bt": bt[agent]["score"],
+                    "bt_low": bt[agent]["low"],
+                    "bt_high": bt[agent]["high"],
+                    "rank": bt[agent]["rank"],
+                    "judgements": len(played),
+                    "wins": won,
+                    "draws": drawn,
+                    "losses": len(played) - won - drawn,
+                }
+            )
     rows.sort(key=lambda r: (tuple(r[name] for name in by), -r["conservative"]))
     return rows
 
@@ -210,5 +235,7 @@ def direct_rates(outcomes: Iterable[Outcome]) -> list[dict]:
             for side, agent in (("left", o.left), ("right", o.right)):
                 tally = counts.setdefault((o.world, agent, question), {"yes": 0, "no": 0, "unsure": 0})
                 tally[answers[side]] += 1
-    return [{"world": w, "agent": a, "question": q, **tally, "yes_rate": tally["yes"] / max(1, sum(tally.values()))}
-            for (w, a, q), tally in sorted(counts.items())]
+    return [
+        {"world": w, "agent": a, "question": q, **tally, "yes_rate": tally["yes"] / max(1, sum(tally.values()))}
+        for (w, a, q), tally in sorted(counts.items())
+    ]

@@ -50,11 +50,12 @@ def expected_variance_drop(a: trueskill.Rating, b: trueskill.Rating, env: truesk
     a_wins = trueskill.rate_1vs1(a, b, env=env)
     b_wins = trueskill.rate_1vs1(b, a, env=env)
     p = win_probability(a, b, env.beta)
-    return p * (before - a_wins[0].sigma**2 - a_wins[1].sigma**2) + (1 - p) * (before - b_wins[0].sigma**2 - b_wins[1].sigma**2)
+    return p * (before - a_wins[0].sigma ** 2 - a_wins[1].sigma ** 2) + (1 - p) * (before - b_wins[0].sigma ** 2 - b_wins[1].sigma ** 2)
 
 
-def choose(candidates: list[Candidate], ratings: dict[str, dict[str, trueskill.Rating]], rng: random.Random,
-           exploration: float = 0.2) -> tuple[Candidate, float, bool]:
+def choose(
+    candidates: list[Candidate], ratings: dict[str, dict[str, trueskill.Rating]], rng: random.Random, exploration: float = 0.2
+) -> tuple[Candidate, float, bool]:
     """(candidate, expected variance drop, explored): the next pair to judge. ``ratings`` maps a
     world to its agents' TrueSkill ratings (absent agents are new)."""
     if not candidates:
@@ -66,7 +67,9 @@ def choose(candidates: list[Candidate], ratings: dict[str, dict[str, trueskill.R
         key = (c.world, c.agent_a, c.agent_b)
         if key not in gains:
             world = ratings.get(c.world, {})
-            gains[key] = expected_variance_drop(world.get(c.agent_a) or env.create_rating(), world.get(c.agent_b) or env.create_rating(), env)
+            gains[key] = expected_variance_drop(
+                world.get(c.agent_a) or env.create_rating(), world.get(c.agent_b) or env.create_rating(), env
+            )
         return gains[key]
 
     if rng.random() < exploration:

@@ -47,7 +47,8 @@ def page(path: str) -> str:
     title, name, _ = PAGES[path]
     links = "".join(f'<a href="{href}"{" aria-current=page" if href == path else ""}>{text}</a>' for href, (_, _, text) in PAGES.items())
     return string.Template((STATIC / "shell.html").read_text()).substitute(
-        title=title, script=f"{name}.js", links=links, content=(STATIC / f"{name}.html").read_text())
+        title=title, script=f"{name}.js", links=links, content=(STATIC / f"{name}.html").read_text()
+    )
 
 
 @dataclass(frozen=True)
@@ -108,11 +109,15 @@ class Ratings:
             chosen = world if world in worlds else (worlds[0] if worlds else None)
             mine = [o for o in outcomes if o.world == chosen]
             questions = sorted({q for o in mine for q in o.comparisons})
-            return {"worlds": worlds, "world": chosen, "judgements": len(mine),
-                    "overall": leaderboard(mine, ("world",), rounds=self.rounds),
-                    "tasks": leaderboard(mine, ("world", "task"), rounds=self.rounds),
-                    "questions": {q: leaderboard(mine, ("world",), question=q, rounds=self.rounds) for q in questions},
-                    "direct": direct_rates(mine)}
+            return {
+                "worlds": worlds,
+                "world": chosen,
+                "judgements": len(mine),
+                "overall": leaderboard(mine, ("world",), rounds=self.rounds),
+                "tasks": leaderboard(mine, ("world", "task"), rounds=self.rounds),
+                "questions": {q: leaderboard(mine, ("world",), question=q, rounds=self.rounds) for q in questions},
+                "direct": direct_rates(mine),
+            }
 
         return self.get(("board", world), compute)
 
@@ -212,17 +217,26 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
         if view is None:
             raise HTTPException(404, "no match: the arena has no task with two agents' episodes" + (f" in {world}" if world else ""))
         formats = store.match_formats(view["uuid"])
-        return {**view, "questions": questions_json(questions_for(view["world"])), "min_watch_s": rules.min_watch_s,
-                "min_justification": rules.min_justification, "server_time": time.time(),
-                "videos": {side: [{"src": f"/media/{view['uuid']}/{side}.{kind}", "type": f"video/{kind}"} for kind in formats]
-                           for side in ("left", "right")}}
+        return {
+            **view,
+            "questions": questions_json(questions_for(view["world"])),
+            "min_watch_s": rules.min_watch_s,
+            "min_justification": rules.min_justification,
+            "server_time": time.time(),
+            "videos": {
+                side: [{"src": f"/media/{view['uuid']}/{side}.{kind}", "type": f"video/{kind}"} for kind in formats]
+                for side in ("left", "right")
+            },
+        }
 
     @app.get("/media/{match_uuid}/{name}", include_in_schema=False)
     def media(match_uuid: str, name: str, who: Rater = Depends(signed_in)):
         side, _, kind = name.partition(".")
         if kind not in ("webm", "mp4"):
             raise HTTPException(404, "not a video")
-        return FileResponse(store.match_video(who, match_uuid, side, kind), media_type=f"video/{kind}", headers={"Cache-Control": "private"})
+        return FileResponse(
+            store.match_video(who, match_uuid, side, kind), media_type=f"video/{kind}", headers={"Cache-Control": "private"}
+        )
 
     @app.post("/api/judgement", status_code=201)
     def judgement(payload: dict = Body(...), who: Rater = Depends(rater)) -> dict:
@@ -251,7 +265,9 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
         return rows
 
     @app.post("/api/admin/raters", status_code=201)
-    def new_rater(name: str = Body(..., embed=True, max_length=100), role: str = Body("rater", embed=True), who: Rater = Depends(admin)) -> dict:
+    def new_rater(
+        name: str = Body(..., embed=True, max_length=100), role: str = Body("rater", embed=True), who: Rater = Depends(admin)
+    ) -> dict:
         try:
             return {"name": name, "role": role, "token": store.add_rater(name, role)}
         except ValueError as error:
@@ -265,6 +281,9 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8000, **options) ->
     import uvicorn
 
     counts = store.counts()
-    print(f"arena {store.path}: {counts['agents']} agents, {counts['episodes']} episodes, {counts['judgements']} judgements; "
-          f"http://{host}:{port}/ (raters) and http://{host}:{port}/leaderboard", flush=True)
+    print(
+        f"arena {store.path}: {counts['agents']} agents, {counts['episodes']} episodes, {counts['judgements']} judgements; "
+        f"http://{host}:{port}/ (raters) and http://{host}:{port}/leaderboard",
+        flush=True,
+    )
     uvicorn.run(create_app(store, **options), host=host, port=port, log_level="warning")

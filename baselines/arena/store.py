@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS matches (
     rater_id INTEGER REFERENCES raters(id), served_at REAL NOT NULL, expires_at REAL NOT NULL,
     priority REAL NOT NULL DEFAULT 0, explored INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS matches_rater ON matches (rater_id);
-CREATE INDEX IF NOT EXISTS matches_pair ON matches (MIN(left_episode_id, right_episode_id), MAX(left_episode_id, right_episode_id), rater_id);
+CREATE INDEX IF NOT EXISTS matches_pair
+    ON matches (MIN(left_episode_id, right_episode_id), MAX(left_episode_id, right_episode_id), rater_id);
 CREATE TABLE IF NOT EXISTS judgements (
     id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL UNIQUE REFERENCES matches(id), rater_id INTEGER NOT NULL REFERENCES raters(id),
     verdict TEXT NOT NULL CHECK (verdict IN ('left', 'draw', 'right')), direct TEXT NOT NULL, comparisons TEXT NOT NULL,
@@ -66,9 +67,12 @@ APPEND_ONLY = ("matches", "judgements", "bans")
 
 
 def _append_only_triggers() -> str:
-    return "".join(f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {verb.upper()} ON {table} "
-                   f"BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;\n"
-                   for table in APPEND_ONLY for verb in ("update", "delete"))
+    return "".join(
+        f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {verb.upper()} ON {table} "
+        f"BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;\n"
+        for table in APPEND_ONLY
+        for verb in ("update", "delete")
+    )
 
 
 def token_hash(token: str) -> str:
@@ -110,8 +114,12 @@ class Rules:
     exploration: float = 0.2
 
     def __post_init__(self):
-        for name, ok, need in (("min_watch_s", self.min_watch_s >= 0, ">= 0"), ("min_justification", self.min_justification >= 0, ">= 0"),
-                               ("expiry_s", self.expiry_s > 0, "> 0"), ("exploration", 0 <= self.exploration <= 1, "in [0, 1]")):
+        for name, ok, need in (
+            ("min_watch_s", self.min_watch_s >= 0, ">= 0"),
+            ("min_justification", self.min_justification >= 0, ">= 0"),
+            ("expiry_s", self.expiry_s > 0, "> 0"),
+            ("exploration", 0 <= self.exploration <= 1, "in [0, 1]"),
+        ):
             if not ok:
                 raise ValueError(f"{name} must be {need}, got {getattr(self, name)}")
 
@@ -156,8 +164,10 @@ class Store:
         token = secrets.token_urlsafe(32)
         with self.lock:
             try:
-                self.db.execute("INSERT INTO raters (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)",
-                                (name, role, token_hash(token), time.time()))
+                self.db.execute(
+                    "INSERT INTO raters (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                    (name, role, token_hash(token), time.time()),
+                )
             except sqlite3.IntegrityError:
                 raise ValueError(f"rater {name!r} exists already") from None
         return token
@@ -167,8 +177,9 @@ class Store:
         if not token:
             return None
         with self.lock:
-            row = self._one("SELECT id, name, role FROM raters WHERE token_hash = ? AND id NOT IN (SELECT rater_id FROM bans)",
-                            (token_hash(token),))
+            row = self._one(
+                "SELECT id, name, role FROM raters WHERE token_hash = ? AND id NOT IN (SELECT rater_id FROM bans)", (token_hash(token),)
+            )
         return Rater(row["id"], row["name"], row["role"]) if row else None
 
     def ban(self, name: str, reason: str) -> None:
@@ -184,8 +195,9 @@ class Store:
         row = self._one("SELECT id FROM raters WHERE name = ?", (name,))
         if row:
             return row["id"]
-        return self.db.execute("INSERT INTO raters (name, role, token_hash, created_at) VALUES (?, 'imported', NULL, ?)",
-                               (name, time.time())).lastrowid
+        return self.db.execute(
+            "INSERT INTO raters (name, role, token_hash, created_at) VALUES (?, 'imported', NULL, ?)", (name, time.time())
+        ).lastrowid
 
     # ------------------------------------------------------------------ agents, tasks, episodes
     def add_agent(self, name: str, description: str = "") -> int:
@@ -193,8 +205,9 @@ class Store:
             raise ValueError("an agent needs a name")
         with self.lock:
             try:
-                return self.db.execute("INSERT INTO agents (name, description, created_at) VALUES (?, ?, ?)",
-                                       (name, description, time.time())).lastrowid
+                return self.db.execute(
+                    "INSERT INTO agents (name, description, created_at) VALUES (?, ?, ?)", (name, description, time.time())
+                ).lastrowid
             except sqlite3.IntegrityError:
                 raise ValueError(f"agent {name!r} exists already") from None
 
@@ -212,8 +225,11 @@ class Store:
         with self.lock:
             key = (world, settings, task, instruction, int(seed))
             row = self._one("SELECT id FROM tasks WHERE world = ? AND settings = ? AND task = ? AND instruction = ? AND seed = ?", key)
-            return row["id"] if row else self.db.execute(
-                "INSERT INTO tasks (world, settings, task, instruction, seed) VALUES (?, ?, ?, ?, ?)", key).lastrowid
+            return (
+                row["id"]
+                if row
+                else self.db.execute("INSERT INTO tasks (world, settings, task, instruction, seed) VALUES (?, ?, ?, ?, ?)", key).lastrowid
+            )
 
     def episode_on(self, agent_id: int, task_id: int) -> sqlite3.Row | None:
         with self.lock:
@@ -221,14 +237,23 @@ class Store:
 
     def add_episode(self, agent_id: int, task_id: int, file: str | None, videos: list[str], meta: dict) -> int:
         with self.lock:
-            return self.db.execute("INSERT INTO episodes (agent_id, task_id, file, videos, meta, added_at) VALUES (?, ?, ?, ?, ?, ?)",
-                                   (agent_id, task_id, file, json.dumps(videos), json.dumps(meta), time.time())).lastrowid
+            return self.db.execute(
+                "INSERT INTO episodes (agent_id, task_id, file, videos, meta, added_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (agent_id, task_id, file, json.dumps(videos), json.dumps(meta), time.time()),
+            ).lastrowid
 
     # ------------------------------------------------------------------ matches
     def _match_view(self, match: sqlite3.Row) -> dict:
         task = self._one("SELECT * FROM tasks WHERE id = ?", (match["task_id"],))
-        return {"uuid": match["uuid"], "world": task["world"], "task": task["task"], "instruction": task["instruction"],
-                "seed": task["seed"], "served_at": match["served_at"], "expires_at": match["expires_at"]}
+        return {
+            "uuid": match["uuid"],
+            "world": task["world"],
+            "task": task["task"],
+            "instruction": task["instruction"],
+            "seed": task["seed"],
+            "served_at": match["served_at"],
+            "expires_at": match["expires_at"],
+        }
 
     def candidates(self, rater: Rater, world: str | None = None) -> list[scheduler.Candidate]:
         """Every pair of two agents' episodes of one unit (optionally of one world), with how often
@@ -238,12 +263,21 @@ class Store:
                 "SELECT t.id AS task_id, t.world, ea.id AS ea, aa.name AS na, eb.id AS eb, ab.name AS nb FROM episodes ea "
                 "JOIN episodes eb ON eb.task_id = ea.task_id AND eb.agent_id > ea.agent_id "
                 "JOIN tasks t ON t.id = ea.task_id JOIN agents aa ON aa.id = ea.agent_id JOIN agents ab ON ab.id = eb.agent_id "
-                "WHERE (? IS NULL OR t.world = ?) ORDER BY t.id, ea.id, eb.id", (world, world)).fetchall()
-            served = {(m["a"], m["b"]): (m["n"], m["mine"]) for m in self.db.execute(  # read from the matches_pair index alone
-                "SELECT MIN(left_episode_id, right_episode_id) AS a, MAX(left_episode_id, right_episode_id) AS b, COUNT(*) AS n, "
-                "SUM(CASE WHEN rater_id = ? THEN 1 ELSE 0 END) AS mine FROM matches GROUP BY a, b", (rater.id,))}
-        return [scheduler.Candidate(r["task_id"], r["world"], r["ea"], r["na"], r["eb"], r["nb"], *served.get((r["ea"], r["eb"]), (0, 0)))
-                for r in rows]
+                "WHERE (? IS NULL OR t.world = ?) ORDER BY t.id, ea.id, eb.id",
+                (world, world),
+            ).fetchall()
+            served = {
+                (m["a"], m["b"]): (m["n"], m["mine"])
+                for m in self.db.execute(  # read from the matches_pair index alone
+                    "SELECT MIN(left_episode_id, right_episode_id) AS a, MAX(left_episode_id, right_episode_id) AS b, COUNT(*) AS n, "
+                    "SUM(CASE WHEN rater_id = ? THEN 1 ELSE 0 END) AS mine FROM matches GROUP BY a, b",
+                    (rater.id,),
+                )
+            }
+        return [
+            scheduler.Candidate(r["task_id"], r["world"], r["ea"], r["na"], r["eb"], r["nb"], *served.get((r["ea"], r["eb"]), (0, 0)))
+            for r in rows
+        ]
 
     def version(self) -> tuple[int, int]:
         """(newest judgement id, number of bans): what the ratings depend on."""
@@ -275,7 +309,8 @@ class Store:
             open_match = self._one(
                 "SELECT m.* FROM matches m JOIN tasks t ON t.id = m.task_id LEFT JOIN judgements j ON j.match_id = m.id "
                 "WHERE m.rater_id = ? AND j.id IS NULL AND m.expires_at > ? AND (? IS NULL OR t.world = ?) ORDER BY m.id DESC LIMIT 1",
-                (rater.id, now, world, world))
+                (rater.id, now, world, world),
+            )
             if open_match:
                 return self._match_view(open_match)
             candidates = self.candidates(rater, world)
@@ -284,10 +319,21 @@ class Store:
             chosen, gain, explored = scheduler.choose(candidates, self.world_ratings(), rng, rules.exploration)
             left, right = (chosen.episode_a, chosen.episode_b) if rng.random() < 0.5 else (chosen.episode_b, chosen.episode_a)
             match_id = self.db.execute(
-                "INSERT INTO matches (uuid, task_id, left_episode_id, right_episode_id, rater_id, served_at, expires_at, priority, explored) "
+                "INSERT INTO matches "
+                "(uuid, task_id, left_episode_id, right_episode_id, rater_id, served_at, expires_at, priority, explored) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (str(uuid.UUID(int=rng.getrandbits(128), version=4)), chosen.task_id, left, right, rater.id, now, now + rules.expiry_s,
-                 gain, int(explored))).lastrowid
+                (
+                    str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                    chosen.task_id,
+                    left,
+                    right,
+                    rater.id,
+                    now,
+                    now + rules.expiry_s,
+                    gain,
+                    int(explored),
+                ),
+            ).lastrowid
             return self._match_view(self._one("SELECT * FROM matches WHERE id = ?", (match_id,)))
 
     def match_video(self, rater: Rater, match_uuid: str, side: str, kind: str) -> Path:
@@ -308,8 +354,10 @@ class Store:
         """Video formats both sides of a match have (webm first)."""
         with self.lock:
             match = self._one("SELECT * FROM matches WHERE uuid = ?", (match_uuid,))
-            sides = [json.loads(self._one("SELECT videos FROM episodes WHERE id = ?", (match[f"{s}_episode_id"],))["videos"])
-                     for s in ("left", "right")]
+            sides = [
+                json.loads(self._one("SELECT videos FROM episodes WHERE id = ?", (match[f"{s}_episode_id"],))["videos"])
+                for s in ("left", "right")
+            ]
         common = set.intersection(*({Path(v).suffix.lstrip(".") for v in videos} for videos in sides))
         return [kind for kind in ("webm", "mp4") if kind in common]
 
@@ -333,8 +381,11 @@ class Store:
             if now > match["expires_at"]:
                 raise Rejected(410, "this match expired; load a new one")
             if now - match["served_at"] < rules.min_watch_s:
-                raise Rejected(425, f"judgements are accepted {rules.min_watch_s:g} s after the match is served "
-                                    f"({now - match['served_at']:.1f} s so far): watch both videos")
+                raise Rejected(
+                    425,
+                    f"judgements are accepted {rules.min_watch_s:g} s after the match is served "
+                    f"({now - match['served_at']:.1f} s so far): watch both videos",
+                )
             if len(justification) < rules.min_justification:
                 raise Rejected(422, f"justification: at least {rules.min_justification} characters, got {len(justification)}")
             if len(events) > MAX_EVENTS_BYTES:
@@ -347,26 +398,62 @@ class Store:
                 return self.db.execute(
                     "INSERT INTO judgements (match_id, rater_id, verdict, direct, comparisons, justification, video_events, submitted_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (match["id"], rater.id, answer["verdict"], json.dumps(answer["direct"], sort_keys=True),
-                     json.dumps(answer["comparisons"], sort_keys=True), justification, events, now)).lastrowid
+                    (
+                        match["id"],
+                        rater.id,
+                        answer["verdict"],
+                        json.dumps(answer["direct"], sort_keys=True),
+                        json.dumps(answer["comparisons"], sort_keys=True),
+                        justification,
+                        events,
+                        now,
+                    ),
+                ).lastrowid
             except sqlite3.IntegrityError:
                 raise Rejected(409, "this match has been judged already") from None
 
-    def insert_judged_match(self, task_id: int, left_episode: int, right_episode: int, rater: str, answer: dict,
-                            submitted_at: float, source: str, source_order: int) -> None:
+    def insert_judged_match(
+        self,
+        task_id: int,
+        left_episode: int,
+        right_episode: int,
+        rater: str,
+        answer: dict,
+        submitted_at: float,
+        source: str,
+        source_order: int,
+    ) -> None:
         """A match and its judgement from an imported record (``baselines.arena.ingest``)."""
         with self.lock:
             rater_id = self._imported_rater(rater)
             match_id = self.db.execute(
                 "INSERT INTO matches (uuid, task_id, left_episode_id, right_episode_id, rater_id, served_at, expires_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (str(uuid.uuid5(uuid.NAMESPACE_URL, f"{source}/{source_order}")), task_id, left_episode, right_episode, rater_id,
-                 submitted_at, submitted_at)).lastrowid
+                (
+                    str(uuid.uuid5(uuid.NAMESPACE_URL, f"{source}/{source_order}")),
+                    task_id,
+                    left_episode,
+                    right_episode,
+                    rater_id,
+                    submitted_at,
+                    submitted_at,
+                ),
+            ).lastrowid
             self.db.execute(
                 "INSERT INTO judgements (match_id, rater_id, verdict, direct, comparisons, justification, video_events, submitted_at, "
                 "source, source_order) VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
-                (match_id, rater_id, answer["verdict"], json.dumps(answer["direct"], sort_keys=True),
-                 json.dumps(answer["comparisons"], sort_keys=True), answer["justification"], submitted_at, source, source_order))
+                (
+                    match_id,
+                    rater_id,
+                    answer["verdict"],
+                    json.dumps(answer["direct"], sort_keys=True),
+                    json.dumps(answer["comparisons"], sort_keys=True),
+                    answer["justification"],
+                    submitted_at,
+                    source,
+                    source_order,
+                ),
+            )
 
     def imported(self, source: str) -> bool:
         """Whether judgements from ``source`` (an imported file) are in the record."""
@@ -378,35 +465,75 @@ class Store:
         return _Transaction(self)
 
     # ------------------------------------------------------------------ reading
-    _RECORD = ("SELECT j.*, m.uuid, m.served_at, t.world, t.settings, t.task, t.instruction, t.seed, al.name AS left_agent, "
-               "ar.name AS right_agent, el.file AS left_file, er.file AS right_file, r.name AS rater, "
-               "EXISTS (SELECT 1 FROM bans b WHERE b.rater_id = j.rater_id) AS banned "
-               "FROM judgements j JOIN matches m ON m.id = j.match_id JOIN tasks t ON t.id = m.task_id "
-               "JOIN episodes el ON el.id = m.left_episode_id JOIN agents al ON al.id = el.agent_id "
-               "JOIN episodes er ON er.id = m.right_episode_id JOIN agents ar ON ar.id = er.agent_id "
-               "JOIN raters r ON r.id = j.rater_id ")
+    _RECORD = (
+        "SELECT j.*, m.uuid, m.served_at, t.world, t.settings, t.task, t.instruction, t.seed, al.name AS left_agent, "
+        "ar.name AS right_agent, el.file AS left_file, er.file AS right_file, r.name AS rater, "
+        "EXISTS (SELECT 1 FROM bans b WHERE b.rater_id = j.rater_id) AS banned "
+        "FROM judgements j JOIN matches m ON m.id = j.match_id JOIN tasks t ON t.id = m.task_id "
+        "JOIN episodes el ON el.id = m.left_episode_id JOIN agents al ON al.id = el.agent_id "
+        "JOIN episodes er ON er.id = m.right_episode_id JOIN agents ar ON ar.id = er.agent_id "
+        "JOIN raters r ON r.id = j.rater_id "
+    )
 
     def outcomes(self, after: int = 0) -> list[Outcome]:
         """Judgements (id > ``after``) of raters not banned, as ``Outcome`` s in canonical order."""
         with self.lock:
             rows = self.db.execute(self._RECORD + "WHERE j.id > ? AND NOT banned", (after,)).fetchall()
-        return sorted((Outcome((r["submitted_at"], r["source_order"], r["uuid"]), r["world"], r["task"], r["left_agent"], r["right_agent"],
-                               r["verdict"], json.loads(r["comparisons"]), json.loads(r["direct"])) for r in rows), key=lambda o: o.order)
+        return sorted(
+            (
+                Outcome(
+                    (r["submitted_at"], r["source_order"], r["uuid"]),
+                    r["world"],
+                    r["task"],
+                    r["left_agent"],
+                    r["right_agent"],
+                    r["verdict"],
+                    json.loads(r["comparisons"]),
+                    json.loads(r["direct"]),
+                )
+                for r in rows
+            ),
+            key=lambda o: o.order,
+        )
 
     def judgements(self) -> list[dict]:
         """The raw record, one dict per judgement (ids in insertion order), times in ISO 8601 UTC."""
         with self.lock:
             rows = self.db.execute(self._RECORD + "ORDER BY j.id").fetchall()
-        return [{"id": r["id"], "match": r["uuid"], "world": r["world"], "settings": json.loads(r["settings"]), "task": r["task"],
-                 "instruction": r["instruction"], "seed": r["seed"], "left_agent": r["left_agent"], "right_agent": r["right_agent"],
-                 "left_episode": r["left_file"], "right_episode": r["right_file"], "rater": r["rater"], "banned": bool(r["banned"]),
-                 "verdict": r["verdict"], "direct": json.loads(r["direct"]), "comparisons": json.loads(r["comparisons"]),
-                 "justification": r["justification"], "video_events": json.loads(r["video_events"]), "served_at": iso(r["served_at"]),
-                 "submitted_at": iso(r["submitted_at"]), "source": r["source"], "source_order": r["source_order"]} for r in rows]
+        return [
+            {
+                "id": r["id"],
+                "match": r["uuid"],
+                "world": r["world"],
+                "settings": json.loads(r["settings"]),
+                "task": r["task"],
+                "instruction": r["instruction"],
+                "seed": r["seed"],
+                "left_agent": r["left_agent"],
+                "right_agent": r["right_agent"],
+                "left_episode": r["left_file"],
+                "right_episode": r["right_file"],
+                "rater": r["rater"],
+                "banned": bool(r["banned"]),
+                "verdict": r["verdict"],
+                "direct": json.loads(r["direct"]),
+                "comparisons": json.loads(r["comparisons"]),
+                "justification": r["justification"],
+                "video_events": json.loads(r["video_events"]),
+                "served_at": iso(r["served_at"]),
+                "submitted_at": iso(r["submitted_at"]),
+                "source": r["source"],
+                "source_order": r["source_order"],
+            }
+            for r in rows
+        ]
 
     def counts(self) -> dict[str, int]:
         with self.lock:
-            return {table: self._one(f"SELECT COUNT(*) FROM {table}")[0] for table in ("agents", "tasks", "episodes", "raters", "matches", "judgements")}
+            return {
+                table: self._one(f"SELECT COUNT(*) FROM {table}")[0]
+                for table in ("agents", "tasks", "episodes", "raters", "matches", "judgements")
+            }
 
 
 class _Transaction:

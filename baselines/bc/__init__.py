@@ -14,8 +14,9 @@ PPO-T or FiLM, instruction-conditioned, its GRU run over each whole episode from
 averaged over the steps of the episodes (padding masked), Adam with gradient clipping. Episodes are
 grouped by length into power-of-two buckets (padded within a bucket), and epochs of minibatches of
 each bucket's episodes run in one ``jax.jit``. ``--validation`` episodes are held out and scored
-every epoch; the params of the epoch with the lowest validation loss are kept. Evaluation: the three-policy protocol of ``baselines.evaluate`` (agent, shuffled
-instruction, random) on the world's splits.
+every epoch; the params of the epoch with the lowest validation loss are kept. Evaluation: the
+three-policy protocol of ``baselines.evaluate`` (agent, shuffled instruction, random) on the
+world's splits.
 
 The run folder holds ``config.json`` (the network settings, in ``PPOConfig`` terms, and the world),
 ``params/`` (orbax), ``metrics.jsonl`` (one line per epoch), ``evaluation.{json,md}`` and the
@@ -31,8 +32,18 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submodules=["cloning"],
     submod_attrs={
-        "cloning": ["BCConfig", "BehaviouralCloning", "Demos", "NETWORK_FIELDS", "POLICIES", "length_buckets", "load_demos", "load_params",
-                    "replay_demos", "split_held_out"],
+        "cloning": [
+            "BCConfig",
+            "BehaviouralCloning",
+            "Demos",
+            "NETWORK_FIELDS",
+            "POLICIES",
+            "length_buckets",
+            "load_demos",
+            "load_params",
+            "replay_demos",
+            "split_held_out",
+        ],
         "__main__": ["main", "parser", "run"],
     },
 )

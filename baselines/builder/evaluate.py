@@ -17,20 +17,26 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from baselines import plots
+from baselines.builder import data as builder_data
+from baselines.builder.model import advance
+from baselines.builder.train import Builder, Decoder, TrainConfig, load_best, score, text_inputs
 from blocksworld import annotations as v2
 from blocksworld.data import load_items
 from blocksworld.env import feasible_actions, inventory_of
 from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELLS, SHAPE
 from blocksworld.tokenizer import Vocabulary
 
-from baselines import plots
-from baselines.builder import data as builder_data
-from baselines.builder.model import advance
-from baselines.builder.train import Builder, Decoder, TrainConfig, load_best, score, text_inputs
-
 SIMULATOR_TEST_SETS = {"random": "RND", "blocks": "BLK", "shapes": "SHP"}
 POLICIES = ("model", "empty", "copy last action")
-COLUMNS = (("type", "Type"), ("colour", "Colour"), ("location", "Location"), ("shape", "Shape"), ("fairer", "Fairer F1"), ("strict", "Strict F1"))
+COLUMNS = (
+    ("type", "Type"),
+    ("colour", "Colour"),
+    ("location", "Location"),
+    ("shape", "Shape"),
+    ("fairer", "Fairer F1"),
+    ("strict", "Strict F1"),
+)
 
 
 @jax.jit
@@ -52,8 +58,9 @@ def _summaries(examples: builder_data.Examples, predicted: np.ndarray, align: np
     return {"model": score(examples, predicted, align), **{name: score(examples, grids, align) for name, grids in floors.items()}}
 
 
-def test_sets(config: TrainConfig, vocabulary: Vocabulary, data: str | None, split: str, annotations: Path | None,
-              log: Callable[[str], None]) -> dict[str, tuple[builder_data.Examples, np.ndarray | None]]:
+def test_sets(
+    config: TrainConfig, vocabulary: Vocabulary, data: str | None, split: str, annotations: Path | None, log: Callable[[str], None]
+) -> dict[str, tuple[builder_data.Examples, np.ndarray | None]]:
     """Examples (and the fairer metric's alignment mask, None: empty-board items) of every test set."""
     out = {}
     notes = v2.read_annotations(annotations) if annotations is not None else None  # a malformed file fails first
@@ -64,8 +71,10 @@ def test_sets(config: TrainConfig, vocabulary: Vocabulary, data: str | None, spl
         name = f"MDC {split}"
         if notes is not None:
             clean = v2.clean_test_set(items, notes)
-            log(f"BAP v2 clean {split} set: {len(clean.items)} of {len(items)} items ({clean.dropped_unclear} unclear and "
-                f"{clean.dropped_incorrect} unfixable dropped, {clean.fixed} fixed)")
+            log(
+                f"BAP v2 clean {split} set: {len(clean.items)} of {len(items)} items ({clean.dropped_unclear} unclear and "
+                f"{clean.dropped_incorrect} unfixable dropped, {clean.fixed} fixed)"
+            )
             items, align, name = clean.items, np.asarray(clean.multiple, bool), f"MDC v2 {split}"
         out[name] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens, context=context), align)
     for simulator, short in SIMULATOR_TEST_SETS.items():
@@ -108,18 +117,25 @@ def format_tables(result: dict) -> str:
     lines = []
     for name, scores in result["test_sets"].items():
         for average in ("micro", "macro"):
-            lines += [f"\n{name} ({scores['items']} items), {average} F1 (%)\n",
-                      "| subset | policy | " + " | ".join(title for _, title in COLUMNS) + " |",
-                      "|---|---|" + "---:|" * len(COLUMNS)]
+            lines += [
+                f"\n{name} ({scores['items']} items), {average} F1 (%)\n",
+                "| subset | policy | " + " | ".join(title for _, title in COLUMNS) + " |",
+                "|---|---|" + "---:|" * len(COLUMNS),
+            ]
             for subset in ("EB", "NEB", "all"):
                 for policy in POLICIES:
                     row = scores[policy][subset]
-                    lines.append(f"| {subset} ({row['fairer']['items']}) | {policy} | "
-                                 + " | ".join(f"{row[m][average + '_f1']:.1f}" for m, _ in COLUMNS) + " |")
+                    lines.append(
+                        f"| {subset} ({row['fairer']['items']}) | {policy} | "
+                        + " | ".join(f"{row[m][average + '_f1']:.1f}" for m, _ in COLUMNS)
+                        + " |"
+                    )
     names = list(result["test_sets"])
     lines += ["\nFairer micro F1 (%) per test set\n", "| policy | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
     for policy in POLICIES:
-        lines.append(f"| {policy} | " + " | ".join(f"{result['test_sets'][n][policy]['all']['fairer']['micro_f1']:.1f}" for n in names) + " |")
+        lines.append(
+            f"| {policy} | " + " | ".join(f"{result['test_sets'][n][policy]['all']['fairer']['micro_f1']:.1f}" for n in names) + " |"
+        )
     return "\n".join(lines)
 
 

@@ -38,9 +38,7 @@ def world_features(grid: Array, age: Array, pose: Array) -> Array:
     the Builder's pose (x, y, z, yaw, pitch)."""
     onehot = jax.nn.one_hot(grid.astype(jnp.int32), NUM_COLOURS + 1)
     recency = (jnp.maximum(0, RECENCY_SPAN - age) / RECENCY_SPAN)[..., None]
-    x, y, z = jnp.meshgrid(
-        *(jnp.arange(lo, hi + 1, dtype=jnp.float32) for lo, hi in (X_RANGE, Y_RANGE, Z_RANGE)), indexing="ij"
-    )
+    x, y, z = jnp.meshgrid(*(jnp.arange(lo, hi + 1, dtype=jnp.float32) for lo, hi in (X_RANGE, Y_RANGE, Z_RANGE)), indexing="ij")
     yaw = jnp.deg2rad(pose[3])
     dx, dy, dz = x - pose[0], y - pose[1], z - pose[2]
     forward = -jnp.sin(yaw) * dx + jnp.cos(yaw) * dz  # yaw 0 faces +z, yaw 90 faces -x (Minecraft)
@@ -134,8 +132,9 @@ class GruDecoder(nn.Module):
     def sequence(self, carry: Array, previous: Array) -> Array:
         """Teacher forcing: previous actions (B, T) -> outputs (B, T, H)."""
         embedded = self.action_in(action_features(previous))
-        _, outputs = nn.scan(lambda cell, c, x: cell(c, x), variable_broadcast="params", split_rngs={"params": False},
-                             in_axes=1, out_axes=1)(self.cell, carry, embedded)
+        _, outputs = nn.scan(
+            lambda cell, c, x: cell(c, x), variable_broadcast="params", split_rngs={"params": False}, in_axes=1, out_axes=1
+        )(self.cell, carry, embedded)
         return outputs
 
 
@@ -220,4 +219,3 @@ class BuilderModel(nn.Module):
         features (B, 11, 9, 11, 11). The decoder re-reads the prefix (at most 21 actions, cheap next
         to the CNN), so one function serves both decoders."""
         return self.head(self._outputs(context, previous)[:, t], self.world(features))
-

@@ -27,14 +27,13 @@ import optax
 from flax.training import train_state
 from jax import Array
 
+from baselines.builder.data import Examples, batches, step_buckets
+from baselines.builder.model import MODELS, BuilderModel, advance, world_features
 from blocksworld import curriculum as curricula
 from blocksworld import metrics
 from blocksworld.env import BlocksWorld, feasible_actions, inventory_of, stack_params
 from blocksworld.grid import STOP
 from blocksworld.tokenizer import SPECIAL, Vocabulary
-
-from baselines.builder.data import Examples, batches, step_buckets
-from baselines.builder.model import MODELS, BuilderModel, advance, world_features
 
 CURRICULUM_KEYS = {"dataset": curricula.dataset_rank, "actions": curricula.action_length, "input": curricula.input_length}
 """Difficulty keys of BAP v2 sec. 6.2 (a curriculum key is one of these or a comma-separated tuple)."""
@@ -162,8 +161,10 @@ class Builder:
     def _batch(text: dict[str, np.ndarray], examples: Examples, index: np.ndarray) -> dict:
         return {
             "text": {k: jnp.asarray(v[index]) for k, v in text.items()},
-            "starts": jnp.asarray(examples.starts[index]), "ages": jnp.asarray(examples.ages[index]),
-            "poses": jnp.asarray(examples.poses[index]), "targets": jnp.asarray(examples.targets[index]),
+            "starts": jnp.asarray(examples.starts[index]),
+            "ages": jnp.asarray(examples.ages[index]),
+            "poses": jnp.asarray(examples.poses[index]),
+            "targets": jnp.asarray(examples.targets[index]),
             "lengths": jnp.asarray(examples.lengths[index]),
         }
 
@@ -264,12 +265,23 @@ def _stages(config: TrainConfig, items: list, seed: int) -> list[np.ndarray]:
 def _progress(epoch: int, best_loss: float, bad_epochs: int, seconds: float) -> dict[str, np.ndarray]:
     """The loop's own state, saved with the train state: epochs done, best dev loss, epochs since
     it improved (final phase), training seconds so far."""
-    return {"epoch": np.asarray(epoch, np.int32), "best_loss": np.asarray(best_loss, np.float32),
-            "bad_epochs": np.asarray(bad_epochs, np.int32), "seconds": np.asarray(seconds, np.float64)}
+    return {
+        "epoch": np.asarray(epoch, np.int32),
+        "best_loss": np.asarray(best_loss, np.float32),
+        "bad_epochs": np.asarray(bad_epochs, np.int32),
+        "seconds": np.asarray(seconds, np.float64),
+    }
 
 
-def fit(builder: Builder, out: Path, train: tuple[list, Examples, dict], dev: tuple[Examples, dict],
-        embeddings: np.ndarray | None = None, log: Callable[[str], None] = print, quiet: bool = False) -> dict:
+def fit(
+    builder: Builder,
+    out: Path,
+    train: tuple[list, Examples, dict],
+    dev: tuple[Examples, dict],
+    embeddings: np.ndarray | None = None,
+    log: Callable[[str], None] = print,
+    quiet: bool = False,
+) -> dict:
     """Train until early stopping, ``max_epochs`` or the time budget, checkpointing every epoch
     under ``out/checkpoints`` (resumes from there) and the best params by dev loss under
     ``out/best``; appends a row per epoch to ``out/metrics.jsonl`` and logs it; a progress bar
@@ -315,18 +327,29 @@ def fit(builder: Builder, out: Path, train: tuple[list, Examples, dict], dev: tu
             summary = score(dev_examples, predicted)["all"]
             improved = dev_loss < float(progress["best_loss"])
             in_final_phase = epoch >= len(stages)
-            progress = _progress(epoch + 1, min(dev_loss, float(progress["best_loss"])),
-                                 0 if improved or not in_final_phase else int(progress["bad_epochs"]) + 1,
-                                 float(progress["seconds"]) + time.perf_counter() - clock)
-            row = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "dev_loss": dev_loss,
-                   "dev_strict_f1": summary["strict"]["micro_f1"], "dev_fairer_f1": summary["fairer"]["micro_f1"],
-                   "items_per_second": len(examples if order is None else order) / train_seconds,
-                   "seconds": float(progress["seconds"]), "stage": min(epoch + 1, len(stages) + 1) if stages else 0}
+            progress = _progress(
+                epoch + 1,
+                min(dev_loss, float(progress["best_loss"])),
+                0 if improved or not in_final_phase else int(progress["bad_epochs"]) + 1,
+                float(progress["seconds"]) + time.perf_counter() - clock,
+            )
+            row = {
+                "epoch": epoch + 1,
+                "train_loss": float(np.mean(losses)),
+                "dev_loss": dev_loss,
+                "dev_strict_f1": summary["strict"]["micro_f1"],
+                "dev_fairer_f1": summary["fairer"]["micro_f1"],
+                "items_per_second": len(examples if order is None else order) / train_seconds,
+                "seconds": float(progress["seconds"]),
+                "stage": min(epoch + 1, len(stages) + 1) if stages else 0,
+            }
             metrics_log.write(json.dumps(row) + "\n")
             metrics_log.flush()
-            log(f"epoch {epoch + 1}: train loss {row['train_loss']:.3f}, dev loss {dev_loss:.3f}, dev F1 strict "
+            log(
+                f"epoch {epoch + 1}: train loss {row['train_loss']:.3f}, dev loss {dev_loss:.3f}, dev F1 strict "
                 f"{row['dev_strict_f1']:.1f} / fairer {row['dev_fairer_f1']:.1f}, {row['seconds'] / 60:.1f} min in all"
-                + (" (best dev loss so far)" if improved else ""))
+                + (" (best dev loss so far)" if improved else "")
+            )
             if improved:
                 best.save(epoch + 1, args=ocp.args.StandardSave(state.params))
             manager.save(epoch + 1, args=ocp.args.StandardSave({"state": state, "progress": progress}))

@@ -23,20 +23,36 @@ def parser() -> argparse.ArgumentParser:
     cli.add_quiet(render)
     play = commands.add_parser("play", help="play a world in the browser; every step is recorded")
     worlds.add_world_arguments(play, env_required=True)
-    play.add_argument("--out", type=Path, default=Path("episodes"),
-                      help="folder of the recorded episodes (default ./episodes); new episodes join it under new names")
+    play.add_argument(
+        "--out",
+        type=Path,
+        default=Path("episodes"),
+        help="folder of the recorded episodes (default ./episodes); new episodes join it under new names",
+    )
     play.add_argument("--resume", action="store_true", help="continue the unfinished episode in --out (one is refused otherwise)")
     play.add_argument("--player", default="anonymous", help="recorded as source human:<player>")
-    play.add_argument("--text", type=int, help="always this instruction id (default: the split's goals in turn, each goal's phrasings in turn)")
+    play.add_argument(
+        "--text", type=int, help="always this instruction id (default: the split's goals in turn, each goal's phrasings in turn)"
+    )
     play.add_argument("--host", default="127.0.0.1")
     play.add_argument("--port", type=int, default=8000)
     rec = commands.add_parser("record", help="record episodes of a scripted policy (random, or the world's expert) or a trained agent")
     worlds.add_world_arguments(rec, env_required=True)
-    rec.add_argument("--policy", choices=("random", "expert", "agent"), default="random",
-                     help="random, the world's scripted expert, or a trained agent (--run)")
-    rec.add_argument("--run", type=Path, help="with --policy agent: a run folder of python -m baselines.bc, python -m baselines or python -m baselines.painter")
+    rec.add_argument(
+        "--policy",
+        choices=("random", "expert", "agent"),
+        default="random",
+        help="random, the world's scripted expert, or a trained agent (--run)",
+    )
+    rec.add_argument(
+        "--run",
+        type=Path,
+        help="with --policy agent: a run folder of python -m baselines.bc, python -m baselines or python -m baselines.painter",
+    )
     rec.add_argument("--greedy", action="store_true", help="with --policy agent: the most likely action instead of a sampled one")
-    rec.add_argument("--episodes", type=int, default=4, help="episodes: the split's goals in turn, each goal's phrasings in turn (default 4)")
+    rec.add_argument(
+        "--episodes", type=int, default=4, help="episodes: the split's goals in turn, each goal's phrasings in turn (default 4)"
+    )
     rec.add_argument("--seed", type=int, default=0, help="seed of the first episode (the next ones count up)")
     cli.add_out(rec, "folder of the episode files", required=True)
     cli.add_quiet(rec)

@@ -19,10 +19,10 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from baselines.worlds.session import World
-from baselines.checkpoints import restore_params
+from baselines.checkpoints import restore_params, run_kind
 from baselines.networks import make_network
 from baselines.ppo import PPOConfig, config_from_dict, policy_inputs, tables
+from baselines.worlds.session import World
 
 
 def run_config(run: Path) -> PPOConfig:
@@ -65,8 +65,9 @@ class Agent:
             raise ValueError(f"{run}: policy ppo-t+ needs plans; record PPO-T or FiLM agents")
         task = world.task
         self.name = f"{config.policy}:{run.name}"
-        self.network = make_network(config.policy, task.num_actions, task.pixels, config.layer_size,
-                                    task.action_factors if config.factored_actions else ())
+        self.network = make_network(
+            config.policy, task.num_actions, task.pixels, config.layer_size, task.action_factors if config.factored_actions else ()
+        )
         instructions = jnp.asarray(tables(config, task)[0], jnp.float32)
 
         def step(params, hidden, obs, reset, key):
@@ -77,8 +78,11 @@ class Agent:
 
         obs, _ = world.start(0, 0)
         hidden = self.network.initial_hidden(1)
-        target = self.network.init(jax.random.key(0), hidden, *policy_inputs(task, instructions, None, jax.tree.map(lambda x: x[None, None], obs),
-                                                                             jnp.ones((1, 1), bool)))
+        target = self.network.init(
+            jax.random.key(0),
+            hidden,
+            *policy_inputs(task, instructions, None, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool)),
+        )
         self.params = _params(run, target)
         self._step = jax.jit(step)
         self.reset(0)
@@ -99,9 +103,7 @@ def load_agent(run: str | Path, world: World, greedy: bool = False):
     """The agent of a run folder: a PPO-T / FiLM policy (``Agent``: a ``config.json`` of
     ``python -m baselines`` or ``python -m baselines.bc``) or a Hexagons painter (``python -m
     baselines.painter``; it is deterministic)."""
-    path = Path(run) / "config.json"
-    saved = json.loads(path.read_text()) if path.is_file() else {}
-    if "layout" in saved and not ({"ppo", "network"} & set(saved)):
+    if (Path(run) / "config.json").is_file() and run_kind(run) == "painter":
         from baselines.painter.agent import PainterAgent
 
         return PainterAgent(run, world)

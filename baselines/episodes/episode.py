@@ -79,7 +79,12 @@ def provenance() -> dict[str, str]:
         version = metadata.version("instructworlds")
     except metadata.PackageNotFoundError:
         version = "unknown"
-    return {"package": version, "git": _git_commit(Path(__file__).resolve().parent), "jax": jax.__version__, "backend": jax.default_backend()}
+    return {
+        "package": version,
+        "git": _git_commit(Path(__file__).resolve().parent),
+        "jax": jax.__version__,
+        "backend": jax.default_backend(),
+    }
 
 
 def _git_commit(folder: Path) -> str:
@@ -201,14 +206,14 @@ class Journal:
         self.started = time.monotonic() - (self.steps[-1]["t_ms"] / 1000 if self.steps else 0.0)
 
     @classmethod
-    def begin(cls, path: Path, meta: dict) -> "Journal":
+    def begin(cls, path: Path, meta: dict) -> Journal:
         journal = cls(Path(path).with_suffix(".jsonl"), meta)
         journal.path.parent.mkdir(parents=True, exist_ok=True)
         journal._write(json.dumps(meta) + "\n", mode="w")
         return journal
 
     @classmethod
-    def open(cls, path: Path) -> "Journal":
+    def open(cls, path: Path) -> Journal:
         """A journal read back; raises ``EpisodeError`` naming the file and line of a bad entry."""
         path = Path(path)
         lines = path.read_text().splitlines()
@@ -236,8 +241,13 @@ class Journal:
             os.fsync(handle.fileno())
 
     def append(self, action: int, reward: float, terminated: bool, truncated: bool) -> None:
-        step = {"action": int(action), "reward": float(reward), "terminated": bool(terminated), "truncated": bool(truncated),
-                "t_ms": int(1000 * (time.monotonic() - self.started))}
+        step = {
+            "action": int(action),
+            "reward": float(reward),
+            "terminated": bool(terminated),
+            "truncated": bool(truncated),
+            "t_ms": int(1000 * (time.monotonic() - self.started)),
+        }
         self.steps.append(step)
         self._write(json.dumps(step) + "\n")
 
@@ -247,8 +257,13 @@ class Journal:
 
     def episode(self, final_state_sha256: str, success: bool) -> Episode:
         arrays = self.arrays()
-        meta = {**self.meta, "length": len(self.steps), "return": float(np.sum(arrays["rewards"], dtype=np.float32)), "success": bool(success),
-                "final_state_sha256": final_state_sha256}
+        meta = {
+            **self.meta,
+            "length": len(self.steps),
+            "return": float(np.sum(arrays["rewards"], dtype=np.float32)),
+            "success": bool(success),
+            "final_state_sha256": final_state_sha256,
+        }
         return Episode(**arrays, meta=meta)
 
     def close(self, final_state_sha256: str, success: bool) -> Path:

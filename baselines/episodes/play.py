@@ -29,9 +29,9 @@ from PIL import Image
 
 from baselines.episodes.episode import EpisodeError, Journal, now_utc
 from baselines.episodes.replay import Recording
-from baselines.worlds.session import World
 from baselines.episodes.video import world_frame, world_pictures
 from baselines.worlds.base import GridHooks, KeyboardHooks
+from baselines.worlds.session import World
 
 PAGE = Path(__file__).with_name("play.html")
 
@@ -51,8 +51,10 @@ class PlaySession:
         world.compile()
         resumable = [j for j in sorted(self.out.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if self._same_world(j)]
         if resumable and not resume:
-            raise ValueError(f"{self.out} holds the unfinished episode {resumable[-1]}: continue it with --resume (resume=True), "
-                             "or play into another --out")
+            raise ValueError(
+                f"{self.out} holds the unfinished episode {resumable[-1]}: continue it with --resume (resume=True), "
+                "or play into another --out"
+            )
         if resumable:
             self.current, self.resumed = Recording.resume(world, resumable[-1]), str(resumable[-1])
         else:
@@ -72,7 +74,9 @@ class PlaySession:
         text = text if text is not None else self.fixed_text if self.fixed_text is not None else self.world.schedule(self.episodes_started)
         seed = seed if seed is not None else secrets.randbits(32)
         name = f"{self.world.env_id}-{now_utc().replace(':', '')}-{seed:08x}"
-        following = Recording.begin(self.world, int(text), int(seed), self.out / name, f"human:{self.player}")  # a bad text / seed stops here
+        following = Recording.begin(
+            self.world, int(text), int(seed), self.out / name, f"human:{self.player}"
+        )  # a bad text / seed stops here
         if self.current is not None:
             self.end()
         self.current, self.resumed = following, None
@@ -123,7 +127,12 @@ class PlaySession:
             raise ValueError(f"{self.world.env_id} declares neither keys (KeyboardHooks) nor a grid layout (GridHooks) for the player")
         factors = list(task.action_factors)
         has_stop = task.num_actions == int(np.prod(factors)) + 1
-        return {"factors": factors, "axes": list(env.action_axes), "tools": list(env.tools), "stop": task.num_actions - 1 if has_stop else None}
+        return {
+            "factors": factors,
+            "axes": list(env.action_axes),
+            "tools": list(env.tools),
+            "stop": task.num_actions - 1 if has_stop else None,
+        }
 
 
 def create_app(session: PlaySession):
@@ -174,7 +183,9 @@ def serve(session: PlaySession, host: str = "127.0.0.1", port: int = 8000) -> No
     """Run the app with uvicorn until interrupted (the open episode stays in its journal)."""
     import uvicorn
 
-    print(f"playing {session.world.env_id} ({session.world.split} split, {len(session.world.task.texts)} instructions) "
-          f"at http://{host}:{port}; episodes go to {session.out}" + (f"; resumed {session.resumed}" if session.resumed else ""), flush=True)
+    print(
+        f"playing {session.world.env_id} ({session.world.split} split, {len(session.world.task.texts)} instructions) "
+        f"at http://{host}:{port}; episodes go to {session.out}" + (f"; resumed {session.resumed}" if session.resumed else ""),
+        flush=True,
+    )
     uvicorn.run(create_app(session), host=host, port=port, log_level="warning")
-

@@ -22,7 +22,6 @@ from baselines.episodes.episode import Episode, EpisodeError, Journal, provenanc
 from baselines.worlds import world_spec
 from baselines.worlds.session import World
 
-
 POLICIES = ("random", "expert")
 """Scripted policies of ``record``."""
 
@@ -67,8 +66,10 @@ def _rerun(world: World, episode: Episode, keep_states: bool = False) -> Replaye
         out = world.step(state, int(action), episode.seed, t)
         recorded = (float(episode.rewards[t]), bool(episode.terminated[t]), bool(episode.truncated[t]))
         if (np.float32(out.reward), out.terminated, out.truncated) != (np.float32(recorded[0]), *recorded[1:]):
-            raise ReplayMismatch(f"step {t}: recorded (reward, terminated, truncated) {recorded}, replayed "
-                                 f"{(out.reward, out.terminated, out.truncated)}; recorded with {_made_by(meta)}, replayed with {provenance()}")
+            raise ReplayMismatch(
+                f"step {t}: recorded (reward, terminated, truncated) {recorded}, replayed "
+                f"{(out.reward, out.terminated, out.truncated)}; recorded with {_made_by(meta)}, replayed with {provenance()}"
+            )
         obs, state, success = out.obs, out.state, success or out.success
         if keep_states:
             states.append(state)
@@ -87,8 +88,10 @@ def replay(episode: Episode, keep_states: bool = False) -> Replayed:
     meta = episode.meta
     replayed = _rerun(world_of(meta), episode, keep_states)
     if replayed.digest != meta["final_state_sha256"]:
-        raise ReplayMismatch(f"final state sha256 {replayed.digest[:16]}... differs from the recorded {str(meta['final_state_sha256'])[:16]}...; "
-                             f"recorded with {_made_by(meta)}, replayed with {provenance()}")
+        raise ReplayMismatch(
+            f"final state sha256 {replayed.digest[:16]}... differs from the recorded {str(meta['final_state_sha256'])[:16]}...; "
+            f"recorded with {_made_by(meta)}, replayed with {provenance()}"
+        )
     return replayed
 
 
@@ -102,13 +105,13 @@ class Recording:
         self.file: Path | None = None
 
     @classmethod
-    def begin(cls, world: World, text: int, seed: int, path: str | Path, source: str) -> "Recording":
+    def begin(cls, world: World, text: int, seed: int, path: str | Path, source: str) -> Recording:
         """A new episode of instruction ``text`` with ``seed``, journaled at ``path`` (.jsonl)."""
         obs, state = world.start(text, seed)
         return cls(world, Journal.begin(Path(path), world.meta(text, seed, source)), obs, state)
 
     @classmethod
-    def resume(cls, world: World, path: str | Path) -> "Recording":
+    def resume(cls, world: World, path: str | Path) -> Recording:
         """The unfinished episode of journal ``path``, its steps replayed and checked (``ReplayMismatch``
         names the journal and the step)."""
         journal = Journal.open(path)

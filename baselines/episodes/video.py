@@ -58,11 +58,11 @@ def world_pictures(world: World, states: list, chunk: int = 128) -> list[np.ndar
     render = _batched_render(env)
     pictures: list[np.ndarray] = []
     for s in range(0, len(states), chunk):
-        part = states[s:s + chunk]
+        part = states[s : s + chunk]
         part = part + [part[-1]] * (min(chunk, 1 << (len(part) - 1).bit_length()) - len(part))
         stacked = jax.tree.map(lambda *leaves: jnp.stack(leaves), *part)
         pictures += list(np.asarray(render(stacked, params)))
-    return pictures[:len(states)]
+    return pictures[: len(states)]
 
 
 @functools.lru_cache(maxsize=4)
@@ -79,7 +79,7 @@ def compose(picture: np.ndarray, target: np.ndarray | None, instruction: str, st
     width += -width % 16
     chars = max(20, width // 8)
     lines = textwrap.wrap(instruction, chars) or [""]
-    lines = (["..."] + lines[-(CAPTION_LINES - 2):]) if len(lines) > CAPTION_LINES - 1 else lines
+    lines = (["..."] + lines[-(CAPTION_LINES - 2) :]) if len(lines) > CAPTION_LINES - 1 else lines
     top = label + max(p.height for _, p in panels) + 8
     height = top + LINE_HEIGHT * CAPTION_LINES + 8
     height += -height % 16
@@ -135,8 +135,29 @@ def write(frames: list[np.ndarray], path: str | Path, fps: float = 8.0) -> Path:
     import imageio_ffmpeg
 
     codec, options = CODECS[kind]
-    command = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-v", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{width}x{height}",
-               "-r", f"{fps}", "-i", "-", "-an", "-c:v", codec, "-pix_fmt", "yuv420p", *options, str(path)]
+    command = [
+        imageio_ffmpeg.get_ffmpeg_exe(),
+        "-y",
+        "-v",
+        "error",
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "-s",
+        f"{width}x{height}",
+        "-r",
+        f"{fps}",
+        "-i",
+        "-",
+        "-an",
+        "-c:v",
+        codec,
+        "-pix_fmt",
+        "yuv420p",
+        *options,
+        str(path),
+    ]
     # our own pipe, not imageio_ffmpeg.write_frames: that passes a preexec_fn, which makes Python fork
     # this multithreaded (JAX) process instead of spawning ffmpeg, a deadlock risk and JAX's warning
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: ffmpeg never blocks on its messages
@@ -156,8 +177,9 @@ def write(frames: list[np.ndarray], path: str | Path, fps: float = 8.0) -> Path:
     return path
 
 
-def render_folder(folder: str | Path, out: str | Path, formats: tuple[str, ...] = ("mp4",), fps: float = 8.0,
-                  quiet: bool = False) -> list[Path]:
+def render_folder(
+    folder: str | Path, out: str | Path, formats: tuple[str, ...] = ("mp4",), fps: float = 8.0, quiet: bool = False
+) -> list[Path]:
     """Replay and render every episode file under ``folder`` to ``out`` (same relative names, one
     file per format), with a progress bar unless ``quiet``; returns the written files."""
     from baselines.cli import progress

@@ -2,12 +2,13 @@
 
 The model is reached through ``baselines.chat.ChatClient`` (the suite's one OpenAI-compatible
 client: the key only to the configured host, https off the loopback, no redirects, bounded
-retries). ``prompt``: the system prompt (the world's manual, its actions with one-line descriptions, the
-instruction) and the user turn (a bounded history of observations and actions, then the current
-observation). ``parse_action``: the reply to an action id: the whole reply is an action name
-(case and spacing ignored), else the last action name it mentions (``strict=False``), else an out-of-range
-action (every world's documented no-op) with feedback on the next turn. ``evaluate``: episodes over seeds with timeouts as failures,
-success per goal, JSON lines logs of every prompt and reply, the invalid-output rate, and the RL evaluation's summary and table (``baselines.evaluate``).
+retries). ``prompt``: the system prompt (the world's manual, its actions with one-line
+descriptions, the instruction) and the user turn (a bounded history of observations and actions,
+then the current observation). ``parse_action``: the reply to an action id: the whole reply is an
+action name (case and spacing ignored), else the last action name it mentions (``strict=False``),
+else an out-of-range action (every world's documented no-op) with feedback on the next turn. ``evaluate``: episodes
+over seeds with timeouts as failures, success per goal, JSON lines logs of every prompt and reply,
+the invalid-output rate, and the RL evaluation's summary and table (``baselines.evaluate``).
 Command line: ``python -m baselines.llm_agent --env ID --base-url URL --model NAME``.
 """
 
@@ -31,8 +32,10 @@ def system_prompt(manual: Sequence, instruction: str, num_actions: int) -> str:
     reply format."""
     intro, *actions = manual
     lines = [intro, "", f"Actions ({num_actions} in all):"] + [f"- {name}: {help_}" for name, help_ in actions]
-    return "\n".join(lines + ["", f"Your instruction: {instruction}", "",
-                              "Answer with exactly one action, written as above, on the last line of your reply."])
+    return "\n".join(
+        lines
+        + ["", f"Your instruction: {instruction}", "", "Answer with exactly one action, written as above, on the last line of your reply."]
+    )
 
 
 def user_prompt(history: Sequence[tuple[str, str]], observation: str, feedback: str = "") -> str:
@@ -57,7 +60,7 @@ class ActionParser:
         text = " ".join(THINK.sub(" ", reply).lower().replace("`", " ").replace("*", " ").split()).strip(" .!\"'")
         if text in self.ids:
             return self.ids[text], True
-        lines = [" ".join(l.lower().split()).strip(" .!\"'`*") for l in THINK.sub(" ", reply).splitlines() if l.strip()]
+        lines = [" ".join(line.lower().split()).strip(" .!\"'`*") for line in THINK.sub(" ", reply).splitlines() if line.strip()]
         if lines and lines[-1] in self.ids:
             return self.ids[lines[-1]], True
         if not self.strict:
@@ -88,8 +91,14 @@ class LLMAgent:
     def name(self, action: int) -> str:
         return self.action_names[action] if action < len(self.action_names) else "(nothing)"
 
-    def episode(self, instruction: str, first_observation: str, step: Callable[[int], tuple[str, bool, bool]], max_steps: int,
-                log: Callable[[dict], None] | None = None) -> dict:
+    def episode(
+        self,
+        instruction: str,
+        first_observation: str,
+        step: Callable[[int], tuple[str, bool, bool]],
+        max_steps: int,
+        log: Callable[[dict], None] | None = None,
+    ) -> dict:
         """Play until ``step(action) -> (observation, success, ended)`` ends or ``max_steps`` pass;
         returns ``{"success", "steps", "invalid", "timed_out"}``."""
         system = system_prompt(self.manual, instruction, len(self.action_names))
@@ -102,7 +111,16 @@ class LLMAgent:
             invalid += not ok
             feedback = "" if ok else INVALID_FEEDBACK
             if log:
-                log({"t": t, "messages": messages, "reply": reply["text"], "usage": reply.get("usage", {}), "action": self.name(action), "valid_output": ok})
+                log(
+                    {
+                        "t": t,
+                        "messages": messages,
+                        "reply": reply["text"],
+                        "usage": reply.get("usage", {}),
+                        "action": self.name(action),
+                        "valid_output": ok,
+                    }
+                )
             past.append((observation, self.name(action)))
             observation, success, ended = step(action)
             if ended:
@@ -110,8 +128,17 @@ class LLMAgent:
         return {"success": False, "steps": max_steps, "invalid": invalid, "timed_out": True}
 
 
-def evaluate(world, agent: LLMAgent, episodes: int, seed: int = 0, max_steps: int | None = None, log_path: str | Path | None = None,
-             scope: str = "observed", style: str = "summary", quiet: bool = False) -> dict:
+def evaluate(
+    world,
+    agent: LLMAgent,
+    episodes: int,
+    seed: int = 0,
+    max_steps: int | None = None,
+    log_path: str | Path | None = None,
+    scope: str = "observed",
+    style: str = "summary",
+    quiet: bool = False,
+) -> dict:
     """Episodes of a ``baselines.worlds.World`` in its schedule (goals in turn) with seeds ``seed,
     seed + 1, ...``: success overall and (``summary``) per goal, category and level, timeouts as
     failures, the invalid-output rate; every prompt and reply in ``log_path`` (JSON lines); a
@@ -150,9 +177,16 @@ def evaluate(world, agent: LLMAgent, episodes: int, seed: int = 0, max_steps: in
         if log_file:
             log_file.close()
     steps = sum(r["steps"] for r in results)
-    return {"env": world.env_id, "split": world.split, "episodes": episodes, "success_rate": sum(r["success"] for r in results) / episodes,
-            "timeouts": sum(r["timed_out"] for r in results), "invalid_output_rate": sum(r["invalid"] for r in results) / max(steps, 1),
-            "summary": summary(world.task, results), "results": results}
+    return {
+        "env": world.env_id,
+        "split": world.split,
+        "episodes": episodes,
+        "success_rate": sum(r["success"] for r in results) / episodes,
+        "timeouts": sum(r["timed_out"] for r in results),
+        "invalid_output_rate": sum(r["invalid"] for r in results) / max(steps, 1),
+        "summary": summary(world.task, results),
+        "results": results,
+    }
 
 
 def summary(task, results: list[dict]) -> dict:

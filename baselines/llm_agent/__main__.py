@@ -60,8 +60,17 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"error: {error}")
     result["model"], result["base_url"] = args.model, args.base_url
     (out / "results.json").write_text(json.dumps(result, indent=1))
-    meta = {"env": spec["env"], "model": args.model, "base_url": args.base_url, "episodes": args.episodes, "seed": args.seed, "style": args.style}
-    print(save({args.split: {"llm": result["summary"]}}, out, meta, {"llm": f"LLM {args.model}"}, worlds.family_of(spec["env"]).group_order))
+    meta = {
+        "env": spec["env"],
+        "model": args.model,
+        "base_url": args.base_url,
+        "episodes": args.episodes,
+        "seed": args.seed,
+        "style": args.style,
+    }
+    print(
+        save({args.split: {"llm": result["summary"]}}, out, meta, {"llm": f"LLM {args.model}"}, worlds.family_of(spec["env"]).group_order)
+    )
     print(json.dumps({k: v for k, v in result.items() if k not in ("results", "summary")}, indent=1))
 
 

@@ -21,9 +21,16 @@ def parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train a painter on the released train split (plus synthetic procedures)")
     train.add_argument("--data", type=Path, required=True, help="the release's data/ folder (train.jsonl, dev.jsonl, test.jsonl)")
     cli.add_out(train, "the run folder", required=True)
-    train.add_argument("--synthetic-procedures", type=int, default=0, metavar="N",
-                       help="generated procedures added to the training set (hexagons.abstractions; default 0)")
-    train.add_argument("--history", choices=CONTEXTS, default="full", help="context: no earlier instruction, the previous one, all (default)")
+    train.add_argument(
+        "--synthetic-procedures",
+        type=int,
+        default=0,
+        metavar="N",
+        help="generated procedures added to the training set (hexagons.abstractions; default 0)",
+    )
+    train.add_argument(
+        "--history", choices=CONTEXTS, default="full", help="context: no earlier instruction, the previous one, all (default)"
+    )
     train.add_argument("--rule-hints", action="store_true", help="give the network the rule baseline's paints per tile as an input")
     train.add_argument("--minutes", type=float, default=45.0, help="training time budget (the best dev epoch is kept)")
     train.add_argument("--epochs", type=int, default=200)
@@ -39,12 +46,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _table(results: dict, split: str) -> str:
-    lines = [f"| {split} | board | action P | action R | action F1 | action EM | board F1 | board EM | steps |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| {split} | board | action P | action R | action F1 | action EM | board F1 | board EM | steps |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for setting, groups in results.items():
         for group, s in groups.items():
             a, b = s["action"], s["board"]
-            lines.append(f"| {group} | {setting} | {a['precision']:.2f} | {a['recall']:.2f} | {a['f1']:.2f} | {a['exact_match']:.2f} | "
-                         f"{b['f1']:.2f} | {b['exact_match']:.2f} | {a['steps']} |")
+            lines.append(
+                f"| {group} | {setting} | {a['precision']:.2f} | {a['recall']:.2f} | {a['f1']:.2f} | {a['exact_match']:.2f} | "
+                f"{b['f1']:.2f} | {b['exact_match']:.2f} | {a['steps']} |"
+            )
     return "\n".join(lines)
 
 
@@ -79,18 +91,30 @@ def _run(args: argparse.Namespace, load_split) -> None:
 
     real = load_split(args.data / "train.jsonl")
     dev = load_split(args.data / "dev.jsonl")
-    config = Config(width=args.width, tile_layers=args.tile_layers, layout=Layout(history=args.history), minutes=args.minutes,
-                    epochs=args.epochs, synthetic=args.synthetic_procedures, hints=args.rule_hints, seed=args.seed)
+    config = Config(
+        width=args.width,
+        tile_layers=args.tile_layers,
+        layout=Layout(history=args.history),
+        minutes=args.minutes,
+        epochs=args.epochs,
+        synthetic=args.synthetic_procedures,
+        hints=args.rule_hints,
+        seed=args.seed,
+    )
     out = cli.prepare_out(args.out, overwrite=args.overwrite)
     started = time.perf_counter()
     synthetic = abstractions.generate(args.synthetic_procedures, seed=args.seed) if args.synthetic_procedures else []
     procedures = real + [s.procedure for s in synthetic]
     vocabulary = Vocabulary.build(text for p in procedures for text in p.texts)
     mechanisms = {s.procedure.index: s.mechanisms for s in synthetic}
-    data = Examples.concatenate([examples(real, vocabulary, config.layout),
-                                 examples([s.procedure for s in synthetic], vocabulary, config.layout, mechanisms)])
-    print(f"{len(real)} released + {len(synthetic)} synthetic procedures: {len(data)} steps, vocabulary {len(vocabulary)}, "
-          f"prepared in {time.perf_counter() - started:.1f} s; training for at most {args.minutes:g} min", flush=True)
+    data = Examples.concatenate(
+        [examples(real, vocabulary, config.layout), examples([s.procedure for s in synthetic], vocabulary, config.layout, mechanisms)]
+    )
+    print(
+        f"{len(real)} released + {len(synthetic)} synthetic procedures: {len(data)} steps, vocabulary {len(vocabulary)}, "
+        f"prepared in {time.perf_counter() - started:.1f} s; training for at most {args.minutes:g} min",
+        flush=True,
+    )
     out.mkdir(parents=True, exist_ok=True)
     painter, _ = train(config, vocabulary, data, examples(dev, vocabulary, config.layout), out, quiet=args.quiet)
     painter.save(out)

@@ -57,12 +57,12 @@ class Layout:
 
     def encode(self, vocabulary: Vocabulary, texts: tuple[str, ...], step: int) -> np.ndarray:
         """(tokens,) int32 ids of step ``step`` (1-based) of a procedure's ``texts``."""
-        earlier = {"none": [], "previous": list(texts[max(0, step - 2):step - 1]), "full": list(texts[:step - 1])}[self.history]
+        earlier = {"none": [], "previous": list(texts[max(0, step - 2) : step - 1]), "full": list(texts[: step - 1])}[self.history]
         ids = np.zeros(self.tokens, np.int32)
         if earlier:
-            context = [vocabulary.ids.get(token, UNK_ID) for token in tokenize(" | ".join(earlier))][-self.context:]
-            ids[:len(context)] = context
-        ids[self.context:] = vocabulary.encode(texts[step - 1], self.current)[0]
+            context = [vocabulary.ids.get(token, UNK_ID) for token in tokenize(" | ".join(earlier))][-self.context :]
+            ids[: len(context)] = context
+        ids[self.context :] = vocabulary.encode(texts[step - 1], self.current)[0]
         return ids
 
     def segments(self) -> np.ndarray:
@@ -109,20 +109,28 @@ class Examples:
         return np.where(self.after != self.before, self.after.astype(np.int32) + 1, 0)
 
     @staticmethod
-    def concatenate(parts: list["Examples"]) -> "Examples":
+    def concatenate(parts: list[Examples]) -> Examples:
         return Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
 
 
-def examples(procedures: list[Procedure], vocabulary: Vocabulary, layout: Layout,
-             mechanisms: dict[int, tuple[str, ...]] | None = None) -> Examples:
+def examples(
+    procedures: list[Procedure], vocabulary: Vocabulary, layout: Layout, mechanisms: dict[int, tuple[str, ...]] | None = None
+) -> Examples:
     """Every step of ``procedures`` as ``Examples`` (``mechanisms``: procedure index -> the
     mechanism of each step, for synthetic data)."""
     rows = [(i, t) for i, p in enumerate(procedures) for t in range(1, p.num_steps + 1)]
-    tokens = np.stack([layout.encode(vocabulary, procedures[i].texts, t) for i, t in rows]) if rows else np.zeros((0, layout.tokens), np.int32)
+    tokens = (
+        np.stack([layout.encode(vocabulary, procedures[i].texts, t) for i, t in rows]) if rows else np.zeros((0, layout.tokens), np.int32)
+    )
     before = np.stack([procedures[i].boards[t - 1] for i, t in rows]).astype(np.int8) if rows else np.zeros((0, NUM_TILES), np.int8)
     after = np.stack([procedures[i].boards[t] for i, t in rows]).astype(np.int8) if rows else np.zeros((0, NUM_TILES), np.int8)
-    group = np.array([mechanisms[procedures[i].index][t - 1] if mechanisms and procedures[i].index in mechanisms else procedures[i].category
-                      for i, t in rows], dtype=object)
+    group = np.array(
+        [
+            mechanisms[procedures[i].index][t - 1] if mechanisms and procedures[i].index in mechanisms else procedures[i].category
+            for i, t in rows
+        ],
+        dtype=object,
+    )
     rule = np.stack([rule_paints(procedures[i].texts[t - 1]) for i, t in rows]) if rows else np.zeros((0, NUM_TILES), np.int8)
     return Examples(tokens, before, after, np.array([i for i, _ in rows], np.int64), np.array([t for _, t in rows], np.int64), group, rule)
 

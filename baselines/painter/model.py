@@ -55,15 +55,22 @@ class PainterNet(nn.Module):
     def __call__(self, tokens: Array, numbers: Array, segments: Array, board: Array, hint: Array) -> Array:
         present = tokens != 0
         number = nn.Embed(MAX_NUMBER + 1, self.width)
-        text = (nn.Embed(self.vocabulary_size, self.width)(tokens) + nn.Embed(self.max_tokens, self.width)(jnp.arange(tokens.shape[-1]))
-                + nn.Embed(2, self.width)(segments) + number(numbers))
+        text = (
+            nn.Embed(self.vocabulary_size, self.width)(tokens)
+            + nn.Embed(self.max_tokens, self.width)(jnp.arange(tokens.shape[-1]))
+            + nn.Embed(2, self.width)(segments)
+            + number(numbers)
+        )
         text_mask = nn.make_attention_mask(present, present)
         for _ in range(self.text_layers):
             text = Block(self.width, self.heads, cross=False)(text, text_mask)
         text = nn.LayerNorm()(text)
         tile = jnp.arange(NUM_TILES)
-        tiles = (nn.Embed(NUM_COLOURS, self.width)(board) + nn.Dense(self.width, use_bias=False)(number(tile // COLS + 1))
-                 + nn.Dense(self.width, use_bias=False)(number(tile % COLS + 1)))
+        tiles = (
+            nn.Embed(NUM_COLOURS, self.width)(board)
+            + nn.Dense(self.width, use_bias=False)(number(tile // COLS + 1))
+            + nn.Dense(self.width, use_bias=False)(number(tile % COLS + 1))
+        )
         if self.hints:
             tiles = tiles + nn.Embed(NUM_CLASSES, self.width)(hint)
         cross_mask = nn.make_attention_mask(jnp.ones(board.shape, bool), present)

@@ -59,9 +59,13 @@ class Config:
     seed: int = 0
 
     def __post_init__(self):
-        for name, ok, need in (("minutes", self.minutes > 0, "> 0"), ("epochs", self.epochs >= 1, ">= 1"), ("batch", self.batch >= 1, ">= 1"),
-                               ("synthetic", self.synthetic >= 0, ">= 0"), ("width", self.width % self.heads == 0 and self.width > 0,
-                                                                           f"a positive multiple of heads ({self.heads})")):
+        for name, ok, need in (
+            ("minutes", self.minutes > 0, "> 0"),
+            ("epochs", self.epochs >= 1, ">= 1"),
+            ("batch", self.batch >= 1, ">= 1"),
+            ("synthetic", self.synthetic >= 0, ">= 0"),
+            ("width", self.width % self.heads == 0 and self.width > 0, f"a positive multiple of heads ({self.heads})"),
+        ):
             if not ok:
                 raise ValueError(f"{name} must be {need}, got {getattr(self, name)}")
 
@@ -72,7 +76,7 @@ class Config:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> "Config":
+    def from_json(cls, data: dict) -> Config:
         return cls(**{**data, "layout": Layout(**data["layout"])})
 
 
@@ -91,10 +95,10 @@ class Painter:
         out = []
         hint = hints(rule, before)
         for s in range(0, len(tokens), BATCH_EVAL):
-            t, b, h = tokens[s:s + BATCH_EVAL], before[s:s + BATCH_EVAL], hint[s:s + BATCH_EVAL]
+            t, b, h = tokens[s : s + BATCH_EVAL], before[s : s + BATCH_EVAL], hint[s : s + BATCH_EVAL]
             pad = BATCH_EVAL - len(t)
             t, b, h = (np.concatenate([x, np.zeros((pad, x.shape[1]), x.dtype)]) for x in (t, b, h))
-            out.append(np.asarray(self._forward(self.params, jnp.asarray(t), jnp.asarray(b, jnp.int32), jnp.asarray(h)))[:len(t) - pad])
+            out.append(np.asarray(self._forward(self.params, jnp.asarray(t), jnp.asarray(b, jnp.int32), jnp.asarray(h)))[: len(t) - pad])
         return np.concatenate(out) if out else np.zeros((0, before.shape[1]), np.int32)
 
     def save(self, run: Path) -> None:
@@ -105,7 +109,7 @@ class Painter:
         save_params(run, self.params)
 
     @classmethod
-    def load(cls, run: Path) -> "Painter":
+    def load(cls, run: Path) -> Painter:
         """The painter saved in ``run``. A run of an earlier release (``params.msgpack``) still loads,
         with a deprecation warning."""
         run = Path(run)
@@ -117,8 +121,12 @@ class Painter:
         if not (run / "params").is_dir() and (run / "params.msgpack").is_file():
             from flax import serialization
 
-            warnings.warn(f"{run}/params.msgpack is the painter format of an earlier release; save the painter again for params/ "
-                          "(orbax), which the next release alone reads", DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                f"{run}/params.msgpack is the painter format of an earlier release; save the painter again for params/ "
+                "(orbax), which the next release alone reads",
+                DeprecationWarning,
+                stacklevel=2,
+            )
             return cls(config, vocabulary, serialization.from_bytes(template, (run / "params.msgpack").read_bytes()))
         return cls(config, vocabulary, restore_params(run, template))
 
@@ -134,9 +142,11 @@ def _dummy(config: Config) -> tuple:
     return tokens, tokens, tokens, board, board
 
 
-def scores(gold_before: np.ndarray, gold_after: np.ndarray, pred_before: np.ndarray, pred_after: np.ndarray,
-           group: np.ndarray | None = None) -> dict:
+def scores(
+    gold_before: np.ndarray, gold_after: np.ndarray, pred_before: np.ndarray, pred_after: np.ndarray, group: np.ndarray | None = None
+) -> dict:
     """Action- and board-based scores (percent), overall and per group."""
+
     def both(index):
         action = mean_scores(action_scores(gold_before[index], gold_after[index], pred_before[index], pred_after[index]))
         board = mean_scores(board_scores(gold_after[index], pred_after[index]))
@@ -170,8 +180,9 @@ def evaluate(painter: Painter, procedures: list[Procedure], mechanisms: dict | N
     return results
 
 
-def train(config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples, run: Path,
-          quiet: bool = False) -> tuple[Painter, list[dict]]:
+def train(
+    config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples, run: Path, quiet: bool = False
+) -> tuple[Painter, list[dict]]:
     """Train on ``data``, keep the params with the best dev action F1 (oracle board), write
     ``run/metrics.jsonl`` as it goes (a progress bar over the epochs unless ``quiet``); returns the
     painter and the per-epoch metrics."""
@@ -179,7 +190,9 @@ def train(config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples,
         raise ValueError(f"{len(data)} training steps, fewer than one minibatch of {config.batch}")
     model = config.model(len(vocabulary))
     params = model.init(jax.random.key(config.seed), *_dummy(config))
-    schedule = optax.join_schedules([optax.linear_schedule(0.0, config.lr, config.warmup), optax.constant_schedule(config.lr)], [config.warmup])
+    schedule = optax.join_schedules(
+        [optax.linear_schedule(0.0, config.lr, config.warmup), optax.constant_schedule(config.lr)], [config.warmup]
+    )
     optimizer = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.01))
     state = optimizer.init(params)
     inputs = network_inputs(config, vocabulary)
@@ -205,26 +218,41 @@ def train(config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples,
     bar = progress(total=config.epochs, desc="painter", unit="epoch", silent=quiet)
     for epoch in range(1, config.epochs + 1):
         order = rng.permutation(len(data))
-        order = order[:len(order) - len(order) % config.batch]
+        order = order[: len(order) - len(order) % config.batch]
         losses = []
         for s in range(0, len(order), config.batch):
-            index = order[s:s + config.batch]
-            params, state, loss = step(params, state, jnp.asarray(data.tokens[index]), jnp.asarray(data.before[index], jnp.int32),
-                                       jnp.asarray(hint[index]), jnp.asarray(targets[index]))
+            index = order[s : s + config.batch]
+            params, state, loss = step(
+                params,
+                state,
+                jnp.asarray(data.tokens[index]),
+                jnp.asarray(data.before[index], jnp.int32),
+                jnp.asarray(hint[index]),
+                jnp.asarray(targets[index]),
+            )
             losses.append(loss)
         painter.params = params
-        dev_scores = scores(dev.before, dev.after, dev.before, apply(dev.before, painter.classes(dev.tokens, dev.before, dev.rule)))["all"]["action"]
+        dev_scores = scores(dev.before, dev.after, dev.before, apply(dev.before, painter.classes(dev.tokens, dev.before, dev.rule)))["all"][
+            "action"
+        ]
         minutes = (time.monotonic() - started) / 60
-        row = {"epoch": epoch, "loss": float(np.mean(jax.device_get(losses))), "dev_action_f1": dev_scores["f1"],
-               "dev_action_em": dev_scores["exact_match"], "minutes": round(minutes, 2)}
+        row = {
+            "epoch": epoch,
+            "loss": float(np.mean(jax.device_get(losses))),
+            "dev_action_f1": dev_scores["f1"],
+            "dev_action_em": dev_scores["exact_match"],
+            "minutes": round(minutes, 2),
+        }
         history.append(row)
         with (run / "metrics.jsonl").open("a") as handle:
             handle.write(json.dumps(row) + "\n")
         if row["dev_action_f1"] > best[0]:
             best = (row["dev_action_f1"], params)
         bar.update()
-        bar.set_postfix_str(f"loss {row['loss']:.4f}  dev action F1 {row['dev_action_f1']:.2f} EM {row['dev_action_em']:.2f}  "
-                            f"best {best[0]:.2f}  {minutes:.1f} of {config.minutes:g} min")
+        bar.set_postfix_str(
+            f"loss {row['loss']:.4f}  dev action F1 {row['dev_action_f1']:.2f} EM {row['dev_action_em']:.2f}  "
+            f"best {best[0]:.2f}  {minutes:.1f} of {config.minutes:g} min"
+        )
         if minutes >= config.minutes:
             break
     bar.close()

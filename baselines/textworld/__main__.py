@@ -1,9 +1,9 @@
 """Text and knowledge-graph records of the worlds: generation, statistics, scores and the JerichoWorld import.
 
-  generate --env ID --policy random|expert|mixed --episodes N --out DIR   records of a world
-  stats DIR                                                               what a dataset holds
-  score PRED GOLD [--task graph|actions|diff]                             JerichoWorld's scores
-  import-jericho FILE --out DIR                                           JerichoWorld JSON -> records
+generate --env ID --policy random|expert|mixed --episodes N --out DIR   records of a world
+stats DIR                                                               what a dataset holds
+score PRED GOLD [--task graph|actions|diff]                             JerichoWorld's scores
+import-jericho FILE --out DIR                                           JerichoWorld JSON -> records
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ def stats(rows: list[dict]) -> dict:
     for world, rs in sorted(by.items()):
         sizes = [len(r["graph"]) for r in rs]
         out[world] = {
-            "records": len(rs), "episodes": len({(r["split"], r["seed"], r["episode"]) for r in rs}),
+            "records": len(rs),
+            "episodes": len({(r["split"], r["seed"], r["episode"]) for r in rs}),
             "splits": dict(Counter(r["split"] for r in rs)),
-            "triples_per_graph": round(statistics.fmean(sizes), 2), "empty_graphs": sum(s == 0 for s in sizes),
+            "triples_per_graph": round(statistics.fmean(sizes), 2),
+            "empty_graphs": sum(s == 0 for s in sizes),
             "valid_actions_per_state": round(statistics.fmean(len(r["valid_actions"]) for r in rs), 2),
             "observation_words": round(statistics.fmean(len(r["observation"].split()) for r in rs), 1),
             "entities_used": len({x for r in rs for t in r["graph"] for x in (t[0], t[2])}),
@@ -74,7 +76,9 @@ def _rows(path: Path) -> list[dict]:
 def parser() -> argparse.ArgumentParser:
     from baselines import cli, worlds
 
-    p = argparse.ArgumentParser(prog="python -m baselines.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m baselines.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = p.add_subparsers(dest="command", required=True)
     gen = commands.add_parser("generate", help="records of a world (observation, graph, valid actions, action, next graph, diff)")
     worlds.add_world_arguments(gen, env_required=True)
@@ -126,9 +130,20 @@ def _run(args: argparse.Namespace) -> None:
 
         world = World(worlds.spec_from_args(args), args.split)
         out = cli.prepare_out(args.out, overwrite=args.overwrite)
-        summary = dataset.generate(world, args.policy, args.episodes, out, seed=args.seed, steps=args.max_steps, batch_size=args.batch_size,
-                                   epsilon=args.epsilon, scope=args.scope, shard_size=args.shard_size, parquet=args.parquet,
-                                   quiet=args.quiet)
+        summary = dataset.generate(
+            world,
+            args.policy,
+            args.episodes,
+            out,
+            seed=args.seed,
+            steps=args.max_steps,
+            batch_size=args.batch_size,
+            epsilon=args.epsilon,
+            scope=args.scope,
+            shard_size=args.shard_size,
+            parquet=args.parquet,
+            quiet=args.quiet,
+        )
         print(json.dumps(summary, indent=1))
     elif args.command == "stats":
         print(json.dumps(stats(_rows(args.folder)), indent=1))

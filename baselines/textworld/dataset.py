@@ -48,16 +48,40 @@ FACT_FIELDS = ("subject", "relation", "object", "valid")
 CHUNK = 8
 """Steps per device call of ``generate``: an ended episode's slot takes the next one after this."""
 
-RECORD_FIELDS = ("id", "world", "split", "seed", "episode", "step", "instruction", "observation", "graph", "graph_ids", "valid_actions",
-                 "valid_action_ids", "action", "action_id", "reward", "next_observation", "next_graph", "graph_diff", "done",
-                 "schema_version")
+RECORD_FIELDS = (
+    "id",
+    "world",
+    "split",
+    "seed",
+    "episode",
+    "step",
+    "instruction",
+    "observation",
+    "graph",
+    "graph_ids",
+    "valid_actions",
+    "valid_action_ids",
+    "action",
+    "action_id",
+    "reward",
+    "next_observation",
+    "next_graph",
+    "graph_diff",
+    "done",
+    "schema_version",
+)
 
 
 def vocabulary(env) -> dict:
     """The world's vocabulary file: schema version, entities, relations, actions and their sha256."""
     schema = env.kg_schema
-    body = {"world": env.name, "schema_version": schema["version"], "entities": list(schema["entities"]),
-            "relations": list(schema["relations"]), "actions": list(env.action_names)}
+    body = {
+        "world": env.name,
+        "schema_version": schema["version"],
+        "entities": list(schema["entities"]),
+        "relations": list(schema["relations"]),
+        "actions": list(env.action_names),
+    }
     return {**body, "sha256": hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()}
 
 
@@ -91,8 +115,16 @@ def _player(world: World, policy: str, steps: int, epsilon: float, scope: str, c
         obs, new, reward, terminated, _ = env.step_env(key, state, action, params)
         done = terminated | env.is_truncated(new, params)
         ends = ~ended & (done | (t + 1 >= steps))
-        out = {"next_graph": env.kg(new, params, scope), "valid": valid, "action": action.astype(jnp.int32), "reward": reward,
-               "done": done, "alive": ~ended, "ends": ends, "text": task.observe(obs).text}
+        out = {
+            "next_graph": env.kg(new, params, scope),
+            "valid": valid,
+            "action": action.astype(jnp.int32),
+            "reward": reward,
+            "done": done,
+            "alive": ~ended,
+            "ends": ends,
+            "text": task.observe(obs).text,
+        }
         return (new, t + 1, ended | ends), out
 
     def start(seed, text):
@@ -102,8 +134,13 @@ def _player(world: World, policy: str, steps: int, epsilon: float, scope: str, c
     @functools.partial(jax.jit, static_argnums=0)
     def begin(slots: int) -> dict:
         state = jax.vmap(start)(jnp.arange(slots, dtype=jnp.uint32), jnp.zeros(slots, jnp.int32))[0]
-        return {"state": state, "t": jnp.zeros(slots, jnp.int32), "ended": jnp.ones(slots, bool), "episode": jnp.zeros(slots, jnp.int32),
-                "next": jnp.int32(0)}
+        return {
+            "state": state,
+            "t": jnp.zeros(slots, jnp.int32),
+            "ended": jnp.ones(slots, bool),
+            "episode": jnp.zeros(slots, jnp.int32),
+            "next": jnp.int32(0),
+        }
 
     @jax.jit
     def advance(playing: dict, first_seed: Array, texts: Array, count: Array) -> tuple[dict, dict]:
@@ -154,7 +191,9 @@ class RecordWriter:
         schema = env.kg_schema
         entities, relations = [json.dumps(e) for e in schema["entities"]], [json.dumps(r) for r in schema["relations"]]
         self.world, self.env, self.sizes = world, env, (len(relations), len(entities))
-        self.names = _Fragments(lambda k: "[{}, {}, {}]".format(*(table[i] for table, i in zip((entities, relations, entities), self.unpack(k)))))
+        self.names = _Fragments(
+            lambda k: "[{}, {}, {}]".format(*(table[i] for table, i in zip((entities, relations, entities), self.unpack(k))))
+        )
         self.ids = _Fragments(lambda k: "[{}, {}, {}]".format(*self.unpack(k)))
         self.instructions = _Fragments(lambda i: json.dumps(world.task.texts[i]))
         self.actions = np.array([json.dumps(n) for n in env.action_names], object)
@@ -178,7 +217,9 @@ class RecordWriter:
         count = graphs["valid"].sum(-1)
         k = max(int(count.max(initial=0)), 1)
         relations, entities = self.sizes
-        return (graphs["subject"][..., :k].astype(np.int64) * relations + graphs["relation"][..., :k]) * entities + graphs["object"][..., :k], count
+        return (graphs["subject"][..., :k].astype(np.int64) * relations + graphs["relation"][..., :k]) * entities + graphs["object"][
+            ..., :k
+        ], count
 
     def consume(self, out: dict) -> list[str]:
         """The records (JSON lines) of the episodes that end in one ``advance`` output."""
@@ -206,7 +247,9 @@ class RecordWriter:
                     f'{{"id": {self.id_head}{seed}/{t}", {head}{t}, "instruction": {self.instructions[text]}, "observation": {state[3]}, '
                     f'"graph": {state[1]}, "graph_ids": {state[2]}, "valid_actions": [{valid_names}], "valid_action_ids": [{valid_ids}], '
                     f'"action": {self.actions[action]}, "action_id": {action}, "reward": {reward}, "next_observation": {after[3]}, '
-                    f'"next_graph": {after[1]}, "graph_diff": {{"add": {add}, "del": {delete}}}, "done": {"true" if done else "false"}, {self.tail}')
+                    f'"next_graph": {after[1]}, "graph_diff": {{"add": {add}, "del": {delete}}}, '
+                    f'"done": {"true" if done else "false"}, {self.tail}'
+                )
                 state = after
             if out["ends"][n - 1, b]:
                 done_lines += lines
@@ -253,9 +296,21 @@ def episode_schedule(world: World, seed: int, episodes: int) -> tuple[np.uint32,
     return np.uint32(seed), jnp.asarray(texts), jnp.int32(episodes)
 
 
-def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed: int = 0, steps: int = 64, batch_size: int = 64,
-             epsilon: float = 0.25, scope: str = "observed", shard_size: int = 50_000, parquet: bool = False,
-             quiet: bool = False) -> dict:
+def generate(
+    world: World,
+    policy: str,
+    episodes: int,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    steps: int = 64,
+    batch_size: int = 64,
+    epsilon: float = 0.25,
+    scope: str = "observed",
+    shard_size: int = 50_000,
+    parquet: bool = False,
+    quiet: bool = False,
+) -> dict:
     """Generate ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...; instructions in the
     split's schedule) of at most ``steps`` steps into ``out`` (a progress bar over the episodes
     unless ``quiet``); returns a summary with the record count, records/s over the wall time, the
@@ -303,9 +358,18 @@ def generate(world: World, policy: str, episodes: int, out: str | Path, *, seed:
         shards.close()
         host_s += time.perf_counter() - tick
     wall = time.perf_counter() - began
-    summary = {"world": env.name, "split": world.split, "policy": policy, "episodes": episodes, "records": shards.records, "shards": shards.names,
-               "device_wait_s": round(device_s, 3), "host_s": round(host_s, 3), "wall_s": round(wall, 3),
-               "records_per_s": round(shards.records / max(wall, 1e-9), 1)}
+    summary = {
+        "world": env.name,
+        "split": world.split,
+        "policy": policy,
+        "episodes": episodes,
+        "records": shards.records,
+        "shards": shards.names,
+        "device_wait_s": round(device_s, 3),
+        "host_s": round(host_s, 3),
+        "wall_s": round(wall, 3),
+        "records_per_s": round(shards.records / max(wall, 1e-9), 1),
+    }
     (out / f"{stem}.summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 
@@ -371,10 +435,28 @@ def _arrow_schema():
 
     text, number = pa.string(), pa.int64()
     graph = pa.list_(pa.list_(text))
-    types = {"id": text, "world": text, "split": text, "seed": number, "episode": number, "step": number, "instruction": text,
-             "observation": text, "graph": graph, "graph_ids": pa.list_(pa.list_(number)), "valid_actions": pa.list_(text),
-             "valid_action_ids": pa.list_(number), "action": text, "action_id": number, "reward": pa.float64(), "next_observation": text,
-             "next_graph": graph, "graph_diff": pa.struct({"add": graph, "del": graph}), "done": pa.bool_(), "schema_version": number}
+    types = {
+        "id": text,
+        "world": text,
+        "split": text,
+        "seed": number,
+        "episode": number,
+        "step": number,
+        "instruction": text,
+        "observation": text,
+        "graph": graph,
+        "graph_ids": pa.list_(pa.list_(number)),
+        "valid_actions": pa.list_(text),
+        "valid_action_ids": pa.list_(number),
+        "action": text,
+        "action_id": number,
+        "reward": pa.float64(),
+        "next_observation": text,
+        "next_graph": graph,
+        "graph_diff": pa.struct({"add": graph, "del": graph}),
+        "done": pa.bool_(),
+        "schema_version": number,
+    }
     return pa.schema([(name, types[name]) for name in RECORD_FIELDS])
 
 

@@ -19,7 +19,9 @@ from baselines.textworld.metrics import diff, triple_set
 
 def _field(value, name: str, kind, where: str):
     if not isinstance(value, kind):
-        raise ValueError(f"{where}: field '{name}' must be {kind.__name__ if isinstance(kind, type) else 'a list or dict'}, got {type(value).__name__}")
+        raise ValueError(
+            f"{where}: field '{name}' must be {kind.__name__ if isinstance(kind, type) else 'a list or dict'}, got {type(value).__name__}"
+        )
     return value
 
 
@@ -65,11 +67,26 @@ def load(path: str | Path, split: str | None = None, repair: bool = False) -> tu
                     graph, counts["repaired_graphs"] = previous_next, counts["repaired_graphs"] + 1
             valid = _field(state.get("valid_acts", {}), "state.valid_acts", dict, where)
             counts["instances"] += 1
-            out.append({
-                "id": f"jericho:{rom}/{split}/{g}/{i}", "world": f"jericho:{rom}", "split": split, "seed": g, "episode": g, "step": i,
-                "instruction": "", "observation": _text(state), "graph": graph, "valid_actions": sorted(set(map(str, valid.values()))),
-                "action": str(inst["action"]), "reward": float(inst.get("reward", 0.0) or 0.0), "next_observation": _text(nxt),
-                "next_graph": next_graph, "graph_diff": diff(graph, next_graph), "done": False, "schema_version": None,
-            })
+            out.append(
+                {
+                    "id": f"jericho:{rom}/{split}/{g}/{i}",
+                    "world": f"jericho:{rom}",
+                    "split": split,
+                    "seed": g,
+                    "episode": g,
+                    "step": i,
+                    "instruction": "",
+                    "observation": _text(state),
+                    "graph": graph,
+                    "valid_actions": sorted(set(map(str, valid.values()))),
+                    "action": str(inst["action"]),
+                    "reward": float(inst.get("reward", 0.0) or 0.0),
+                    "next_observation": _text(nxt),
+                    "next_graph": next_graph,
+                    "graph_diff": diff(graph, next_graph),
+                    "done": False,
+                    "schema_version": None,
+                }
+            )
             previous_next = next_graph
     return out, counts

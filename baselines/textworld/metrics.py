@@ -84,8 +84,10 @@ class _Codes:
         lengths = np.fromiter((len(items) for items in lists), np.int64, len(lists))
         known, code = self.seen.get, self.code
         try:  # one pass; a JSON triple is a list, hashed as a tuple
-            codes = np.array([c if (c := known(k := tuple(x) if isinstance(x, list) else x)) is not None else code(k)
-                              for items in lists for x in items], np.int64)
+            codes = np.array(
+                [c if (c := known(k := tuple(x) if isinstance(x, list) else x)) is not None else code(k) for items in lists for x in items],
+                np.int64,
+            )
         except TypeError:
             raise ValueError(f"expected {'[subject, relation, object] triples' if self.triples else 'action strings'} of strings") from None
         instance = np.repeat(np.arange(len(lists), dtype=np.int64), lengths)
@@ -121,8 +123,13 @@ class _Codes:
 def _measures(tp: np.ndarray, num_pred: np.ndarray, num_gold: np.ndarray) -> dict[str, np.ndarray]:
     """``MEASURES`` per instance (fractions) from true positives and set sizes."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        scores = {"precision": tp / num_pred, "recall": tp / num_gold, "f1": 2 * tp / (num_pred + num_gold), "em_jw": tp / num_gold,
-                  "set_em": ((tp == num_pred) & (tp == num_gold)).astype(float)}
+        scores = {
+            "precision": tp / num_pred,
+            "recall": tp / num_gold,
+            "f1": 2 * tp / (num_pred + num_gold),
+            "em_jw": tp / num_gold,
+            "set_em": ((tp == num_pred) & (tp == num_gold)).astype(float),
+        }
     both_empty, one_empty = (num_pred == 0) & (num_gold == 0), (num_pred == 0) ^ (num_gold == 0)
     return {k: np.where(both_empty, 1.0, np.where(one_empty, 0.0, v)) for k, v in scores.items()}
 
@@ -142,8 +149,10 @@ def batch_scores(task: str, preds: Sequence, golds: Sequence) -> dict:
     n = len(golds)
     if task == "diff":
         codes = _Codes(triples=True)
-        return {kind: _set_measures(codes.sets([p.get(kind, []) for p in preds]), codes.sets([g.get(kind, []) for g in golds]), n)
-                for kind in ("add", "del")}
+        return {
+            kind: _set_measures(codes.sets([p.get(kind, []) for p in preds]), codes.sets([g.get(kind, []) for g in golds]), n)
+            for kind in ("add", "del")
+        }
     if task not in ("graph", "actions"):
         raise ValueError(f"unknown task {task!r}; use graph, actions or diff")
     codes = _Codes(triples=task == "graph")
@@ -187,16 +196,26 @@ def aggregate(groups: Sequence[str], scores: dict) -> dict:
     def mean(tree: dict, pick) -> dict:
         return {k: mean(v, pick) if isinstance(v, dict) else pick(np.asarray(v, float)) for k, v in tree.items()}
 
-    return {"overall": mean(scores, lambda v: 100.0 * float(v.mean())) if len(index) else {}, "instances": int(len(index)),
-            "per_world": {str(g): {**mean(scores, lambda v, i=i: 100.0 * float(np.bincount(index, v, len(names))[i] / counts[i])),
-                                   "instances": int(counts[i])} for i, g in enumerate(names)}}
+    return {
+        "overall": mean(scores, lambda v: 100.0 * float(v.mean())) if len(index) else {},
+        "instances": int(len(index)),
+        "per_world": {
+            str(g): {
+                **mean(scores, lambda v, i=i: 100.0 * float(np.bincount(index, v, len(names))[i] / counts[i])),
+                "instances": int(counts[i]),
+            }
+            for i, g in enumerate(names)
+        },
+    }
 
 
 def graph_scores(pred: dict[str, Array], gold: dict[str, Array]) -> dict[str, Array]:
     """Graph-level ``MEASURES`` (fractions) of two id graphs of one schema (``env.kg`` arrays,
     unbatched; vmap for batches). Both are canonical (valid facts first, sorted, distinct), so
     membership is a binary search of each predicted fact among the gold ones."""
-    radix = jnp.maximum(jnp.maximum(pred["subject"].max(), pred["object"].max()), jnp.maximum(gold["subject"].max(), gold["object"].max())) + 1
+    radix = (
+        jnp.maximum(jnp.maximum(pred["subject"].max(), pred["object"].max()), jnp.maximum(gold["subject"].max(), gold["object"].max())) + 1
+    )
     relations = jnp.maximum(pred["relation"].max(), gold["relation"].max()) + 1
 
     def keys(g):
@@ -207,7 +226,11 @@ def graph_scores(pred: dict[str, Array], gold: dict[str, Array]) -> dict[str, Ar
     tp = (found & pred["valid"]).sum()
     num_pred, num_gold = pred["valid"].sum(), gold["valid"].sum()
     both_empty, one_empty = (num_pred == 0) & (num_gold == 0), (num_pred == 0) ^ (num_gold == 0)
-    scores = {"precision": tp / jnp.maximum(num_pred, 1), "recall": tp / jnp.maximum(num_gold, 1),
-              "f1": 2 * tp / jnp.maximum(num_pred + num_gold, 1), "em_jw": tp / jnp.maximum(num_gold, 1),
-              "set_em": ((tp == num_pred) & (tp == num_gold)).astype(jnp.float32)}
+    scores = {
+        "precision": tp / jnp.maximum(num_pred, 1),
+        "recall": tp / jnp.maximum(num_gold, 1),
+        "f1": 2 * tp / jnp.maximum(num_pred + num_gold, 1),
+        "em_jw": tp / jnp.maximum(num_gold, 1),
+        "set_em": ((tp == num_pred) & (tp == num_gold)).astype(jnp.float32),
+    }
     return {k: jnp.where(both_empty, 1.0, jnp.where(one_empty, 0.0, v)) for k, v in scores.items()}

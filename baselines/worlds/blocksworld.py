@@ -21,7 +21,10 @@ from baselines.worlds.base import HUMAN_LIKE, Benchmark, Questions, Setting, Wor
 if TYPE_CHECKING:
     from baselines.worlds.task import Task
 
-SOURCES = {"BlocksWorld-BAP-v1": ("random", "blocks", "shapes", "explicit"), "BlocksWorld-Build-v1": ("blocks", "shapes", "random", "explicit")}
+SOURCES = {
+    "BlocksWorld-BAP-v1": ("random", "blocks", "shapes", "explicit"),
+    "BlocksWorld-Build-v1": ("blocks", "shapes", "random", "explicit"),
+}
 """The simulators each id generates data with (the first is the default)."""
 
 
@@ -52,13 +55,27 @@ def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None 
         return {"exact_match": ((info["f1"] >= 1.0).astype(jnp.float32), weight), "f1": (info["f1"], weight)}
 
     ids = np.arange(len(texts), dtype=np.int32)
-    return Task(env_id, env, params, texts, ids, tuple({"key": f"item {i}"} for i in ids), observe, start, lambda info: info["f1"] >= 1.0,
-                score, ("exact_match", "f1"), action_factors=(*SHAPE, ACTIONS_PER_CELL), expert=env.expert_action)
+    return Task(
+        env_id,
+        env,
+        params,
+        texts,
+        ids,
+        tuple({"key": f"item {i}"} for i in ids),
+        observe,
+        start,
+        lambda info: info["f1"] >= 1.0,
+        score,
+        ("exact_match", "f1"),
+        action_factors=(*SHAPE, ACTIONS_PER_CELL),
+        expert=env.expert_action,
+    )
 
 
 def items_of(spec: Mapping, split: str) -> tuple[list, dict]:
     """(items or targets, task settings) of one split of ``spec``'s ``data`` (module docstring)."""
-    from blocksworld import data as corpus, synthetic
+    from blocksworld import data as corpus
+    from blocksworld import synthetic
 
     env_id = spec["env"]
     data = spec["data"] or SOURCES[env_id][0]
@@ -105,19 +122,35 @@ FAMILY = WorldFamily(
     episodes=items_of,
     data_splits=target_file_splits,
     settings=(
-        Setting("data", "", "blocks world: a simulator, " + "; ".join(f"{i}: {', '.join(s)}" for i, s in SOURCES.items())
-                + " (the first is the default), a Minecraft Dialogue Corpus data folder (BAP items), or a target file (Build)"),
+        Setting(
+            "data",
+            "",
+            "blocks world: a simulator, "
+            + "; ".join(f"{i}: {', '.join(s)}" for i, s in SOURCES.items())
+            + " (the first is the default), a Minecraft Dialogue Corpus data folder (BAP items), or a target file (Build)",
+        ),
         Setting("data_size", 512, "procedures or items of generated data for train (other splits: a quarter)"),
     ),
     aliases={"blocksworld": "BlocksWorld-BAP-v1"},
-    presets={"blocks": {"env": "BlocksWorld-BAP-v1", "data": "explicit", "max_episode_steps": 1, "total_steps": 600_000,
-                        "eval_episodes": 4, "imitation": 1.0}},
+    presets={
+        "blocks": {
+            "env": "BlocksWorld-BAP-v1",
+            "data": "explicit",
+            "max_episode_steps": 1,
+            "total_steps": 600_000,
+            "eval_episodes": 4,
+            "imitation": 1.0,
+        }
+    },
     questions=Questions(
         direct=(("matches_target", "Does this player's final structure match the target?"),),
-        comparative=(("shape", "Which structure has the target's shape more nearly?"),
-                     ("colours", "Which structure has the right colours in more places?"),
-                     ("position", "Which structure is in the right position more nearly?"),
-                     ("stray", "Which player placed fewer stray blocks?"), HUMAN_LIKE),
+        comparative=(
+            ("shape", "Which structure has the target's shape more nearly?"),
+            ("colours", "Which structure has the right colours in more places?"),
+            ("position", "Which structure is in the right position more nearly?"),
+            ("stray", "Which player placed fewer stray blocks?"),
+            HUMAN_LIKE,
+        ),
     ),
     benchmark=Benchmark(scaling=False, host_timings=True),
 )

@@ -20,16 +20,19 @@ if TYPE_CHECKING:
 SPLITS = ("train", "test_paraphrased", "test_new_objects")
 CATEGORIES = ("Conditional", "Building", "Localization", "Achievement", "Combo")
 """The paper's Table 2 columns, the order of the category groups in evaluation tables."""
-GROUNDING_GOALS = ("required=collect_wood),required=collect_sapling),required=collect_drink),required=place_table),"
-                   "-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)")
+GROUNDING_GOALS = (
+    "required=collect_wood),required=collect_sapling),required=collect_drink),required=place_table),"
+    "-ACHIEVEMENTS(forbidden=None,ordered=False,required=collect_wood)"
+)
 """Goals that demand conflicting behaviour: collect a sapling / a drink, place a table, or collect
 wood while never doing one of the others (17 goals of the full release's easy training split). The
 plain "collect wood" goal is left out: wood is the first step of nearly every behaviour (random play
 gets it half the time), so it cannot tell whether an agent read its instruction."""
 
 
-def craftext_task(env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence | None = None, level: str = "medium",
-                  split: str = "train", **settings) -> Task:
+def craftext_task(
+    env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence | None = None, level: str = "medium", split: str = "train", **settings
+) -> Task:
     """CrafText on ``pairs`` of (Goal, phrasings) (default: the shipped ``level`` / ``split``)."""
     import jax.numpy as jnp
     import numpy as np
@@ -53,8 +56,20 @@ def craftext_task(env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence 
         state = env.set_goal(env.reset_env(key, params)[1], text, params)
         return env.get_obs(state, params), state
 
-    return Task(env_id, env, params, texts, text_goal, goals, observe, start, lambda info: info["success"], reset_ratio=16,
-                expert=env.expert_action if all(covers(g) for g, _ in pairs) else None, goal_objects=tuple(g for g, _ in pairs))
+    return Task(
+        env_id,
+        env,
+        params,
+        texts,
+        text_goal,
+        goals,
+        observe,
+        start,
+        lambda info: info["success"],
+        reset_ratio=16,
+        expert=env.expert_action if all(covers(g) for g, _ in pairs) else None,
+        goal_objects=tuple(g for g, _ in pairs),
+    )
 
 
 def goal_terms(spec: str) -> list[str]:
@@ -119,8 +134,10 @@ def expert_gap(pairs: list) -> str | None:
     uncovered = [goal.key() for goal, _ in pairs if not covers(goal)]
     if not uncovered:
         return None
-    return (f"the scripted expert (craftext.expert) does not play {uncovered[0]} (and {len(uncovered) - 1} more goals): "
-            "it does not fight, eat or sleep")
+    return (
+        f"the scripted expert (craftext.expert) does not play {uncovered[0]} (and {len(uncovered) - 1} more goals): "
+        "it does not fight, eat or sleep"
+    )
 
 
 def _benchmark_make(env_id: str) -> tuple[Any, Any]:
@@ -154,25 +171,56 @@ FAMILY = WorldFamily(
     settings=(
         Setting("level", "easy", "CrafText level", ("easy", "medium", "hard")),
         Setting("release", "default", "CrafText dataset release", ("default", "full")),
-        Setting("goals", "", "CrafText: comma-separated substrings of goal keys to keep, a leading '-' drops the goals that match "
-                "instead (e.g. 'required=collect_wood),-forbidden=eat_cow'; a whole key, commas and all, is one term)"),
-        Setting("goals_file", "", "CrafText: a goal file of your own (craftext.goalfile: JSON lines or YAML; check it with "
-                "python -m craftext.validate FILE); its splits replace the shipped dataset's, all levels"),
+        Setting(
+            "goals",
+            "",
+            "CrafText: comma-separated substrings of goal keys to keep, a leading '-' drops the goals that match "
+            "instead (e.g. 'required=collect_wood),-forbidden=eat_cow'; a whole key, commas and all, is one term)",
+        ),
+        Setting(
+            "goals_file",
+            "",
+            "CrafText: a goal file of your own (craftext.goalfile: JSON lines or YAML; check it with "
+            "python -m craftext.validate FILE); its splits replace the shipped dataset's, all levels",
+        ),
     ),
     aliases={"craftext": "CrafText-Classic-Symbolic-v1"},
     presets={
-        "quick": {"release": "full", "level": "easy", "goals": GROUNDING_GOALS, "max_episode_steps": 150, "total_steps": 500_000,
-                  "eval_episodes": 8},
-        "grounding": {"release": "full", "level": "easy", "goals": GROUNDING_GOALS, "max_episode_steps": 150,
-                      "total_steps": 2_000_000, "eval_episodes": 16},
+        "quick": {
+            "release": "full",
+            "level": "easy",
+            "goals": GROUNDING_GOALS,
+            "max_episode_steps": 150,
+            "total_steps": 500_000,
+            "eval_episodes": 8,
+        },
+        "grounding": {
+            "release": "full",
+            "level": "easy",
+            "goals": GROUNDING_GOALS,
+            "max_episode_steps": 150,
+            "total_steps": 2_000_000,
+            "eval_episodes": 16,
+        },
         "level": {},
-        "paper": {"env": "CrafText-Classic-Pixels-v1", "level": "medium", "max_episode_steps": 10_000, "encoder": "hashed-768",
-                  "paper": True, "eval_episodes": 50},
+        "paper": {
+            "env": "CrafText-Classic-Pixels-v1",
+            "level": "medium",
+            "max_episode_steps": 10_000,
+            "encoder": "hashed-768",
+            "paper": True,
+            "eval_episodes": 50,
+        },
     },
     questions=Questions(
         direct=(("completed", "Did this player complete the instruction?"),),
-        comparative=(PROGRESS, EFFICIENCY, IRRELEVANT, ("safety", "Which player kept itself safer (health, food, drink, enemies)?"),
-                     HUMAN_LIKE),
+        comparative=(
+            PROGRESS,
+            EFFICIENCY,
+            IRRELEVANT,
+            ("safety", "Which player kept itself safer (health, food, drink, enemies)?"),
+            HUMAN_LIKE,
+        ),
     ),
     shared_settings=shared_capacity,
     group_order=CATEGORIES,

@@ -51,13 +51,27 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
 
     procedures = np.arange(len(texts), dtype=np.int32) // steps
     goals = tuple({"key": f"procedure {p}"} for p in range(len(texts) // steps))
-    return Task(env_id, env, params, texts, procedures, goals, observe, start, lambda info: info["exact_match"] > 0, score,
-                ("exact_match", "action_f1"), action_factors=(ROWS, COLS, NUM_COLOURS), expert=env.expert_action)
+    return Task(
+        env_id,
+        env,
+        params,
+        texts,
+        procedures,
+        goals,
+        observe,
+        start,
+        lambda info: info["exact_match"] > 0,
+        score,
+        ("exact_match", "action_f1"),
+        action_factors=(ROWS, COLS, NUM_COLOURS),
+        expert=env.expert_action,
+    )
 
 
 def procedures_of(spec: Mapping, split: str) -> tuple[list, dict]:
     """(procedures, task settings) of one split of ``spec``'s ``data`` (module docstring)."""
-    from hexagons import data as released, synthetic
+    from hexagons import data as released
+    from hexagons import synthetic
 
     data = spec["data"] or SOURCES[0]
     size = generated_size(spec, split)
@@ -94,17 +108,33 @@ FAMILY = WorldFamily(
     episodes=procedures_of,
     data_splits=procedure_file_splits,
     settings=(
-        Setting("data", "", "Hexagons: " + ", ".join(SOURCES) + " (generated; the first is the default), a folder of the released "
-                "JSONL, or a JSON lines file of your own procedures"),
+        Setting(
+            "data",
+            "",
+            "Hexagons: " + ", ".join(SOURCES) + " (generated; the first is the default), a folder of the released "
+            "JSONL, or a JSON lines file of your own procedures",
+        ),
         Setting("data_size", 512, "procedures or items of generated data for train (other splits: a quarter)"),
     ),
     aliases={"hexagons": "Hexagons-Paint-v1"},
-    presets={"hexagons": {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 8, "total_steps": 300_000, "eval_episodes": 2,
-                          "imitation": 1.0}},
+    presets={
+        "hexagons": {
+            "env": "Hexagons-Paint-v1",
+            "data": "tiles",
+            "max_episode_steps": 8,
+            "total_steps": 300_000,
+            "eval_episodes": 2,
+            "imitation": 1.0,
+        }
+    },
     questions=Questions(
         direct=(("board_matches", "Does this player's final board match the target board?"),),
-        comparative=(("pattern", "Which player better captured the pattern the instruction describes?"),
-                     ("wrong_tiles", "Which player painted fewer wrong tiles?"), EFFICIENCY, HUMAN_LIKE),
+        comparative=(
+            ("pattern", "Which player better captured the pattern the instruction describes?"),
+            ("wrong_tiles", "Which player painted fewer wrong tiles?"),
+            EFFICIENCY,
+            HUMAN_LIKE,
+        ),
     ),
 )
 """The Hexagons registry entry; preset ``hexagons`` of ``python -m baselines``: single-tile

@@ -1,5 +1,17 @@
-"""The registry itself (``baselines.worlds`` re-exports it; see its docstring)."""
+"""The registry of the suite's worlds (re-exported by ``baselines.worlds``): the one place outside
+the world packages that knows them.
 
+Each world package registers its env ids (``REGISTERED_IDS``); each family module here
+(``craftext``, ``hexagons``, ``blocksworld``) turns them into a ``WorldFamily`` with what the tools
+need. Every command and tool asks this module: ``family_of(env_id)`` (an unknown id is one
+``UnknownWorldError`` naming the close ones), ``make_task``, ``split_episodes`` / ``spec_task`` of a
+world spec, ``add_world_arguments(parser)`` for the flags that choose a world, ``presets()``.
+A new world joins with ``register(WorldFamily(...))`` (see CONTRIBUTING.md).
+
+A *world spec* is the dict of settings that chooses a world and its episodes: ``env``, every
+family's settings (``--level``, ``--data``, ...) and ``max_episode_steps``; what a training run
+saves and an episode file records to rebuild its world (``world_spec`` fills the defaults).
+"""
 
 from __future__ import annotations
 
@@ -156,22 +168,34 @@ def presets() -> dict[str, dict]:
     return {name: {"env": f.default_id, **values} for f in _FAMILIES for name, values in f.presets.items()}
 
 
-def add_world_arguments(parser: argparse.ArgumentParser, *, env_required: bool = False, split: bool = True,
-                        defaults: bool = True) -> argparse._ArgumentGroup:
+def add_world_arguments(
+    parser: argparse.ArgumentParser, *, env_required: bool = False, split: bool = True, defaults: bool = True
+) -> argparse._ArgumentGroup:
     """The flags that choose a world: ``--env``, ``--split`` (optional), every family's settings
     and ``--max-episode-steps``. ``defaults=False`` leaves unset flags None (a command that tells
     given flags from saved ones, such as ``--resume``)."""
     group = parser.add_argument_group("world", "which world and episodes (settings a world does not read are refused)")
     default_env = None if env_required or not defaults else DEFAULT_ENV
-    group.add_argument("--env", type=_env_id, required=env_required, default=default_env, metavar="ID",
-                       help=f"a registered world id or alias ({', '.join(ids())}; aliases {', '.join(aliases())})"
-                       + (f"; default {DEFAULT_ENV}" if not env_required else ""))
+    group.add_argument(
+        "--env",
+        type=_env_id,
+        required=env_required,
+        default=default_env,
+        metavar="ID",
+        help=f"a registered world id or alias ({', '.join(ids())}; aliases {', '.join(aliases())})"
+        + (f"; default {DEFAULT_ENV}" if not env_required else ""),
+    )
     if split:
         named = "; ".join(f"{f.name}: {', '.join(f.splits)}" for f in _FAMILIES)
         group.add_argument("--split", default="train" if defaults else None, help=f"the split ({named}; default train)")
-    for name, s in settings().items():
-        group.add_argument(s.flag, type=type(s.default), choices=s.choices, default=s.default if defaults else None,
-                           help=f"{s.help} (default {s.default!r})")
+    for s in settings().values():
+        group.add_argument(
+            s.flag,
+            type=type(s.default),
+            choices=s.choices,
+            default=s.default if defaults else None,
+            help=f"{s.help} (default {s.default!r})",
+        )
     return group
 
 

@@ -69,7 +69,9 @@ class World:
         return self._start(reset_key(seed), np.int32(text), self.task.params)
 
     def step(self, state: Any, action: int, seed: int, t: int) -> Step:
-        obs, state, reward, terminated, truncated, success = self._step(state, np.int32(action), np.uint32(seed), np.int32(t), self.task.params)
+        obs, state, reward, terminated, truncated, success = self._step(
+            state, np.int32(action), np.uint32(seed), np.int32(t), self.task.params
+        )
         return Step(obs, state, float(reward), bool(terminated), bool(truncated), bool(success))
 
     @functools.cached_property
@@ -108,5 +110,15 @@ class World:
     def meta(self, text: int, seed: int, source: str) -> dict:
         """The metadata of a new episode (``episode`` module docstring) before it is played."""
         goal = self.task.goals[int(self.task.text_goal[text])]["key"]
-        return {"schema": SCHEMA, "env": self.env_id, "world": self.identity, "text": int(text), "goal": goal,
-                "instruction": self.task.texts[text], "seed": int(np.uint32(seed)), "source": source, **provenance(), "created": now_utc()}
+        return {
+            "schema": SCHEMA,
+            "env": self.env_id,
+            "world": self.identity,
+            "text": int(text),
+            "goal": goal,
+            "instruction": self.task.texts[text],
+            "seed": int(np.uint32(seed)),
+            "source": source,
+            **provenance(),
+            "created": now_utc(),
+        }

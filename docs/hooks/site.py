@@ -44,7 +44,9 @@ def cli_reference() -> str:
 def on_files(files, config):
     for path in sorted((ROOT / "benchmarks" / "results").rglob("*")):
         if path.is_file() and path.suffix != ".md":  # pictures and data, not pages
-            files.append(File.generated(config, f"results/{path.relative_to(ROOT / 'benchmarks' / 'results').as_posix()}", abs_src_path=str(path)))
+            files.append(
+                File.generated(config, f"results/{path.relative_to(ROOT / 'benchmarks' / 'results').as_posix()}", abs_src_path=str(path))
+            )
     return files
 
 
