@@ -47,3 +47,18 @@ def test_optimistic_reset_measurement_path():
     env, params = hexagons.make("Hexagons-Paint-v1")
     result = measure_env(env, params, num_envs=32, num_steps=4, repeats=1, reset_ratio=16)
     assert result["reset"] == "optimistic/16" and result["steps_per_s_median"] > 0
+
+
+def test_import_times_are_measured_in_fresh_processes(tmp_path):
+    from benchmarks.imports import plot, wall_time
+
+    result = wall_time(["-c", "import hexagons.data"], repeats=1)
+    assert 0 < result["min_s"] <= result["median_s"] <= result["max_s"]
+    with pytest.raises(RuntimeError, match="failed"):
+        wall_time(["-c", "import no_such_module"], repeats=1)
+    picture = plot(
+        {"target_s": 2.0, "repeats": 1, "results": [{"what": "import hexagons.data", **result}]},
+        {"device": "cpu", "host_cpus": 2},
+        tmp_path,
+    )
+    assert picture.read_bytes()[:4] == b"\x89PNG"

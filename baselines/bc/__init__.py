@@ -22,28 +22,18 @@ The run folder holds ``config.json`` (the network settings, in ``PPOConfig`` ter
 ``params/`` (orbax), ``metrics.jsonl`` (one line per epoch), ``evaluation.{json,md}`` and the
 pictures ``learning_curve.png`` and ``evaluation.png``.
 
-The library is ``baselines.bc.cloning`` (its names are exported here); the command line is
-``baselines.bc.__main__``.
+The library is ``baselines.bc.cloning`` and ``baselines.bc.config`` (their names are exported
+here); the command line is ``baselines.bc.__main__``.
 """
 
 import lazy_loader
 
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
-    submodules=["cloning"],
+    submodules=["cloning", "config"],
     submod_attrs={
-        "cloning": [
-            "BCConfig",
-            "BehaviouralCloning",
-            "Demos",
-            "NETWORK_FIELDS",
-            "POLICIES",
-            "length_buckets",
-            "load_demos",
-            "load_params",
-            "replay_demos",
-            "split_held_out",
-        ],
+        "cloning": ["BehaviouralCloning", "Demos", "length_buckets", "load_demos", "load_params", "replay_demos", "split_held_out"],
+        "config": ["BCConfig", "NETWORK_FIELDS", "POLICIES"],
         "__main__": ["main", "parser", "run"],
     },
 )

@@ -18,7 +18,7 @@ DEFAULT_OUT = "runs/bc/default"
 
 
 def parser() -> argparse.ArgumentParser:
-    from baselines.bc.cloning import POLICIES, BCConfig
+    from baselines.bc.config import POLICIES, BCConfig
 
     d = BCConfig()
     p = argparse.ArgumentParser(prog="python -m baselines.bc", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> None:
     import numpy as np
 
     from baselines import evaluate, plots, worlds
-    from baselines.bc.cloning import NETWORK_FIELDS, BCConfig, BehaviouralCloning, load_demos, replay_demos, split_held_out
+    from baselines.bc.cloning import BehaviouralCloning, load_demos, replay_demos, split_held_out
+    from baselines.bc.config import NETWORK_FIELDS, BCConfig
     from baselines.checkpoints import save_params
     from baselines.episodes.replay import world_of
     from baselines.ppo import tables

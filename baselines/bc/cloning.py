@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +14,11 @@ from flax import struct
 from jax import Array
 
 from baselines import cli
+from baselines.bc.config import NETWORK_FIELDS, BCConfig
 from baselines.checkpoints import restore_params
 from baselines.networks import make_network
 from baselines.ppo import PPOConfig
 from baselines.worlds.task import Task
-
-POLICIES = ("ppo-t", "film")
-"""Policies BC trains (PPO-T+ also needs plans; clone PPO-T and give it plans with PPO)."""
-NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions")
-"""``PPOConfig`` fields that fix the network's parameters: what ``--init-from`` checks."""
 
 
 @struct.dataclass
@@ -107,47 +101,6 @@ def replay_demos(task: Task, paths: list[Path], episodes: list) -> list[Demos]:
         valid = np.arange(length)[:, None] < np.asarray([len(episodes[i]) for i in ids])[None]
         demos.append(Demos(seen.world.astype(jnp.float32), seen.text, seen.mask, jnp.asarray(actions), jnp.asarray(valid)))
     return demos
-
-
-@dataclass(frozen=True)
-class BCConfig:
-    """epochs: passes over the training episodes; batch_episodes: episodes per minibatch (fewer if
-    there are fewer); validation: fraction of the episodes held out (at least one when > 0)."""
-
-    policy: str = "ppo-t"
-    encoder: str = "hashed"
-    layer_size: int = 256
-    factored_actions: bool = True
-    lr: float = 1e-3
-    max_grad_norm: float = 1.0
-    epochs: int = 50
-    batch_episodes: int = 32
-    validation: float = 0.1
-    seed: int = 0
-
-    def validate(self) -> None:
-        """Raise ValueError naming the bad field."""
-        if self.policy not in POLICIES:
-            raise ValueError(f"BCConfig.policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        for name in ("layer_size", "epochs", "batch_episodes"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"BCConfig.{name} must be >= 1, got {getattr(self, name)}")
-        if not 0.0 <= self.validation < 1.0:
-            raise ValueError(f"BCConfig.validation must be in [0, 1), got {self.validation}")
-        for name in ("lr", "max_grad_norm"):
-            if not math.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
-                raise ValueError(f"BCConfig.{name} must be a finite number > 0, got {getattr(self, name)}")
-
-    def network_config(self, env_id: str) -> PPOConfig:
-        """The ``PPOConfig`` of the same network (what PPO needs to continue from these params)."""
-        return PPOConfig(
-            env_id=env_id,
-            policy=self.policy,
-            encoder=self.encoder,
-            layer_size=self.layer_size,
-            factored_actions=self.factored_actions,
-            seed=self.seed,
-        )
 
 
 class BehaviouralCloning:
