@@ -176,3 +176,21 @@ def refuse_existing(paths: Iterable[Path], overwrite: bool) -> None:
     if existing and not overwrite:
         more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
         raise SystemExit(f"error: {existing[0]} already exists{more}; replace it with --overwrite or choose another --out")
+
+
+def run(
+    parser: argparse.ArgumentParser,
+    command,
+    argv: Sequence[str] | None = None,
+    renamed: Mapping[str, str] | None = None,
+    errors: tuple[type[Exception], ...] = (ValueError, OSError),
+) -> None:
+    """A command's ``main``: parse ``argv`` (``parse``, old spellings accepted), then
+    ``command(args)``; one of ``errors`` (bad input: the data, file and setting errors of the suite
+    are ValueErrors naming what was wrong) ends the command with one ``error:`` line, not a
+    traceback."""
+    args = parse(parser, argv, renamed)
+    try:
+        command(args)
+    except errors as error:
+        sys.exit(f"error: {error}")

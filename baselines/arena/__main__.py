@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from baselines import cli
@@ -181,11 +180,7 @@ def _command(store, args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = cli.parse(parser(), argv)
-    try:
-        _run(args)
-    except ValueError as error:  # EpisodeError and the store's refusals are ValueErrors naming what was wrong
-        sys.exit(f"error: {error}")
+    cli.run(parser(), _run, argv)  # EpisodeError and the store's refusals are ValueErrors naming what was wrong
 
 
 if __name__ == "__main__":

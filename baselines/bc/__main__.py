@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -44,13 +43,7 @@ RENAMED = {"--eval-mode greedy": "--greedy", "--eval-mode sample": ""}
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = cli.parse(parser(), argv, RENAMED)
-    from baselines.episodes.episode import EpisodeError
-
-    try:
-        run(args)
-    except (EpisodeError, ValueError) as error:
-        sys.exit(f"error: {error}")
+    cli.run(parser(), run, argv, RENAMED)
 
 
 def run(args: argparse.Namespace) -> None:

@@ -6,7 +6,6 @@ See the package docstring (``baselines.episodes``).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from baselines import cli, worlds
@@ -64,13 +63,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = cli.parse(parser(), argv)
-    from baselines.episodes.episode import EpisodeError
-
-    try:
-        _run(args)
-    except (EpisodeError, ValueError) as error:
-        sys.exit(f"error: {error}")
+    cli.run(parser(), _run, argv)  # EpisodeError and ReplayMismatch are ValueErrors
 
 
 def _run(args: argparse.Namespace) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from baselines import cli, worlds
 
@@ -39,25 +38,27 @@ RENAMED = {"--history": "--history-steps"}
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = cli.parse(parser(), argv, RENAMED)
-    from baselines.chat import ChatClient, ChatError
+    from baselines.chat import ChatError
+
+    cli.run(parser(), _run, argv, RENAMED, errors=(ValueError, OSError, ChatError))
+
+
+def _run(args: argparse.Namespace) -> None:
+    from baselines.chat import ChatClient
     from baselines.evaluate import save
     from baselines.llm_agent import LLMAgent, evaluate
     from baselines.worlds.base import TextHooks
     from baselines.worlds.session import World
 
-    try:
-        client = ChatClient(args.base_url, args.model, api_key_env=args.api_key_env, timeout_s=args.timeout, max_tokens=args.max_tokens)
-        spec = worlds.spec_from_args(args)
-        world = World(spec, args.split)
-        if not isinstance(world.task.env, TextHooks):
-            raise ValueError(f"{world.env_id} declares no text view for a language model (baselines.worlds.base.TextHooks)")
-        agent = LLMAgent(client, world.task.env.manual, world.task.env.action_names, history=args.history_steps, strict=args.strict)
-        out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=args.overwrite)
-        out.mkdir(parents=True, exist_ok=True)
-        result = evaluate(world, agent, args.episodes, args.seed, args.max_steps, out / "prompts.jsonl", style=args.style, quiet=args.quiet)
-    except (ValueError, ChatError) as error:
-        sys.exit(f"error: {error}")
+    client = ChatClient(args.base_url, args.model, api_key_env=args.api_key_env, timeout_s=args.timeout, max_tokens=args.max_tokens)
+    spec = worlds.spec_from_args(args)
+    world = World(spec, args.split)
+    if not isinstance(world.task.env, TextHooks):
+        raise ValueError(f"{world.env_id} declares no text view for a language model (baselines.worlds.base.TextHooks)")
+    agent = LLMAgent(client, world.task.env.manual, world.task.env.action_names, history=args.history_steps, strict=args.strict)
+    out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=args.overwrite)
+    out.mkdir(parents=True, exist_ok=True)
+    result = evaluate(world, agent, args.episodes, args.seed, args.max_steps, out / "prompts.jsonl", style=args.style, quiet=args.quiet)
     result["model"], result["base_url"] = args.model, args.base_url
     (out / "results.json").write_text(json.dumps(result, indent=1))
     meta = {

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -65,17 +64,12 @@ RENAMED = {"--synthetic": "--synthetic-procedures"}
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = cli.parse(parser(), argv, RENAMED)
-    from hexagons.data import HexagonsDataError, load_split
-
-    try:
-        _run(args, load_split)
-    except (HexagonsDataError, ValueError, OSError) as error:
-        sys.exit(f"error: {error}")
+    cli.run(parser(), _run, argv, RENAMED)  # HexagonsDataError is a ValueError
 
 
-def _run(args: argparse.Namespace, load_split) -> None:
+def _run(args: argparse.Namespace) -> None:
     from baselines.painter.train import Config, Painter, evaluate, train
+    from hexagons.data import load_split
     from hexagons.tokenizer import Vocabulary
 
     if args.command == "evaluate":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -114,11 +113,7 @@ RENAMED = {"--world": "--env", "--steps": "--max-steps"}
 def main(argv: list[str] | None = None) -> None:
     from baselines import cli
 
-    args = cli.parse(parser(), argv, RENAMED)
-    try:
-        _run(args)
-    except (ValueError, OSError) as error:
-        sys.exit(f"error: {error}")
+    cli.run(parser(), _run, argv, RENAMED)
 
 
 def _run(args: argparse.Namespace) -> None:

@@ -201,6 +201,8 @@ class WorldFamily:
 
 GENERATOR_SEEDS = {"train": 0, "dev": 1, "test": 2}
 """Generator seed of each split of built-in (generated) data."""
+DATA_SIZE = Setting("data_size", 512, "procedures or items of generated data for train (other splits: a quarter)")
+"""The setting of families with generated data (``generated_size``)."""
 
 
 def generated_size(spec: Mapping, split: str) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import blocksworld
-from baselines.worlds.base import HUMAN_LIKE, Benchmark, Questions, Setting, WorldFamily, generated_size
+from baselines.worlds.base import DATA_SIZE, HUMAN_LIKE, Benchmark, Questions, Setting, WorldFamily, generated_size
 
 if TYPE_CHECKING:
     from baselines.worlds.task import Task
@@ -129,7 +129,7 @@ FAMILY = WorldFamily(
             + "; ".join(f"{i}: {', '.join(s)}" for i, s in SOURCES.items())
             + " (the first is the default), a Minecraft Dialogue Corpus data folder (BAP items), or a target file (Build)",
         ),
-        Setting("data_size", 512, "procedures or items of generated data for train (other splits: a quarter)"),
+        DATA_SIZE,
     ),
     aliases={"blocksworld": "BlocksWorld-BAP-v1"},
     presets={

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import hexagons
-from baselines.worlds.base import EFFICIENCY, GENERATOR_SEEDS, HUMAN_LIKE, Questions, Setting, WorldFamily, generated_size
+from baselines.worlds.base import DATA_SIZE, EFFICIENCY, GENERATOR_SEEDS, HUMAN_LIKE, Questions, Setting, WorldFamily, generated_size
 
 if TYPE_CHECKING:
     from baselines.worlds.task import Task
@@ -114,7 +114,7 @@ FAMILY = WorldFamily(
             "Hexagons: " + ", ".join(SOURCES) + " (generated; the first is the default), a folder of the released "
             "JSONL, or a JSON lines file of your own procedures",
         ),
-        Setting("data_size", 512, "procedures or items of generated data for train (other splits: a quarter)"),
+        DATA_SIZE,
     ),
     aliases={"hexagons": "Hexagons-Paint-v1"},
     presets={
