@@ -12,6 +12,7 @@ Importing the package is cheap: the env (and with it JAX and gymnax) loads on fi
 from __future__ import annotations
 
 import difflib
+import importlib.metadata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,13 @@ if TYPE_CHECKING:
     from blocksworld.env import BlocksWorld, EnvParams
     from blocksworld.item import BapItem
     from blocksworld.tokenizer import Vocabulary
+
+__distribution__ = "instructworlds"
+"""The distribution this package comes from."""
+try:
+    __version__ = importlib.metadata.version(__distribution__)
+except importlib.metadata.PackageNotFoundError:  # a source tree on the path, not installed
+    __version__ = "0+unknown"
 
 # ``from __future__ import annotations`` binds the name ``annotations``, which would hide the lazily
 # imported submodule ``blocksworld.annotations``
@@ -59,7 +67,7 @@ __getattr__, __dir__, _lazy = lazy_loader.attach(
         "tokenizer": ["Vocabulary"],
     },
 )
-__all__ = ["REGISTERED_IDS", "make", *_lazy]
+__all__ = ["REGISTERED_IDS", "__version__", "make", *_lazy]
 
 
 def make(

@@ -11,6 +11,7 @@ Importing the package is cheap: the env (and with it JAX, gymnax and Craftax) lo
 from __future__ import annotations
 
 import difflib
+import importlib.metadata
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -21,6 +22,13 @@ if TYPE_CHECKING:
     from craftext.env import CrafText, EnvParams
     from craftext.goals import Goal
     from craftext.tokenizer import Vocabulary
+
+__distribution__ = "instructworlds"
+"""The distribution this package comes from (the official CrafText wheel has a ``craftext`` package too)."""
+try:
+    __version__ = importlib.metadata.version(__distribution__)
+except importlib.metadata.PackageNotFoundError:  # a source tree on the path, not installed
+    __version__ = "0+unknown"
 
 REGISTERED_IDS = {
     "CrafText-Classic-Symbolic-v1": (True, False),
@@ -55,7 +63,7 @@ __getattr__, __dir__, _lazy = lazy_loader.attach(
         "tokenizer": ["Vocabulary"],
     },
 )
-__all__ = ["REGISTERED_IDS", "make", *_lazy]
+__all__ = ["REGISTERED_IDS", "__version__", "make", *_lazy]
 
 
 def make(

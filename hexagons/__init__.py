@@ -12,6 +12,7 @@ of a second.
 from __future__ import annotations
 
 import difflib
+import importlib.metadata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,13 @@ if TYPE_CHECKING:
     from hexagons.env import EnvParams, HexagonsPaint
     from hexagons.procedure import Procedure
     from hexagons.tokenizer import Vocabulary
+
+__distribution__ = "instructworlds"
+"""The distribution this package comes from."""
+try:
+    __version__ = importlib.metadata.version(__distribution__)
+except importlib.metadata.PackageNotFoundError:  # a source tree on the path, not installed
+    __version__ = "0+unknown"
 
 REGISTERED_IDS = ("Hexagons-Paint-v1",)
 
@@ -47,7 +55,7 @@ __getattr__, __dir__, _lazy = lazy_loader.attach(
         "tokenizer": ["Vocabulary"],
     },
 )
-__all__ = ["REGISTERED_IDS", "make", *_lazy]
+__all__ = ["REGISTERED_IDS", "__version__", "make", *_lazy]
 
 
 def make(
