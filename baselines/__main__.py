@@ -213,7 +213,7 @@ def train(args: argparse.Namespace) -> None:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
         (out / "config.json").write_text(json.dumps({"ppo": dataclasses.asdict(config), "command": command}, indent=1))
     print(
-        f"{task.name}: {len(task.goals)} training goals, {len(task.texts)} phrasings; policy {config.policy}, "
+        f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.policy}, "
         f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, {jax.device_count()} devices "
         f"({jax.process_count()} processes): {jax.devices()}",
         flush=True,
@@ -238,17 +238,27 @@ def train(args: argparse.Namespace) -> None:
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
     writer = _tensorboard(out) if run.tensorboard and lead else None
     chunk = jax.jit(ppo.updates, static_argnums=1)
+    compiled = {}
+    what = f"{task.name} {config.policy}, {config.num_envs} envs x {config.num_steps} steps"
+
+    def updates(runner, count: int):
+        """``count`` updates in one call, compiled once per count (announced: minutes on a CPU)."""
+        if count not in compiled:
+            with cli.compiling(f"{count} PPO updates ({what})", silent=run.quiet or not lead):
+                compiled[count] = chunk.lower(runner, count).compile()
+        return compiled[count](runner)
+
     every = run.checkpoint_every or max(10, config.num_updates // 100)
     if run.paper:  # a long run: time one discarded, compiled update before committing to it
-        jax.block_until_ready(chunk(runner, 1))
+        jax.block_until_ready(updates(runner, 1))
         began = time.perf_counter()
-        jax.block_until_ready(chunk(runner, 1))
+        jax.block_until_ready(updates(runner, 1))
         _print_expected_time(config, time.perf_counter() - began, int(runner.update))
     start = time.perf_counter()
     with (out / "metrics.jsonl").open("a") if lead else open(os.devnull, "w") as log:
         while (done := int(runner.update)) < config.num_updates:
             count = min(every, config.num_updates - done)
-            runner, metrics = jax.block_until_ready(chunk(runner, count))
+            runner, metrics = jax.block_until_ready(updates(runner, count))
             for i in range(count):
                 row = {k: float(np.asarray(v)[i]) for k, v in metrics.items()}
                 log.write(json.dumps(row) + "\n")
@@ -303,6 +313,7 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
         greedy=run.greedy,
         planner=_planner(run),
         batch=run.eval_batch,
+        quiet=run.quiet or jax.process_index() > 0,
     )
     if writer:
         for split, by_policy in results.items():
@@ -429,7 +440,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--planner-url", help="OpenAI-compatible endpoint for PPO-T+ plans instead (key: $OPENAI_API_KEY)")
     p.add_argument("--planner-model", help="model name sent to --planner-url (default gpt-4)")
     p.add_argument("--tensorboard", action="store_true")
-    cli.add_quiet(p)
+    cli.add_run_options(p)
     distributed.add_arguments(p)
     return p
 

@@ -13,16 +13,22 @@ one is refused unless ``--resume`` (where the command can continue a run) or ``-
 (``runs/...``), a run whose default folder is taken goes to the next free ``<folder>-N`` instead.
 
 Progress (``progress``): a tqdm bar with rate and ETA on stderr; off with ``--quiet`` or when the
-environment variable ``CI`` is ``true`` or ``1``.
+environment variable ``CI`` is ``true`` or ``1``. A long compilation is announced first
+(``compiling``), with how long it took the last time. JAX's persistent compilation cache is on for
+every command (``compilation_cache``: ``~/.cache/instructworlds/jax``, moved by
+``$INSTRUCTWORLDS_JAX_CACHE``, off with ``--no-compile-cache`` or ``INSTRUCTWORLDS_JAX_CACHE=off``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
+import json
 import os
 import shutil
 import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +46,9 @@ class Flag:
     several: bool = False
 
 
+CACHE_ENV = "INSTRUCTWORLDS_JAX_CACHE"
+DEFAULT_CACHE = Path.home() / ".cache" / "instructworlds" / "jax"
+
 VOCABULARY: dict[str, Flag] = {
     "--env": Flag("store", "world id", "a registered world id or alias (several where a command measures several)", several=True),
     "--split": Flag("store", str, "a split of the world's data"),
@@ -52,6 +61,7 @@ VOCABULARY: dict[str, Flag] = {
     "--overwrite": Flag("store_true", None, "replace what --out holds"),
     "--greedy": Flag("store_true", None, "the agent's most likely action instead of a sampled one"),
     "--quiet": Flag("store_true", None, "no progress bars"),
+    "--no-compile-cache": Flag("store_true", None, "no persistent compilation cache"),
 }
 """The shared flags; ``tests/test_commands.py`` checks every command against it."""
 
@@ -98,8 +108,57 @@ def prepare_out(
     raise SystemExit(f"error: {path} already exists; {how}")
 
 
-def add_quiet(parser: argparse.ArgumentParser) -> None:
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """``--quiet`` and ``--no-compile-cache``: the flags of every command that does long work."""
     parser.add_argument("--quiet", action="store_true", help="no progress bars (also when the environment variable CI is true)")
+    parser.add_argument(
+        "--no-compile-cache",
+        action="store_true",
+        help=f"do not use JAX's persistent compilation cache (default folder {DEFAULT_CACHE}; {CACHE_ENV}=DIR moves it, =off turns it off)",
+    )
+
+
+def cache_dir() -> Path | None:
+    """The persistent compilation cache's folder: ``$INSTRUCTWORLDS_JAX_CACHE`` if set (None when it
+    is ``off``), else ``~/.cache/instructworlds/jax``."""
+    value = os.environ.get(CACHE_ENV, "").strip()
+    if value.lower() == "off":
+        return None
+    return Path(value).expanduser() if value else DEFAULT_CACHE
+
+
+def compilation_cache(enabled: bool = True) -> Path | None:
+    """Turn on JAX's persistent compilation cache (``cache_dir``), so that a command run again
+    skips the compilations of the previous run; returns the folder (None: off)."""
+    folder = cache_dir() if enabled else None
+    if folder is not None:
+        import jax
+
+        jax.config.update("jax_compilation_cache_dir", str(folder))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    return folder
+
+
+@contextlib.contextmanager
+def compiling(what: str, silent: bool = False):
+    """A line on stderr before a long compilation: what compiles, and how long it took the last time
+    on this machine (``~/.cache/instructworlds/compile_times.json``, keyed by ``what``); the time is
+    recorded when the block ends."""
+    record = DEFAULT_CACHE.parent / "compile_times.json"
+    try:
+        times = json.loads(record.read_text())
+    except (OSError, ValueError):
+        times = {}
+    if not quiet(silent):
+        last = times.get(what)
+        when = f"{last:.0f} s the last time" if last is not None else "the first time, this can take minutes on a CPU"
+        print(f"compiling {what} ({when}; XLA may log 'Very slow compile?' meanwhile: expected, not an error)", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    yield
+    times[what] = round(time.perf_counter() - start, 1)
+    with contextlib.suppress(OSError):
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(times, indent=1, sort_keys=True))
 
 
 def quiet(requested: bool = False) -> bool:
@@ -120,7 +179,8 @@ def parse(
     parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, renamed: Mapping[str, str] | None = None
 ) -> argparse.Namespace:
     """``parser.parse_args(argv)``, where an old spelling in ``renamed`` is accepted for one release
-    with a deprecation message on stderr. ``renamed`` maps an old flag to its new one
+    with a deprecation message on stderr; then the compilation cache is turned on
+    (``compilation_cache``) unless ``--no-compile-cache``. ``renamed`` maps an old flag to its new one
     (``"--worlds": "--env"``), or an old flag and value to new flags, possibly none
     (``"--eval-mode greedy": "--greedy"``, ``"--eval-mode sample": ""``)."""
     renamed = renamed or {}
@@ -143,7 +203,9 @@ def parse(
             flag = renamed[flag]
         new.append(flag + eq + value)
         i += 1
-    return parser.parse_args(new)
+    args = parser.parse_args(new)
+    compilation_cache(not getattr(args, "no_compile_cache", False))
+    return args
 
 
 class Bar:
@@ -194,3 +256,12 @@ def run(
         command(args)
     except errors as error:
         sys.exit(f"error: {error}")
+
+
+def evaluation_folder(out: Path | None, run: Path, files: Sequence[str], overwrite: bool) -> Path:
+    """Where the evaluation of a run folder writes ``files``: ``out``, else
+    ``runs/evaluations/<run folder's name>`` (a run folder may be a committed model, which an
+    evaluation must not change); SystemExit if one of the files exists there, unless ``overwrite``."""
+    folder = Path(out) if out is not None else Path("runs") / "evaluations" / Path(run).resolve().name
+    refuse_existing([folder / name for name in files], overwrite)
+    return folder

@@ -25,13 +25,14 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from baselines import worlds
+from baselines import cli, worlds
 from baselines.networks import ActorCritic
 from baselines.ppo import PPOConfig, policy_inputs, tables
 from baselines.worlds.task import Task
@@ -174,6 +175,7 @@ def evaluate_splits(
     greedy: bool = False,
     planner: Callable[[str], list[str]] | None = None,
     batch: int = 256,
+    quiet: bool = False,
 ) -> dict[str, dict]:
     """split -> policy -> summary: the three policies on each of ``splits`` (name -> what
     ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network trained on
@@ -181,7 +183,7 @@ def evaluate_splits(
     ``max_steps`` steps each, keys from ``config.seed``, in chunks of ``batch`` episodes (dealt out
     to the processes of a multi-process run). Where the family pads splits to common shapes
     (``WorldFamily.shared_settings``), they share one compilation. Prints one line per split and
-    policy."""
+    policy, after announcing the first compilation unless ``quiet``."""
     family = worlds.family_of(spec["env"])
     settings = family.shared_settings([episodes for episodes, _ in splits.values()]) if family.shared_settings else {}
     tasks = {split: worlds.spec_task(spec, split_episodes, **settings) for split, split_episodes in splits.items()}
@@ -189,10 +191,12 @@ def evaluate_splits(
     evaluator = Evaluator(trained, network, batch)
     key = jax.random.key(10_000 + config.seed)
     results: dict[str, dict] = {}
-    for split, task in tasks.items():
+    for i, (split, task) in enumerate(tasks.items()):
         rows = shared_rows or len(task.texts)
         embeddings = tables(config, task, planner=planner, reference=trained)
-        results[split] = evaluator.evaluate(params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows)
+        announce = cli.compiling(f"the three-policy evaluator of {spec['env']} and its {split} split", quiet) if i == 0 else nullcontext()
+        with announce:
+            results[split] = evaluator.evaluate(params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows)
         for policy, summary in results[split].items():
             others = "".join(f", {name} {summary[name]:.3f}" for name in task.metrics[1:])
             print(
@@ -231,10 +235,14 @@ def gap(by_policy: dict[str, dict]) -> float | None:
     return by_policy["agent"]["success"] - by_policy["shuffled"]["success"]
 
 
-def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = None, group_order: tuple[str, ...] = ()) -> str:
-    """Markdown: rows split x policy (then the gap agent - shuffled), columns success, the world's
-    other metrics and the goals' label groups (``Task.goals``: for CrafText the paper's Table 2
-    categories, in ``group_order``, and the levels)."""
+def table(
+    splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = None, group_order: tuple[str, ...] = (), headline: str = "success"
+) -> str:
+    """Markdown: rows split x policy (then the gap agent - shuffled), columns the headline metric
+    (``summarize``'s ``success``, shown under its own name ``headline``: CrafText success, Hexagons
+    and blocks-world exact match), the world's other metrics and the goals' label groups
+    (``Task.goals``: for CrafText the paper's Table 2 categories, in ``group_order``, and the
+    levels)."""
     labels = labels or {}
     summaries = [s for by_policy in splits.values() for s in by_policy.values()]
     extra = [k for k in summaries[0] if k not in ("success", "episodes", "goals", "groups", "per_goal")] if summaries else []
@@ -242,7 +250,7 @@ def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = No
         {g for s in summaries for g in s["groups"]},
         key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g),
     )
-    header = ["split", "policy", "success", *extra, *(g.removeprefix("level:") for g in groups), "goals x episodes"]
+    header = ["split", "policy", headline, *extra, *(g.removeprefix("level:") for g in groups), "goals x episodes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
     for split, by_policy in splits.items():
         for policy, s in by_policy.items():
@@ -256,7 +264,7 @@ def table(splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = No
         difference = gap(by_policy)
         if difference is not None:
             lines.append("| " + " | ".join([split, "**gap agent - shuffled**", f"**{difference:+.3f}**", *[""] * (len(header) - 3)]) + " |")
-    return "\n".join(lines) + "\n\nsuccess: mean over goals of the per-goal rate; group cells: success (number of goals)."
+    return "\n".join(lines) + f"\n\n{headline}: mean over goals of the per-goal rate; group cells: {headline} (number of goals)."
 
 
 def save(
@@ -265,7 +273,7 @@ def save(
     """Write ``evaluation.json`` (``{"meta", "splits", "gap"}``) and ``evaluation.md`` under ``out``;
     returns the Markdown table (``table``)."""
     out.mkdir(parents=True, exist_ok=True)
-    markdown = table(splits, labels, group_order)
+    markdown = table(splits, labels, group_order, meta.get("success_metric", "success"))
     gaps = {split: gap(by_policy) for split, by_policy in splits.items()}
     (out / "evaluation.json").write_text(json.dumps({"meta": meta, "splits": splits, "gap": gaps}, indent=1))
     (out / "evaluation.md").write_text(f"{json.dumps(meta)}\n\n{markdown}\n")

@@ -78,7 +78,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.imports", description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=5, help="fresh processes per measurement (default 5)")
     cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
-    cli.add_quiet(p)
+    cli.add_run_options(p)
     return p
 
 

@@ -47,6 +47,9 @@ from blocksworld.grid import (
     REMOVE,
     SHAPE,
     STOP,
+    X_RANGE,
+    Y_RANGE,
+    Z_RANGE,
     to_grid,
     to_world,
 )
@@ -303,6 +306,8 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
 
     action_axes = ("x", "y", "z")
     """Names of the cell coordinates of the first 7623 actions (mixed radix 11 x 9 x 11 x 7)."""
+    axis_origins = (X_RANGE[0], Y_RANGE[0], Z_RANGE[0])
+    """The world coordinate (as the dialogue and the text view say it) of index 0 of each axis."""
     tools = (*COLOURS, "remove")
     """Names of the 7 per-cell actions (the last factor)."""
 

@@ -224,6 +224,13 @@ def play(
         (_, completed), _ = jax.lax.scan(step, (state, fired), jnp.arange(expert_steps))
         return fired, completed
 
+    if not bar.disable:
+        print(
+            f"compiling {goals} goals x {worlds} worlds and {expert_steps} expert steps (minutes on a CPU the first time; "
+            "XLA may log 'Very slow compile?' meanwhile: expected, not an error)",
+            file=sys.stderr,
+            flush=True,
+        )
     fired, completed = (np.asarray(x).reshape(goals, worlds).any(1) for x in run(keys, goal_ids, params))
     bar.close()
     return fired, completed & np.asarray([playable(e.goal) for e in dataset.entries]) & ~fired
@@ -256,6 +263,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--worlds", type=int, dest="episodes_per_goal", help=argparse.SUPPRESS)  # the old spelling, for one release
     p.add_argument("--expert-steps", type=int, default=300, help="step budget of the scripted expert (default 300)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (also when the environment variable CI is true)")
+    p.add_argument(
+        "--no-compile-cache",
+        action="store_true",
+        help="do not use JAX's persistent compilation cache "
+        "(~/.cache/instructworlds/jax; INSTRUCTWORLDS_JAX_CACHE=DIR moves it, =off turns it off)",
+    )
     return p
 
 
@@ -264,6 +277,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if any(a.split("=")[0] == "--worlds" for a in argv):
         print("warning: --worlds is deprecated and will be removed in the next release; use --episodes-per-goal", file=sys.stderr)
+    cache = os.environ.get("INSTRUCTWORLDS_JAX_CACHE", "").strip() or str(Path.home() / ".cache" / "instructworlds" / "jax")
+    if not args.no_compile_cache and cache.lower() != "off":  # the suite's compilation cache, as every command uses it
+        jax.config.update("jax_compilation_cache_dir", cache)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
     worlds = args.episodes_per_goal
     if worlds < 1 or args.expert_steps < 1:
         sys.exit("error: --episodes-per-goal and --expert-steps must be >= 1")

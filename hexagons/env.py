@@ -11,7 +11,9 @@ Reward: at the end of an instruction (STOP, or the paint budget ``max_paints_per
 running out), the action-based F1 of the agent's changes during that instruction against the gold
 step's changes (``hexagons.metrics``; empty/empty scores 1). The counts behind it are updated in
 O(1) per paint. The episode terminates after the procedure's last instruction and is truncated at
-``max_steps_in_episode``.
+``max_steps_in_episode``. ``info``: ``instruction_finished``, its ``action_f1`` and ``exact_match``
+(0 on other steps), and ``procedure_exact``, true on the step that ends the procedure when every
+one of its instructions was exact (the episode's success).
 
 Context (constructor arguments, since they fix observation shapes):
 ``history="none" | "previous" | "full"`` adds no / the previous / all previous instructions;
@@ -46,8 +48,9 @@ HISTORY_MODES = ("none", "previous", "full")
 
 @struct.dataclass
 class EnvState(environment.EnvState):
-    """One episode. Boards are (180,) int8; ``instruction`` is 0-based into the procedure; ``done``:
-    the procedure's last instruction has ended."""
+    """One episode. Boards are (180,) int8; ``instruction`` is 0-based into the procedure;
+    ``exact_instructions``: the instructions of the episode finished with an exact match so far;
+    ``done``: the procedure's last instruction has ended."""
 
     board: Array
     start_board: Array
@@ -56,6 +59,7 @@ class EnvState(environment.EnvState):
     paints: Array
     matched: Array
     num_predicted: Array
+    exact_instructions: Array
     done: Array
 
 
@@ -195,6 +199,7 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
                 paints=jnp.int32(0),
                 matched=jnp.int32(0),
                 num_predicted=jnp.int32(0),
+                exact_instructions=jnp.int32(0),
                 done=jnp.bool_(False),
             ),
             params,
@@ -245,6 +250,8 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         num_gold = params.num_gold_changes[state.procedure, state.instruction]
         scores = scores_from_counts(state.matched, num_gold, state.num_predicted)
         reward = jnp.where(finished, scores.f1, 0.0)
+        exact = finished & (scores.exact_match > 0)
+        state = state.replace(exact_instructions=state.exact_instructions + exact.astype(jnp.int32))
         next_instruction = state.instruction + finished.astype(jnp.int32)
         terminated = next_instruction >= params.num_instructions[state.procedure]
         advanced = self._start_instruction(
@@ -258,6 +265,7 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
             "instruction_finished": finished,
             "action_f1": jnp.where(finished, scores.f1, 0.0),
             "exact_match": jnp.where(finished, scores.exact_match, 0.0),
+            "procedure_exact": finished & terminated & (state.exact_instructions == params.num_instructions[state.procedure]),
         }
         return self.get_obs(state, params), state, reward, state.done, info
 
@@ -282,6 +290,8 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
 
     action_axes = ("row", "column")
     """Names of the tile coordinates of the paint actions (mixed radix 10 x 18 x 8)."""
+    axis_origins = (1, 1)
+    """What the instructions call index 0 of each axis: rows and columns count from 1."""
     tools = COLOUR_NAMES
     """Names of the 8 paint colours (the last factor; white erases)."""
 

@@ -1,12 +1,7 @@
-"""Test-wide settings: a persistent JAX compilation cache so repeated runs skip recompiling."""
+"""Test-wide settings: the persistent JAX compilation cache every command uses
+(``baselines.cli.compilation_cache``: ``~/.cache/instructworlds/jax``, or ``$INSTRUCTWORLDS_JAX_CACHE``),
+so repeated runs skip recompiling."""
 
-import os
-from pathlib import Path
+from baselines.cli import compilation_cache
 
-import jax
-
-jax.config.update(
-    "jax_compilation_cache_dir",
-    os.environ.get("INSTRUCTWORLDS_JAX_CACHE", str(Path.home() / ".cache" / "instructworlds" / "jax")),
-)
-jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+compilation_cache()

@@ -214,8 +214,10 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert [r["epoch"] for r in rows] == [1, 2]
     assert "resumed from" in capsys.readouterr().out
     assert (run / "learning_curve.png").stat().st_size > 0
-    main(["evaluate", str(run)])
-    result = json.loads((run / "evaluation.json").read_text())
+    scored = tmp_path / "scored"
+    main(["evaluate", str(run), "--out", str(scored)])
+    result = json.loads((scored / "evaluation.json").read_text())
+    assert not (run / "evaluation.json").exists()  # never into the run folder (it may be a committed model)
     assert set(result["test_sets"]) == {"RND", "BLK", "SHP"}
     out = capsys.readouterr().out
     assert "| EB (" in out and "Fairer micro F1 (%) per test set" in out and "copy last action" in out
@@ -223,10 +225,12 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
         main(["train", "--out", str(tmp_path / "bad"), "--curriculum", "colour"])
     bad = _write(tmp_path / "bad.jsonl", [{"game_id": "g", "sample_id": 0, "context": "maybe"}])
     with pytest.raises(SystemExit, match="bad.jsonl, line 1, field 'context'"):
-        main(["evaluate", str(run), "--data", str(tmp_path / "corpus"), "--annotations", str(bad)])
+        main(["evaluate", str(run), "--data", str(tmp_path / "corpus"), "--annotations", str(bad), "--out", str(scored), "--overwrite"])
     with pytest.raises(SystemExit, match="error: .*splits.json"):
-        main(["evaluate", str(run), "--data", str(tmp_path / "corpus")])
-    assert json.loads((run / "evaluation.json").read_text()) == result, "a failed evaluation keeps the saved one"
+        main(["evaluate", str(run), "--data", str(tmp_path / "corpus"), "--out", str(scored), "--overwrite"])
+    with pytest.raises(SystemExit, match="evaluation.json already exists"):
+        main(["evaluate", str(run), "--out", str(scored)])
+    assert json.loads((scored / "evaluation.json").read_text()) == result, "a failed evaluation keeps the saved one"
 
 
 def test_vocabulary_keeps_one_id_per_word():

@@ -219,3 +219,14 @@ def test_play_in_a_real_browser(env_id, worlds, browser, tmp_path):
     assert saved.meta["source"] == "human:browser-test" and len(saved) >= 1 and saved.t_ms[-1] >= 0
     assert replay(saved).digest == final_digest == saved.meta["final_state_sha256"]
     assert (tmp_path / "page.png").stat().st_size > 10_000
+
+
+def test_player_cells_are_named_as_the_instructions_name_them(worlds, tmp_path):
+    """Hexagons instructions count rows and columns from 1; the blocks world speaks in world
+    coordinates (x, z from -5, y from 1): the player's cell labels follow them."""
+    from baselines.episodes.play import PlaySession
+
+    controls = PlaySession(worlds("Hexagons-Paint-v1"), tmp_path / "h", "p").controls()
+    assert controls["axes"] == ["row", "column"] and controls["origins"] == [1, 1]
+    controls = PlaySession(worlds("BlocksWorld-BAP-v1"), tmp_path / "b", "p").controls()
+    assert controls["axes"] == ["x", "y", "z"] and controls["origins"] == [-5, 1, -5]

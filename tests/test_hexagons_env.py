@@ -136,3 +136,32 @@ def test_bad_configuration_and_oversized_data_are_rejected():
         hexagons.make("Hexagon-Paint-v1")
     with pytest.warns(UserWarning, match="truncated"):
         hexagons.make("Hexagons-Paint-v1", PROCEDURES, max_tokens=4)
+
+
+def test_procedure_success_needs_every_instruction_exact():
+    """An episode succeeds only when every instruction of its procedure is exact, not when one is."""
+    import jax
+
+    from hexagons.synthetic import generate
+
+    env, params = hexagons.make("Hexagons-Paint-v1", generate(4, seed=3, kinds=("tile",)), max_steps_in_episode=200)
+    step, expert = jax.jit(env.step_env), jax.jit(env.expert_action)
+
+    def play(wrong_instruction):
+        _, state = env.reset_to_procedure(0, params)
+        exact, success = [], []
+        for t in range(200):
+            action = expert(state, params)
+            if int(state.instruction) == wrong_instruction and int(action) != STOP:
+                action = STOP  # stop this instruction before painting it
+            _, state, _, done, info = step(jax.random.key(t), state, action, params)
+            if bool(info["instruction_finished"]):
+                exact.append(float(info["exact_match"]))
+                success.append(bool(info["procedure_exact"]))
+            if bool(done):
+                return exact, success
+
+    exact, success = play(wrong_instruction=-1)
+    assert len(exact) >= 2 and all(e == 1.0 for e in exact) and success[-1] and not any(success[:-1])
+    exact, success = play(wrong_instruction=0)
+    assert exact[0] == 0.0 and all(e == 1.0 for e in exact[1:]) and not any(success)

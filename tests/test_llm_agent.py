@@ -170,5 +170,7 @@ def test_command_line_writes_the_rl_evaluation_files(tmp_path, capsys):
     server.close()
     assert {"results.json", "prompts.jsonl", "evaluation.json", "evaluation.md"} <= {p.name for p in tmp_path.iterdir()}
     assert "| train | LLM scripted |" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "evaluation.json").read_text())["splits"]["train"]["llm"]
+    assert summary["episodes"] == 2 and summary["goals"] == 2  # two episodes, not goals x episodes
     with pytest.raises(SystemExit, match="URL 'nowhere'"):
         main(["--env", "Hexagons-Paint-v1", "--base-url", "nowhere", "--model", "m", "--out", str(tmp_path)])

@@ -79,8 +79,10 @@ def test_training_writes_a_run_that_reloads_and_evaluates(run, capsys):
     steps = sum(p.num_steps for p in test)
     for setting in ("oracle", "predicted", "oracle, another step's instruction"):
         assert results[setting]["all"]["action"]["steps"] == steps and 0 <= results[setting]["all"]["board"]["f1"] <= 100
-    painter_cli(["evaluate", str(run), "--data", str(FIXTURE), "--split", "test"])
-    assert json.loads((run / "evaluation-test.json").read_text()) == json.loads(json.dumps(results))
+    scored = run.parent / "scored"
+    painter_cli(["evaluate", str(run), "--data", str(FIXTURE), "--split", "test", "--out", str(scored)])
+    assert json.loads((scored / "evaluation-test.json").read_text()) == json.loads(json.dumps(results))
+    assert not (run / "evaluation-test.json").exists()  # the run folder (possibly a committed model) is left as it is
     assert "| all | oracle |" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="error: .*not a painter run"):
         painter_cli(["evaluate", str(run.parent), "--data", str(FIXTURE)])

@@ -45,7 +45,7 @@ def parser() -> argparse.ArgumentParser:
     episodes.add_argument("--agent", required=True)
     episodes.add_argument("--formats", default="webm,mp4", help="videos to offer: webm, mp4 (default both)")
     episodes.add_argument("--fps", type=float, default=8.0)
-    cli.add_quiet(episodes)
+    cli.add_run_options(episodes)
     rater = command("add-rater", "register a rater (or an admin) and print its token")
     rater.add_argument("name")
     rater.add_argument("--admin", action="store_true")

@@ -34,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-episodes", type=int, default=8, help="evaluation episodes per goal and split (default 8)")
     p.add_argument("--eval-splits", help="splits to evaluate (default: the world's evaluation splits that its data offers)")
     p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action in evaluation (default: sampled)")
-    cli.add_quiet(p)
+    cli.add_run_options(p)
     return p
 
 
@@ -111,7 +111,9 @@ def run(args: argparse.Namespace) -> None:
         flush=True,
     )
     began = time.perf_counter()
-    params, _, metrics = jax.block_until_ready(jax.jit(cloner.train)(params, opt_state, key_train, train_demos, held_out))
+    with cli.compiling(f"behavioural cloning of {config.policy} on {spec['env']} ({config.epochs} epochs, buckets {shapes})", args.quiet):
+        train = jax.jit(cloner.train).lower(params, opt_state, key_train, train_demos, held_out).compile()
+    params, _, metrics = jax.block_until_ready(train(params, opt_state, key_train, train_demos, held_out))
     cloner.bar.close()
     best_epoch = int(metrics.pop("best_epoch"))
     print(
@@ -125,7 +127,16 @@ def run(args: argparse.Namespace) -> None:
     split_names = args.eval_splits.split(",") if args.eval_splits else worlds.eval_splits(spec)
     splits = {name: train_split if name == trained_split else worlds.split_episodes(spec, name) for name in split_names}
     results = evaluate.evaluate_splits(
-        spec, splits, task, cloner.network, params, network_config, args.eval_episodes, spec["max_episode_steps"], greedy=args.greedy
+        spec,
+        splits,
+        task,
+        cloner.network,
+        params,
+        network_config,
+        args.eval_episodes,
+        spec["max_episode_steps"],
+        greedy=args.greedy,
+        quiet=args.quiet,
     )
     mode = "greedy" if args.greedy else "sample"
     labels = {"agent": f"agent (BC {config.policy}, {mode})", "shuffled": "shuffled instruction", "random": "random"}

@@ -1,14 +1,15 @@
 """Train and evaluate BAP v2 Builder models.
 
     python -m baselines.builder train --out RUN [--data DIR] [--synthetic] [--curriculum KEY] [--model gru|transformer]
-    python -m baselines.builder evaluate RUN [--data DIR] [--split test|dev] [--annotations FILE]
+    python -m baselines.builder evaluate RUN [--data DIR] [--split test|dev] [--annotations FILE] [--out DIR]
 
 ``--data`` is the Minecraft Dialogue Corpus ``data`` folder (``blocksworld.data``); without it the
 run trains and evaluates on the three simulators' data alone (no download). The run folder holds
 ``config.json``, ``vocabulary.json``, ``metrics.jsonl`` (a row per epoch: losses, dev F1, items/s),
 ``checkpoints/`` (orbax, every epoch: ``train --resume`` with the same ``--out`` continues), ``best/``
-(the params of the best dev loss), ``learning_curve.png`` and, after ``evaluate``,
-``evaluation.json`` and ``evaluation.png``.
+(the params of the best dev loss) and ``learning_curve.png``. ``evaluate`` writes
+``evaluation.json`` and ``evaluation.png`` to ``--out`` (default ``runs/evaluations/<run folder
+name>``), never into the run folder, which may be a committed model.
 """
 
 from __future__ import annotations
@@ -124,8 +125,10 @@ def train(args: argparse.Namespace) -> None:
 def evaluate(args: argparse.Namespace) -> None:
     from baselines.builder import evaluate as builder_evaluate
 
-    result = builder_evaluate.evaluate_run(args.run, args.data, args.split, args.annotations, _log)
+    out = cli.evaluation_folder(args.out, args.run, ("evaluation.json", "evaluation.png"), args.overwrite)
+    result = builder_evaluate.evaluate_run(args.run, args.data, args.split, args.annotations, out, _log)
     print(builder_evaluate.format_tables(result))
+    print(f"wrote {out / 'evaluation.json'} and {out / 'evaluation.png'}")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -151,12 +154,13 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--patience", type=int, help="early stopping: epochs without a better dev loss (default 10)")
     t.add_argument("--embeddings", choices=("minilm", "learned"), help="GRU word embeddings: MiniLM's (default) or learned")
     t.add_argument("--seed", type=int, help="training seed (default 0)")
-    cli.add_quiet(t)
-    e = sub.add_parser("evaluate", help="score a run's best model: BAP v2 tables, floors, evaluation.json")
+    cli.add_run_options(t)
+    e = sub.add_parser("evaluate", help="score a run's best model: BAP v2 tables, floors, evaluation.json (never into the run folder)")
     e.add_argument("run", type=Path)
     e.add_argument("--data", type=Path, help="corpus data folder (default: the one the run trained on, if any)")
     e.add_argument("--split", choices=("test", "dev"), default="test")
     e.add_argument("--annotations", type=Path, help="BAP v2 test-set annotations (JSONL, blocksworld.annotations)")
+    cli.add_out(e, "folder for evaluation.json and evaluation.png (default runs/evaluations/<run folder name>)")
     return p
 
 

@@ -83,9 +83,9 @@ def test_sets(
     return out
 
 
-def evaluate_run(run: Path, data: Path | None, split: str, annotations: Path | None, log: Callable[[str], None] = print) -> dict:
+def evaluate_run(run: Path, data: Path | None, split: str, annotations: Path | None, out: Path, log: Callable[[str], None] = print) -> dict:
     """Score the run's best model and the floors on every test set; writes ``evaluation.json`` and
-    ``evaluation.png`` into the run folder."""
+    ``evaluation.png`` into ``out`` (a folder)."""
     record = json.loads((run / "config.json").read_text())
     config = TrainConfig(**record["config"])
     vocabulary = Vocabulary.load(run / "vocabulary.json")
@@ -106,8 +106,9 @@ def evaluate_run(run: Path, data: Path | None, split: str, annotations: Path | N
         predicted, _ = decoder(params, text, examples)
         result["test_sets"][name] = {"items": len(examples), **_summaries(examples, predicted, align)}
         log(f"{name}: {len(examples)} items, fairer F1 {result['test_sets'][name]['model']['all']['fairer']['micro_f1']:.1f}")
-    (run / "evaluation.json").write_text(json.dumps(result, indent=1))
-    plot_evaluation(run, result)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "evaluation.json").write_text(json.dumps(result, indent=1))
+    plot_evaluation(out, result)
     return result
 
 
@@ -139,8 +140,8 @@ def format_tables(result: dict) -> str:
     return "\n".join(lines)
 
 
-def plot_evaluation(run: Path, result: dict) -> Path:
-    """``evaluation.png``: fairer and strict micro F1 of the model and the floors per test set."""
+def plot_evaluation(out: Path, result: dict) -> Path:
+    """``out/evaluation.png``: fairer and strict micro F1 of the model and the floors per test set."""
     plt = plots.pyplot()
     names = list(result["test_sets"])
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharey=True)
@@ -152,7 +153,7 @@ def plot_evaluation(run: Path, result: dict) -> Path:
         ax.set_xticks(np.arange(len(names)), names)
         ax.set(title=f"{metric} micro F1 (%)")
     axes[0].legend()
-    return plots.save(fig, run / "evaluation.png", Path(result["run"]).name)
+    return plots.save(fig, out / "evaluation.png", Path(result["run"]).name)
 
 
 def plot_learning_curve(run: Path) -> Path:

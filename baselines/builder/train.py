@@ -305,6 +305,7 @@ def fit(
     stages = _stages(config, items, config.seed)
     buckets = step_buckets(config.max_actions)
     row: dict = {}
+    shapes_seen: set[int] = set()
     with (out / "metrics.jsonl").open("a") as metrics_log:
         while int(progress["epoch"]) < config.max_epochs and float(progress["seconds"]) < 60 * config.minutes:
             epoch = int(progress["epoch"])
@@ -315,6 +316,9 @@ def fit(
             losses, seen = [], 0
             with progress_bar(total=len(chunks), desc=f"epoch {epoch + 1}", unit="batch", silent=quiet) as bar:
                 for k, (index, steps) in enumerate(chunks):
+                    if steps not in shapes_seen:  # a new batch shape compiles first (a minute or more on a CPU)
+                        bar.set_postfix_str(f"compiling the training step for batches of {steps} steps", refresh=True)
+                        shapes_seen.add(steps)
                     state, loss, _ = builder.train_step(state, text, examples, index, steps)
                     losses.append(float(loss))
                     seen += len(index)

@@ -19,7 +19,7 @@ def parser() -> argparse.ArgumentParser:
     cli.add_out(render, "folder for the videos (same relative names as the episodes)", required=True)
     render.add_argument("--formats", default="mp4", help="comma-separated: mp4, webm, gif (default mp4)")
     render.add_argument("--fps", type=float, default=8.0)
-    cli.add_quiet(render)
+    cli.add_run_options(render)
     play = commands.add_parser("play", help="play a world in the browser; every step is recorded")
     worlds.add_world_arguments(play, env_required=True)
     play.add_argument(
@@ -54,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
     )
     rec.add_argument("--seed", type=int, default=0, help="seed of the first episode (the next ones count up)")
     cli.add_out(rec, "folder of the episode files", required=True)
-    cli.add_quiet(rec)
+    cli.add_run_options(rec)
     check = commands.add_parser("replay", help="replay episode files and check them against their recording")
     check.add_argument("files", type=Path, nargs="+")
     index = commands.add_parser("index", help="write FOLDER/index.jsonl over the episode files in a folder")
@@ -84,8 +84,9 @@ def _run(args: argparse.Namespace) -> None:
         from baselines.worlds.session import World
 
         spec = worlds.spec_from_args(args)
-        print(f"compiling {spec['env']} ...", flush=True)
-        serve(PlaySession(World(spec, args.split), args.out, args.player, args.text, resume=args.resume), args.host, args.port)
+        with cli.compiling(f"{spec['env']}'s start, step and renderer for the player"):
+            session = PlaySession(World(spec, args.split), args.out, args.player, args.text, resume=args.resume)
+        serve(session, args.host, args.port)
     elif args.command == "record":
         from baselines.episodes.replay import record
         from baselines.worlds.session import World
@@ -99,6 +100,8 @@ def _run(args: argparse.Namespace) -> None:
                 raise ValueError("--policy agent needs --run RUN (a trained run folder)")
             policy = load_agent(args.run, world, greedy=args.greedy)
         out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        with cli.compiling(f"{world.env_id}'s start and step", args.quiet):
+            world.compile()
         with cli.progress(total=args.episodes, desc="record", unit="episode", silent=args.quiet) as bar:
             for i in range(args.episodes):
                 path = record(world, policy, world.schedule(i), args.seed + i, out / f"{world.env_id}-{args.policy}-{i:04d}")

@@ -119,7 +119,9 @@ class PlaySession:
 
     def controls(self) -> dict[str, Any]:
         """The page's controls: ``keys`` (key -> [action, name]) for keyboard worlds, else the
-        factored layout: ``factors``, ``axes``, ``tools``; and ``stop``, the STOP action (or None)."""
+        factored layout: ``factors``, ``axes``, ``origins`` (what the world's text calls index 0 of each
+        axis: cells are labelled as instructions name them), ``tools``; and ``stop``, the STOP action
+        (or None)."""
         task, env = self.world.task, self.world.task.env
         if isinstance(env, KeyboardHooks):
             return {"keys": {k: list(v) for k, v in env.keys.items()}, "stop": None}
@@ -130,6 +132,7 @@ class PlaySession:
         return {
             "factors": factors,
             "axes": list(env.action_axes),
+            "origins": list(env.axis_origins),
             "tools": list(env.tools),
             "stop": task.num_actions - 1 if has_stop else None,
         }

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,15 +190,18 @@ def evaluate(
 
 
 def summary(task, results: list[dict]) -> dict:
-    """The RL evaluation's split summary (``baselines.evaluate.summarize``: success per goal, and
-    for CrafText per category and level) over the goals the episodes played."""
+    """The RL evaluation's split summary (``baselines.evaluate.summarize``: episode success per goal,
+    and for CrafText per category and level) over the goals the episodes played; ``episodes`` is
+    the number played."""
     from baselines.evaluate import summarize
 
     index = {label["key"]: i for i, label in enumerate(task.goals)}
-    played = sorted({index[r["goal"]] for r in results})
-    counts = np.zeros((2, len(played), max(1, len(results))))
+    per_goal = Counter(index[r["goal"]] for r in results)
+    played = sorted(per_goal)
+    counts = np.zeros((2, len(played), max(per_goal.values(), default=1)))
     for r in results:
         g = played.index(index[r["goal"]])
         k = int(counts[1, g].sum())
         counts[:, g, k] = (float(r["success"]), 1.0)
-    return summarize(SimpleNamespace(metrics=task.metrics[:1], goals=tuple(task.goals[i] for i in played)), {task.metrics[0]: counts})
+    result = summarize(SimpleNamespace(metrics=("success",), goals=tuple(task.goals[i] for i in played)), {"success": counts})
+    return {**result, "episodes": len(results)}

@@ -29,7 +29,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=60.0)
     p.add_argument("--max-tokens", type=int, default=512)
     cli.add_out(p, "run folder", default=DEFAULT_OUT)
-    cli.add_quiet(p)
+    cli.add_run_options(p)
     return p
 
 
@@ -58,6 +58,8 @@ def _run(args: argparse.Namespace) -> None:
     agent = LLMAgent(client, world.task.env.manual, world.task.env.action_names, history=args.history_steps, strict=args.strict)
     out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=args.overwrite)
     out.mkdir(parents=True, exist_ok=True)
+    with cli.compiling(f"{world.env_id}'s start and step", args.quiet):
+        world.compile()
     result = evaluate(world, agent, args.episodes, args.seed, args.max_steps, out / "prompts.jsonl", style=args.style, quiet=args.quiet)
     result["model"], result["base_url"] = args.model, args.base_url
     (out / "results.json").write_text(json.dumps(result, indent=1))

@@ -36,11 +36,12 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--width", type=int, default=96)
     train.add_argument("--tile-layers", type=int, default=2)
     train.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
-    cli.add_quiet(train)
+    cli.add_run_options(train)
     evaluate = commands.add_parser("evaluate", help="score a trained painter on a split (oracle and predicted boards)")
     evaluate.add_argument("run", type=Path)
     evaluate.add_argument("--data", type=Path, required=True)
     evaluate.add_argument("--split", default="test", choices=("train", "dev", "test"))
+    cli.add_out(evaluate, "folder for evaluation-<split>.json and .md (default runs/evaluations/<run folder name>)")
     return p
 
 
@@ -73,11 +74,15 @@ def _run(args: argparse.Namespace) -> None:
     from hexagons.tokenizer import Vocabulary
 
     if args.command == "evaluate":
+        files = (f"evaluation-{args.split}.json", f"evaluation-{args.split}.md")
+        out = cli.evaluation_folder(args.out, args.run, files, args.overwrite)
         painter = Painter.load(args.run)
         results = evaluate(painter, load_split(args.data / f"{args.split}.jsonl"))
-        (args.run / f"evaluation-{args.split}.json").write_text(json.dumps(results, indent=1))
-        (args.run / f"evaluation-{args.split}.md").write_text(_table(results, args.split) + "\n")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / files[0]).write_text(json.dumps(results, indent=1))
+        (out / files[1]).write_text(_table(results, args.split) + "\n")
         print(_table(results, args.split))
+        print(f"wrote {out / files[0]} and {out / files[1]}")
         return
 
     from baselines.painter.data import Examples, Layout, examples

@@ -91,7 +91,7 @@ def parser() -> argparse.ArgumentParser:
     gen.add_argument("--shard-size", type=int, default=50_000)
     gen.add_argument("--parquet", action="store_true", help="also write each shard as Parquet (needs pyarrow)")
     cli.add_out(gen, "folder of the records", required=True)
-    cli.add_quiet(gen)
+    cli.add_run_options(gen)
     st = commands.add_parser("stats", help="what a folder of records holds, per world")
     st.add_argument("folder", type=Path)
     sc = commands.add_parser("score", help="score predictions against gold records")

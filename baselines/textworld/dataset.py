@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from baselines.cli import progress
+from baselines.cli import compiling, progress
 from baselines.episodes.episode import reset_key, step_key
 from baselines.worlds import world_spec
 from baselines.worlds.base import TextHooks
@@ -338,7 +338,8 @@ def generate(
     device_s, host_s = 0.0, 0.0
     bar = progress(total=episodes, desc=f"{env.name} {world.split}", unit="episode", silent=quiet)
     writer, shards = RecordWriter(world), Shards(out, stem, shard_size, parquet)
-    playing, pending = advance(begin(min(batch_size, episodes)), *schedule)
+    with compiling(f"the {policy} player of {env.name} ({min(batch_size, episodes)} slots, {steps} steps)", quiet):
+        playing, pending = jax.block_until_ready(advance(begin(min(batch_size, episodes)), *schedule))
     try:
         while writer.episodes < episodes:
             playing, upcoming = advance(playing, *schedule)  # the device plays the next chunk while the host writes this one

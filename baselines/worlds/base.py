@@ -79,10 +79,13 @@ class KeyboardHooks(Protocol):
 
 @runtime_checkable
 class GridHooks(Protocol):
-    """A world whose actions are (cell..., tool): ``action_axes`` names the cell axes and ``tools``
-    the per-cell actions (the browser player's tool picker); STOP may follow them."""
+    """A world whose actions are (cell..., tool): ``action_axes`` names the cell axes,
+    ``axis_origins`` what the world's text calls index 0 of each (the player labels cells the way
+    instructions name them) and ``tools`` the per-cell actions (the browser player's tool picker);
+    STOP may follow them."""
 
     action_axes: tuple[str, ...]
+    axis_origins: tuple[int, ...]
     tools: tuple[str, ...]
 
 

@@ -60,7 +60,7 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
         goals,
         observe,
         start,
-        lambda info: info["exact_match"] > 0,
+        lambda info: info["procedure_exact"],
         score,
         ("exact_match", "action_f1"),
         action_factors=(ROWS, COLS, NUM_COLOURS),

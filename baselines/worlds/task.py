@@ -35,7 +35,8 @@ class Observed:
 class Task:
     """A world ready for the baselines.
 
-    texts: the instruction table (index = ``Observed.text``). text_goal: (len(texts),) int goal id
+    texts: the instruction table (index = ``Observed.text``; a world may pad it with empty rows,
+    as Hexagons pads every procedure to ``max_instructions`` steps). text_goal: (len(texts),) int goal id
     of each text. goals: one label dict per goal (``key``, and optionally labels such as
     ``category`` and ``level`` that evaluation tables group by). observe(obs) -> ``Observed``.
     start(key, text, params) -> (obs, state): an episode of the goal of text id ``text``, shown that
