@@ -60,7 +60,8 @@ RUN_DEFAULTS = {
     "init_from": "",
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
-EVAL_DEFAULTS = {"eval_episodes": 4, "greedy": False, "eval_splits": "", "eval_batch": 256}
+EVAL_DEFAULTS = {"eval_episodes": 8, "greedy": False, "eval_splits": "", "eval_batch": 256}
+"""Evaluation settings (``--eval-episodes`` 8 per goal and split, as ``python -m baselines.bc``)."""
 
 
 def _flag(name: str) -> str:
@@ -255,7 +256,8 @@ def train(args: argparse.Namespace) -> None:
         jax.block_until_ready(updates(runner, 1))
         _print_expected_time(config, time.perf_counter() - began, int(runner.update))
     start = time.perf_counter()
-    with (out / "metrics.jsonl").open("a") if lead else open(os.devnull, "w") as log:
+    stopped = None
+    with (out / "metrics.jsonl").open("a") if lead else open(os.devnull, "w") as log, distributed.StopSignals() as stop:
         while (done := int(runner.update)) < config.num_updates:
             count = min(every, config.num_updates - done)
             runner, metrics = jax.block_until_ready(updates(runner, count))
@@ -267,7 +269,15 @@ def train(args: argparse.Namespace) -> None:
                         writer.add_scalar(f"train/{k}", v, int(row["env_steps"]))
             log.flush()
             manager.save(int(runner.update), args=ocp.args.StandardSave(runner))
+            if stopped := stop():  # at a chunk boundary, with its checkpoint saved
+                break
     manager.wait_until_finished()
+    if stopped:
+        ppo.bar.close()
+        raise SystemExit(
+            f"{stopped}: stopped at update {int(runner.update)}/{config.num_updates}, checkpoint saved in {out / 'checkpoints'}; "
+            f"continue with: python -m baselines --out {out} --resume"
+        )
     elapsed = time.perf_counter() - start
     ppo.bar.close()
     print(

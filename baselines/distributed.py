@@ -47,3 +47,47 @@ def join_from_argv(argv: list[str]) -> None:
         join(args.coordinator, args.num_processes, args.process_id)
     elif any(v is not None for v in (args.coordinator, args.num_processes, args.process_id)):
         raise SystemExit("error: --coordinator, --num-processes and --process-id need --distributed")
+
+
+class StopSignals:
+    """SIGTERM (a scheduler's pre-emption) and SIGINT (Ctrl-C) ask a run to stop at the next chunk
+    boundary instead of killing it mid-update: ``with StopSignals() as stop:`` installs the
+    handlers (the previous ones come back on exit), and ``stop()`` at a boundary returns the name
+    of the signal that asked, or None. In a multi-process run every process learns at the same
+    boundary whether any process was asked (a gather over the processes), so all stop together
+    and their collectives stay matched; JAX's own SIGTERM notice is replaced by these handlers."""
+
+    SIGNALS = ("SIGTERM", "SIGINT")
+
+    def __init__(self):
+        self.received: str | None = None
+        self._previous: dict = {}
+
+    def __enter__(self) -> StopSignals:
+        import signal
+
+        for name in self.SIGNALS:
+            self._previous[name] = signal.signal(getattr(signal, name), self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        for name, handler in self._previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+    def _handle(self, signum, frame) -> None:
+        import signal
+
+        self.received = signal.Signals(signum).name
+
+    def __call__(self) -> str | None:
+        import jax
+
+        if jax.process_count() == 1:
+            return self.received
+        import numpy as np
+        from jax.experimental import multihost_utils
+
+        codes = np.asarray(multihost_utils.process_allgather(np.int32(self.SIGNALS.index(self.received) + 1 if self.received else 0)))
+        return self.SIGNALS[int(codes.max()) - 1] if codes.max() else None

@@ -344,7 +344,7 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
         settings(parser().parse_args(["--preset", "hexagons", "--level", "hard", "--out", str(tmp_path / "c")]))
     assert settings(parser().parse_args(["--env", "hexagons", "--out", str(tmp_path / "x")])).env == "Hexagons-Paint-v1"  # an alias
     with pytest.raises(SystemExit, match="--imitation needs a world with an expert; the scripted expert .craftext.expert. does not play"):
-        settings(parser().parse_args(["--imitation", "1", "--preset", "level", "--out", str(tmp_path / "d")]))
+        settings(parser().parse_args(["--imitation", "1", "--preset", "level", "--level", "easy", "--out", str(tmp_path / "d")]))
     assert settings(parser().parse_args(["--imitation", "1", "--out", str(tmp_path / "q")])).imitation == 1.0  # quick: goals it plays
     with pytest.raises(SystemExit):
         parser().parse_args(["--imitation", "-1"])
@@ -448,6 +448,8 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
             "ppo-t+",
             "--preset",
             "level",
+            "--level",
+            "easy",
             "--out",
             str(tmp_path),
         ]

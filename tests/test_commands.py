@@ -110,3 +110,14 @@ def test_the_console_script_runs_every_command(capsys):
     assert "procedures" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="unknown command 'trian'"):
         main(["trian"])
+
+
+def test_one_default_per_setting_across_the_library_and_the_commands():
+    import inspect
+
+    import craftext
+    from baselines import worlds
+    from baselines.__main__ import EVAL_DEFAULTS
+
+    assert worlds.settings()["level"].default == inspect.signature(craftext.make).parameters["level"].default == "medium"
+    assert command_module("bc").parser().parse_args(["--demos", "x"]).eval_episodes == EVAL_DEFAULTS["eval_episodes"] == 8

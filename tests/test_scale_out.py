@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -164,3 +165,85 @@ def test_two_processes_train_one_run_like_one_process(tmp_path):
     _processes(["--out", str(multi), "--resume"], 2)
     for a, b in zip(_params(single / "checkpoints" / "3"), _params(multi / "checkpoints" / "3")):
         assert np.allclose(a, b, **TOLERANCE)
+
+
+STOPPABLE = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-steps", str(8 * 8 * 2000)]
+STOPPABLE += ["--layer-size", "16", "--max-episode-steps", "20", "--data-size", "16", "--checkpoint-every", "1", "--quiet"]
+"""A run far longer than the test (2,000 updates), checkpointed after every update."""
+
+
+def _stop_after_updates(procs: list, metrics: Path, signal: int, target: int, updates: int = 3) -> list[str]:
+    """Wait until ``metrics`` has ``updates`` rows, send ``signal`` to process ``target`` only, and
+    return every process's output (all killed if they do not end)."""
+    import time
+
+    try:
+        deadline = time.monotonic() + 600
+        while not (metrics.is_file() and len(metrics.read_text().splitlines()) >= updates):
+            assert time.monotonic() < deadline and all(p.poll() is None for p in procs), [p.communicate()[0][-3000:] for p in procs]
+            time.sleep(0.5)
+        procs[target].send_signal(signal)
+        return [p.communicate(timeout=300)[0] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+
+
+def _last_update(run: Path) -> int:
+    return int(json.loads(run.joinpath("metrics.jsonl").read_text().splitlines()[-1])["update"])
+
+
+def test_sigint_stops_a_run_at_an_update_boundary_with_a_checkpoint(tmp_path):
+    import signal
+
+    run = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "baselines", *STOPPABLE, "--out", str(run)],
+        env=_env(1),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    (log,) = _stop_after_updates([proc], run / "metrics.jsonl", signal.SIGINT, 0)
+    assert proc.returncode == 1 and "SIGINT: stopped at update" in log and "Traceback" not in log, log[-3000:]
+    steps = sorted(int(p.name) for p in (run / "checkpoints").iterdir() if p.name.isdigit())
+    assert steps[-1] == _last_update(run) < 2000  # the last update logged is the one checkpointed, long before the budget
+
+
+def test_sigterm_to_one_process_stops_every_process_at_the_same_boundary(tmp_path):
+    """A pre-emption notice to one process of a two-process run: both stop after the same update,
+    with one checkpoint of it, instead of training on."""
+    import signal
+
+    run, port = tmp_path / "run", _free_port()
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "baselines",
+                *STOPPABLE,
+                "--out",
+                str(run),
+                "--distributed",
+                "--coordinator",
+                f"127.0.0.1:{port}",
+                "--num-processes",
+                "2",
+                "--process-id",
+                str(i),
+            ],
+            env=_env(2),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    logs = _stop_after_updates(procs, run / "metrics.jsonl", signal.SIGTERM, 1)
+    stops = [re.search(r"SIGTERM: stopped at update (\d+)/", log) for log in logs]
+    assert all(p.returncode == 1 for p in procs) and all(stops), [log[-3000:] for log in logs]
+    assert stops[0].group(1) == stops[1].group(1) == str(_last_update(run))
+    assert str(_last_update(run)) in {p.name for p in (run / "checkpoints").iterdir()}

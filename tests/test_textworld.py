@@ -207,7 +207,7 @@ def test_craftext_records_regenerate(tmp_path):
     """A batched Craftax reset is not bitwise the unbatched one on XLA:CPU (different maps for
     most seeds), so ``generate`` resets slot by slot: the first and last states of every episode
     regenerate exactly from (seed, actions)."""
-    world = dataset.world_of("CrafText-Classic-Symbolic-v1", data_size=16)
+    world = dataset.world_of("CrafText-Classic-Symbolic-v1", data_size=16, level="easy")
     dataset.generate(world, "random", 32, tmp_path, seed=7, steps=2, batch_size=32, quiet=True)
     episodes: dict = {}
     for r in dataset.read(tmp_path):

@@ -169,7 +169,7 @@ FAMILY = WorldFamily(
     eval_splits=SPLITS,
     data_splits=goal_file_splits,
     settings=(
-        Setting("level", "easy", "CrafText level", ("easy", "medium", "hard")),
+        Setting("level", "medium", "CrafText level (the default of craftext.make too)", ("easy", "medium", "hard")),
         Setting("release", "default", "CrafText dataset release", ("default", "full")),
         Setting(
             "goals",
