@@ -212,7 +212,8 @@ def train(args: argparse.Namespace) -> None:
     out.mkdir(parents=True, exist_ok=True)
     if not run.resume and lead:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
-        (out / "config.json").write_text(json.dumps({"ppo": dataclasses.asdict(config), "command": command}, indent=1))
+        saved = {"ppo": dataclasses.asdict(config), "command": command, "command_line": args.command_line}
+        (out / "config.json").write_text(json.dumps(saved, indent=1))
     print(
         f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.policy}, "
         f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, {jax.device_count()} devices "
@@ -352,6 +353,9 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
         "episodes_per_goal": run.eval_episodes,
         "max_steps": run.max_episode_steps,
         "eval_mode": mode,
+        "seed": config.seed,
+        "total_steps": config.total_timesteps,
+        "command": json.loads((run.out / "config.json").read_text()).get("command_line", run.command_line),
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }

@@ -26,6 +26,7 @@ import contextlib
 import itertools
 import json
 import os
+import shlex
 import shutil
 import sys
 import time
@@ -180,9 +181,10 @@ def parse(
 ) -> argparse.Namespace:
     """``parser.parse_args(argv)``, where an old spelling in ``renamed`` is accepted for one release
     with a deprecation message on stderr; then the compilation cache is turned on
-    (``compilation_cache``) unless ``--no-compile-cache``. ``renamed`` maps an old flag to its new one
-    (``"--worlds": "--env"``), or an old flag and value to new flags, possibly none
-    (``"--eval-mode greedy": "--greedy"``, ``"--eval-mode sample": ""``)."""
+    (``compilation_cache``) unless ``--no-compile-cache``. ``args.command_line`` is the command as
+    run, in the current spellings (``python -m baselines --seed 1``), for the results it makes.
+    ``renamed`` maps an old flag to its new one (``"--worlds": "--env"``), or an old flag and value
+    to new flags, possibly none (``"--eval-mode greedy": "--greedy"``, ``"--eval-mode sample": ""``)."""
     renamed = renamed or {}
     old = list(sys.argv[1:] if argv is None else argv)
     new: list[str] = []
@@ -204,6 +206,7 @@ def parse(
         new.append(flag + eq + value)
         i += 1
     args = parser.parse_args(new)
+    args.command_line = f"{parser.prog} {shlex.join(new)}".strip()
     compilation_cache(not getattr(args, "no_compile_cache", False))
     return args
 

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "builder": "baselines.builder",
     "painter": "baselines.painter",
     "plots": "baselines.plots",
+    "results": "baselines.results",
     "benchmark": "benchmarks",
     "benchmark-scaling": "benchmarks.scaling",
     "benchmark-textworld": "benchmarks.textworld",

@@ -271,7 +271,10 @@ def save(
     splits: dict[str, dict[str, dict]], out: Path, meta: dict, labels: dict[str, str] | None = None, group_order: tuple[str, ...] = ()
 ) -> str:
     """Write ``evaluation.json`` (``{"meta", "splits", "gap"}``) and ``evaluation.md`` under ``out``;
-    returns the Markdown table (``table``)."""
+    returns the Markdown table (``table``). ``meta`` gains ``suite``, the suite's release."""
+    from baselines import __version__
+
+    meta = {**meta, "suite": __version__}
     out.mkdir(parents=True, exist_ok=True)
     markdown = table(splits, labels, group_order, meta.get("success_metric", "success"))
     gaps = {split: gap(by_policy) for split, by_policy in splits.items()}

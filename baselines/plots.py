@@ -48,7 +48,7 @@ def learning_curve(run: Path) -> Path:
     environment steps (one point per update of ``run/metrics.jsonl``)."""
     rows = _metrics(run)
     plt = pyplot()
-    from matplotlib.ticker import EngFormatter
+    from matplotlib.ticker import EngFormatter, MaxNLocator
 
     steps = [r["env_steps"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
@@ -59,6 +59,7 @@ def learning_curve(run: Path) -> Path:
     for ax in (left, right):
         ax.grid(alpha=0.3)
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+        ax.xaxis.set_major_locator(MaxNLocator(5))
     return save(fig, run / "learning_curve.png", run.name)
 
 

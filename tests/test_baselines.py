@@ -193,10 +193,11 @@ def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compi
     assert evaluator._run._cache_size() == 1
 
 
-def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys):
+def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys, monkeypatch):
     """3 updates, a checkpoint every 2: checkpoints 2 and 3 (the last chunk is capped). A kill after
     the first checkpoint (the later one deleted), a corrupt latest checkpoint, contradicting flags,
     a reused folder: each resumes to the same parameters or fails naming the cause."""
+    monkeypatch.delenv("CI", raising=False)  # CI=true turns progress bars off; this test reads the bar
     out = tmp_path / "run"
     args = [
         "--env",

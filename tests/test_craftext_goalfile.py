@@ -73,8 +73,8 @@ def test_yaml_lines_and_the_shipped_release_is_an_instance(tmp_path):
         load_goals(bad)
     assert error.value.problems == [f"{bad}:5: field 'args': size must be an int in 2..7, got 9"]
     example = load_goals(EXAMPLE)
-    assert [e.split for e in example.entries] == ["train", "train", "test_paraphrased", "train"]
-    assert [e.level for e in example.entries] == ["easy", "easy", "easy", "medium"]
+    assert [e.split for e in example.entries] == ["train"] * 4 + ["test_paraphrased"] * 2
+    assert [e.level for e in example.entries] == ["easy", "easy", "easy", "medium", "easy", "easy"]
     shipped = craftext.dataset.load_release(True, "default")
     assert [e.goal for e in load_goals(craftext.dataset.DATA / "classic" / "default.jsonl").entries] == [e.goal for e in shipped.entries]
 
@@ -90,12 +90,12 @@ def test_duplicates_and_shared_phrasings_are_errors(tmp_path):
 def test_validate_plays_the_goals_and_make_reads_the_file(tmp_path, capsys):
     validate.main([str(EXAMPLE), "--episodes-per-goal", "2", "--expert-steps", "150"])
     out = capsys.readouterr().out
-    assert "| ACHIEVEMENTS | 3 | 0 | 3 | 3 | 100% | 5 | 0 |" in out and "| BUILD_LINE | 1 | 0 | 1 | 1 | 100% | 1 | 0 |" in out
+    assert "| ACHIEVEMENTS | 5 | 0 | 5 | 5 | 100% | 8 | 0 |" in out and "| BUILD_LINE | 1 | 0 | 1 | 1 | 100% | 1 | 0 |" in out
     assert out.rstrip().endswith("valid") and "warning" not in out
     with pytest.raises(SystemExit, match="invalid \\(1 problem"):
         validate.main([str(write_lines(tmp_path / "bad.jsonl", [{**WOOD, "scenario": "FLY"}]))])
     env, params = craftext.make("CrafText-Classic-Symbolic-v1", goals=EXAMPLE, split="test_paraphrased")
-    assert int(params.num_goals) == 1 and int(env.make_params(load_goals(EXAMPLE)).num_goals) == 4
+    assert int(params.num_goals) == 2 and int(env.make_params(load_goals(EXAMPLE)).num_goals) == 6
     with pytest.raises(ValueError, match="no goals in split 'test_new_objects'"):
         craftext.make("CrafText-Classic-Symbolic-v1", goals=EXAMPLE, split="test_new_objects")
 
@@ -107,7 +107,7 @@ def test_training_settings_from_a_goal_file(tmp_path):
     run = settings(parser().parse_args(["--goals-file", str(EXAMPLE), "--out", str(tmp_path / "r")]))
     assert (run.goals, run.eval_splits) == ("", "train,test_paraphrased")  # the quick preset's filter is for the shipped data
     pairs, _ = split_episodes(vars(run), "train")
-    assert len(pairs) == 3
+    assert len(pairs) == 4
     bad = write_lines(tmp_path / "bad.jsonl", [{**WOOD, "split": "nope"}])
     with pytest.raises(SystemExit, match="field 'split'"):
         settings(parser().parse_args(["--goals-file", str(bad), "--out", str(tmp_path / "s")]))

@@ -1,10 +1,14 @@
 """The documentation runs as written: every ```python block of the README and of the site's pages
-is executed (a page's blocks in order, in one namespace), and the README's test command is the one
-``.ci/run`` runs."""
+is executed (a page's blocks in order, in one namespace), every command line of their ```bash
+blocks runs in order (with the fixtures for the public data and small budgets), and the README's
+test command is the one ``.ci/run`` runs."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +45,44 @@ def test_quick_start_commands_match_ci():
     ci = (ROOT / ".ci" / "run").read_text()
     test_command = ci.strip().splitlines()[-1]
     assert f"```bash\n{test_command}\n```" in (ROOT / "README.md").read_text()
+
+
+SKIPPED = ("python3 -m venv", "pip install", " play ", "arena serve", "--distributed", "srun ", "predictions.jsonl", "test.json", " PATH")
+"""Documented lines not run here: set-up (the quick-start commands), servers that wait for people,
+multi-process runs (``test_scale_out.py``), and files the reader brings (predictions, JerichoWorld,
+the official CrafText wheel)."""
+SITE_ORDER = ["README.md", *re.findall(r":\s+(\S+\.md)$", (ROOT / "mkdocs.yml").read_text(), re.M)]
+
+
+def _command_lines(page: Path) -> list[str]:
+    """The command lines of a page's ```bash blocks, continuation lines joined, in order."""
+    text = "\n".join(re.findall(r"^```bash\n(.*?)^```", page.read_text(), re.S | re.M)).replace("\\\n", " ")
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """One folder for every page's commands, in the site's order (a page may use what an earlier
+    one made), with the repository's README, docs/ and tests/ beside them."""
+    folder = tmp_path_factory.mktemp("documented")
+    for name in ("README.md", "docs", "tests"):
+        (folder / name).symlink_to(ROOT / name)
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [p for p in SITE_ORDER if _command_lines(ROOT / ("" if p == "README.md" else "docs") / p)])
+def test_documented_commands_run_in_order(page, workdir):
+    """Every command line of the page's bash blocks, in order, in one shell: the public data replaced
+    by the fixtures and small budgets appended (``tests/documented.py``)."""
+    lines = [line for line in _command_lines(ROOT / ("" if page == "README.md" else "docs") / page) if not any(s in line for s in SKIPPED)]
+    script = "\n".join(["set -euo pipefail", f'python() {{ "{sys.executable}" -m tests.documented "$@"; }}', *lines])
+    done = subprocess.run(
+        ["bash", "-c", script],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "CI": "true"},
+    )
+    assert done.returncode == 0, f"{page}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"

@@ -148,6 +148,8 @@ def run(args: argparse.Namespace) -> None:
         "success_metric": task.metrics[0],
         "episodes_per_goal": args.eval_episodes,
         "eval_mode": mode,
+        "seed": config.seed,
+        "command": args.command_line,
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }
