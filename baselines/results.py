@@ -169,27 +169,27 @@ def _checked_model(summary: dict, path: Path) -> dict:
     return summary
 
 
-def model_values(summary: dict, root: Path, field: str = "figures") -> list[str]:
-    """The ``figures`` (or ``controls``) of a model summary, read from its evaluation file under
+def model_values(summary: dict, root: Path) -> tuple[list[str], list[str]]:
+    """The ``figures`` and the ``controls`` of a model summary, read from its evaluation file under
     ``root`` and formatted with their digits; ResultsError names the file and the missing key."""
     path = root / summary["evaluation"]
     try:
         evaluation = json.loads(path.read_text())
     except (FileNotFoundError, json.JSONDecodeError) as error:
         raise ResultsError(f"{path}: the model's evaluation file cannot be read ({error})") from None
-    values = []
-    for figure in summary[field]:
-        value = evaluation
+
+    def value(figure: dict) -> str:
+        found = evaluation
         for depth, key in enumerate(figure["keys"]):
-            if not isinstance(value, dict) or key not in value:
-                raise ResultsError(
-                    f"{path}: field {'.'.join(figure['keys'][: depth + 1])!r} missing ({summary['title']}: {figure['label']})"
-                )
-            value = value[key]
-        if not isinstance(value, (int, float)):
+            if not isinstance(found, dict) or key not in found:
+                field = ".".join(figure["keys"][: depth + 1])
+                raise ResultsError(f"{path}: field {field!r} missing ({summary['title']}: {figure['label']})")
+            found = found[key]
+        if not isinstance(found, (int, float)):
             raise ResultsError(f"{path}: field {'.'.join(figure['keys'])!r} is not a number")
-        values.append(f"{value:.{figure['digits']}f}")
-    return values
+        return f"{found:.{figure['digits']}f}"
+
+    return [value(f) for f in summary["figures"]], [value(f) for f in summary["controls"]]
 
 
 def model_table(summaries: Sequence[dict], root: Path) -> str:
@@ -197,12 +197,11 @@ def model_table(summaries: Sequence[dict], root: Path) -> str:
     then a line naming the evaluation files and the commits that wrote them."""
     lines = ["| model | test set | ours | blind control | published |", "|---|---|---:|---|---|"]
     for summary in summaries:
+        figures, controls = model_values(summary, root)
         labels = " / ".join(f["label"] for f in summary["figures"])
-        controls = [f"{f['label']}: {v}" for f, v in zip(summary["controls"], model_values(summary, root, "controls"))]
-        ours = " / ".join(model_values(summary, root))
-        lines.append(
-            f"| {summary['title']} | {summary['test_set']}, {labels} | {ours} | {'; '.join(controls) or 'none'} | {summary['published']} |"
-        )
+        control = "; ".join(f"{f['label']}: {v}" for f, v in zip(summary["controls"], controls)) or "none"
+        cells = [summary["title"], f"{summary['test_set']}, {labels}", " / ".join(figures), control, summary["published"]]
+        lines.append("| " + " | ".join(cells) + " |")
     sources = "; ".join(f"`{s['evaluation']}` (commit {s['measured_at']})" for s in summaries)
     return "\n".join(lines) + f"\n\nRead from the committed evaluation files: {sources}."
 
