@@ -276,21 +276,21 @@ def _caption(summaries: Sequence[dict]) -> str:
     return text
 
 
-def render(names: Sequence[str], folder: Path = SUMMARIES) -> str:
-    """The block for a ``<!-- results: NAMES -->`` marker: ``split_table`` for one seed summary,
-    ``rows_table`` for several, ``model_table`` for model summaries (``folder`` is
-    ``ROOT/docs/results``; a model's evaluation file is read relative to ``ROOT``)."""
-    summaries = [load(folder / f"{name}.json") for name in names]
+def render(names: Sequence[str], root: Path = Path()) -> str:
+    """The block for a ``<!-- results: NAMES -->`` marker from ``root/docs/results``:
+    ``split_table`` for one seed summary, ``rows_table`` for several, ``model_table`` for model
+    summaries (their evaluation files are read relative to ``root``)."""
+    summaries = [load(root / SUMMARIES / f"{name}.json") for name in names]
     kinds = {s["kind"] for s in summaries}
     if len(kinds) > 1:
         raise ResultsError(f"<!-- results: {' '.join(names)} -->: seed summaries and model summaries are separate tables")
     if kinds == {"model"}:
-        return model_table(summaries, Path(folder).resolve().parent.parent)
+        return model_table(summaries, root)
     return split_table(summaries[0]) if len(summaries) == 1 else rows_table(summaries)
 
 
-def _block(indent: str, names: list[str], folder: Path) -> str:
-    body = "\n".join(indent + line if line else "" for line in render(names, folder).splitlines())
+def _block(indent: str, names: list[str], root: Path) -> str:
+    body = "\n".join(indent + line if line else "" for line in render(names, root).splitlines())
     return f"{indent}<!-- results: {' '.join(names)} -->\n{body}\n{indent}<!-- /results -->"
 
 
@@ -306,7 +306,7 @@ def update_docs(root: Path, check: bool = False) -> list[Path]:
     for page in pages(root):
         text = page.read_text()
         try:
-            new = MARKER.sub(lambda m: _block(m[1], m[2].split(), root / SUMMARIES), text)
+            new = MARKER.sub(lambda m: _block(m[1], m[2].split(), root), text)
         except ResultsError as error:
             raise ResultsError(f"{page}: {error}") from None
         if new != text:

@@ -54,9 +54,11 @@ the official CrafText wheel)."""
 SITE_ORDER = ["README.md", *re.findall(r":\s+(\S+\.md)$", (ROOT / "mkdocs.yml").read_text(), re.M)]
 
 
-def _command_lines(page: Path) -> list[str]:
-    """The command lines of a page's ```bash blocks, continuation lines joined, in order."""
-    text = "\n".join(re.findall(r"^```bash\n(.*?)^```", page.read_text(), re.S | re.M)).replace("\\\n", " ")
+def _command_lines(page: str) -> list[str]:
+    """The command lines of a page's ```bash blocks (``page`` as ``SITE_ORDER`` names it),
+    continuation lines joined, in order."""
+    path = ROOT / page if page == "README.md" else DOCS / page
+    text = "\n".join(re.findall(r"^```bash\n(.*?)^```", path.read_text(), re.S | re.M)).replace("\\\n", " ")
     return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
@@ -71,11 +73,11 @@ def workdir(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", [p for p in SITE_ORDER if _command_lines(ROOT / ("" if p == "README.md" else "docs") / p)])
+@pytest.mark.parametrize("page", [p for p in SITE_ORDER if _command_lines(p)])
 def test_documented_commands_run_in_order(page, workdir):
     """Every command line of the page's bash blocks, in order, in one shell: the public data replaced
     by the fixtures and small budgets appended (``tests/documented.py``)."""
-    lines = [line for line in _command_lines(ROOT / ("" if page == "README.md" else "docs") / page) if not any(s in line for s in SKIPPED)]
+    lines = [line for line in _command_lines(page) if not any(s in line for s in SKIPPED)]
     script = "\n".join(["set -euo pipefail", f'python() {{ "{sys.executable}" -m tests.documented "$@"; }}', *lines])
     done = subprocess.run(
         ["bash", "-c", script],

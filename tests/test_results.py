@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from baselines import __version__, evaluate
-from baselines.results import ResultsError, interval, load, main, model_table, render, summarize, update_docs
+from baselines.results import ResultsError, interval, load, main, model_table, pages, render, summarize, update_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,7 +111,7 @@ def _model(root: Path, figures: list[list[str]]) -> dict:
 
 def test_model_rows_are_read_from_the_committed_evaluation_file(tmp_path):
     _model(tmp_path, [["test", "f1"], ["test", "em"]])
-    table = render(["model"], tmp_path / "docs" / "results")
+    table = render(["model"], tmp_path)
     assert "| painter | released test, f1 / em | 21.41 / 6.80 | another instruction: 1.5 | T5 36.84 |" in table
     assert "`eval.json` (commit 0feb5b0)" in table
     summary = _model(tmp_path, [["test", "recall"]])
@@ -120,7 +120,7 @@ def test_model_rows_are_read_from_the_committed_evaluation_file(tmp_path):
     runs = [_run(tmp_path / "s0", 0, {"train": 0.5})]
     (tmp_path / "docs" / "results" / "seeds.json").write_text(json.dumps(summarize(runs, "x")))
     with pytest.raises(ResultsError, match="separate tables"):
-        render(["model", "seeds"], tmp_path / "docs" / "results")
+        render(["model", "seeds"], tmp_path)
     (tmp_path / "docs" / "results" / "model.json").write_text(json.dumps({**summary, "figures": [{"label": "f1", "digits": 2}]}))
     with pytest.raises(ResultsError, match=r"model.json: field 'figures\[0\].keys'"):
         load(tmp_path / "docs" / "results" / "model.json")
@@ -143,14 +143,14 @@ def test_the_documented_figures_are_the_committed_summaries():
     """Every marked figure of the README and the docs is rendered from ``docs/results``, every
     summary is shown somewhere, and a seed summary's release has a CHANGELOG section."""
     assert update_docs(ROOT, check=True) == [], "run python -m baselines.results update-docs"
-    shown = {n for page in (ROOT / "README.md", *(ROOT / "docs").rglob("*.md")) for m in _markers(page) for n in m}
+    shown = {n for page in pages(ROOT) for m in _markers(page) for n in m}
     committed = {p.stem for p in (ROOT / "docs" / "results").glob("*.json")}
     assert shown == committed
     changelog = (ROOT / "CHANGELOG.md").read_text()
     for name in committed:
         summary = load(ROOT / "docs" / "results" / f"{name}.json")
         assert summary["kind"] == "model" or f"\n## {summary['suite']}\n" in changelog
-    assert render(sorted(committed)[:1], ROOT / "docs" / "results")
+    assert render(sorted(committed)[:1], ROOT)
 
 
 def _markers(page: Path) -> list[list[str]]:
