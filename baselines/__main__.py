@@ -56,6 +56,7 @@ RUN_DEFAULTS = {
     "planner": "retrieval",
     "planner_url": "",
     "planner_model": "gpt-4",
+    "allow_insecure_http": False,
     "imitation": 0.0,
     "init_from": "",
 }
@@ -373,7 +374,9 @@ def _planner(run):
         return None
     from baselines.planner import ChatPlanner
 
-    return ChatPlanner(run.planner_url, run.planner_model, api_key=os.environ.get("OPENAI_API_KEY"))
+    return ChatPlanner(
+        run.planner_url, run.planner_model, api_key=os.environ.get("OPENAI_API_KEY"), allow_insecure_http=run.allow_insecure_http
+    )
 
 
 def _tensorboard(out: Path):
@@ -453,6 +456,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--planner-url", help="OpenAI-compatible endpoint for PPO-T+ plans instead (key: $OPENAI_API_KEY)")
     p.add_argument("--planner-model", help="model name sent to --planner-url (default gpt-4)")
+    p.add_argument(
+        "--allow-insecure-http",
+        action="store_true",
+        default=None,
+        help="let --planner-url be plain http to a host off the loopback (the key then travels in clear)",
+    )
     p.add_argument("--tensorboard", action="store_true")
     cli.add_run_options(p)
     distributed.add_arguments(p)

@@ -3,9 +3,10 @@
 Used by PPO-T+'s chat planner (``baselines.planner.ChatPlanner``) and the language-model agent
 (``baselines.llm_agent``). Rules that keep the API key safe: the key (given, or read from an
 environment variable, never logged) goes only to the configured host; a host other than the
-loopback (127.0.0.1, ::1, localhost) must be reached over https; redirects are refused, not
-followed. A timeout per request; bounded exponential backoff on 429 / 5xx, network errors and
-malformed replies, honouring ``Retry-After``.
+loopback (127.0.0.1, ::1, localhost) must be reached over https unless ``allow_insecure_http``
+(``--allow-insecure-http``) says otherwise; redirects are refused, not followed. A timeout per
+request; bounded exponential backoff on 429 / 5xx, network errors and malformed replies,
+honouring ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ class ChatClient:
     """A chat-completions client. ``base_url`` ends before ``/chat/completions`` (e.g.
     ``http://127.0.0.1:8000/v1``); the key is ``api_key`` or the value of ``api_key_env``.
     ``max_tokens`` None leaves the server's default. Raises ValueError at construction for a URL
-    that is not http(s) with a host, or plain http to a host off the loopback."""
+    that is not http(s) with a host, or plain http to a host off the loopback unless
+    ``allow_insecure_http``."""
 
     base_url: str
     model: str
@@ -64,14 +66,18 @@ class ChatClient:
     max_backoff_s: float = 30.0
     temperature: float = 0.0
     max_tokens: int | None = 512
+    allow_insecure_http: bool = False
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
 
     def __post_init__(self):
         parts = urllib.parse.urlsplit(self.base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"URL {self.base_url!r}: expected http(s)://host[:port]/path")
-        if parts.scheme != "https" and not loopback(parts.hostname):
-            raise ValueError(f"URL {self.base_url!r}: a non-loopback host must use https (the API key would travel in clear)")
+        if parts.scheme != "https" and not loopback(parts.hostname) and not self.allow_insecure_http:
+            raise ValueError(
+                f"URL {self.base_url!r}: a non-loopback host must use https (the API key would travel in clear; "
+                "--allow-insecure-http permits it)"
+            )
         self.url = self.base_url.rstrip("/") + "/chat/completions"
 
     def _headers(self) -> dict[str, str]:

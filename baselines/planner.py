@@ -191,10 +191,18 @@ class PlannerError(RuntimeError):
 class ChatPlanner:
     """Plans from an OpenAI-compatible chat endpoint (``base_url`` ends before ``/chat/completions``),
     through ``baselines.chat.ChatClient`` and its rules: https unless the host is the loopback (a
-    local server), redirects refused. Raises ``ValueError`` at construction for any other URL."""
+    local server) or ``allow_insecure_http``, redirects refused. Raises ``ValueError`` at
+    construction for any other URL."""
 
     def __init__(
-        self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0, temperature: float = 0.0, max_retries: int = 0
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        temperature: float = 0.0,
+        max_retries: int = 0,
+        allow_insecure_http: bool = False,
     ):
         from baselines.chat import ChatClient
 
@@ -208,6 +216,7 @@ class ChatPlanner:
                 max_retries=max_retries,
                 temperature=temperature,
                 max_tokens=None,
+                allow_insecure_http=allow_insecure_http,
             )
         except ValueError as error:
             raise ValueError(f"planner {error}") from None

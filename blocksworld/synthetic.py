@@ -86,8 +86,10 @@ def generate_items(num_items: int, seed: int = 0, simulator: str = "random") -> 
 
 def as_target(game: Game) -> BapItem:
     """A Build item of a game: empty start, the game's final structure, the Builder's whole action
-    sequence (temporary supports included) as the gold actions, its first pose."""
+    sequence (temporary supports included) as the gold actions, its first pose, and the game's
+    whole chat (every Architect and Builder line, no actions) as its instruction."""
     items = game.items
+    chat = tuple((speaker, text) for speaker, text in items[-1].history if speaker in (ARCHITECT, BUILDER))
     return BapItem(
         game_id=game.game_id,
         structure_id=game.structure_id,
@@ -97,7 +99,7 @@ def as_target(game: Game) -> BapItem:
         end=items[-1].end,
         actions=tuple(a for i in items for a in i.actions),
         action_states=tuple(s for i in items for s in i.action_states),
-        history=(),
+        history=chat,
         builder_pose=items[0].builder_pose,
     )
 

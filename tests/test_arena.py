@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import shutil
-import socket
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -22,8 +19,19 @@ import pytest
 from baselines.arena import scheduler
 from baselines.arena.__main__ import main as cli
 from baselines.arena.ingest import BASALT_WORLD, add_episodes, import_basalt, read_basalt
-from baselines.arena.ratings import Outcome, TrueSkillReplay, bradley_terry, environment, leaderboard, trueskill_ratings, win_matrix
-from baselines.arena.store import Rater, Rejected, Rules, Store
+from baselines.arena.ratings import (
+    MIN_RANKED,
+    Outcome,
+    TrueSkillReplay,
+    bradley_terry,
+    environment,
+    leaderboard,
+    trueskill_ratings,
+    win_matrix,
+)
+from baselines.arena.store import SESSION_S, Rater, Rejected, Rules, Store
+from baselines.episodes.episode import load
+from tests import servers
 
 HEXAGONS = {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 6, "data_size": 8}
 UNITS = 3
@@ -86,6 +94,18 @@ def test_bradley_terry_recovers_a_planted_order_and_separates_ranks():
     assert math.isfinite(undefeated["X"]["score"]) and undefeated["X"]["score"] > undefeated["Y"]["score"]
 
 
+def test_no_rank_or_interval_from_too_few_judgements():
+    few = [Outcome((i, 0, str(i)), "W", "t", "X", "Y", "left") for i in range(MIN_RANKED - 1)]
+    fitted = bradley_terry(few, ["X", "Y"], rounds=20)
+    assert all(fitted[a]["rank"] is None and fitted[a]["low"] is None and fitted[a]["high"] is None for a in ("X", "Y"))
+    rows = leaderboard(few, ("world",), rounds=20)
+    assert [r["rank"] for r in rows] == [None, None]
+    enough = few + [Outcome((MIN_RANKED + i, 0, f"e{i}"), "W", "t", "X", "Y", "left") for i in range(MIN_RANKED)]
+    newcomer = [Outcome((100, 0, "n"), "W", "t", "X", "N", "right")]
+    fitted = bradley_terry(enough + newcomer, ["N", "X", "Y"], rounds=50)
+    assert fitted["N"]["rank"] is None and fitted["X"]["rank"] == 1 and fitted["Y"]["rank"] == 2  # N beat X once: not ranked above it
+
+
 def test_leaderboard_per_question_and_win_matrix():
     outcomes = _random_outcomes(90, ["A", "B", "C"], {"A": 1200, "B": 1000, "C": 800}, seed=4)
     rows = leaderboard(outcomes, ("world",), rounds=20)
@@ -114,13 +134,13 @@ def test_win_probability_uses_two_beta_squared():
 
 
 def _unit_store(path: Path, agents: list[str], seeds: list[int]) -> Store:
-    """A store with one episode of every agent on every seed of one task (no files)."""
+    """A store with one episode of every agent on every seed of one task (video names, no files)."""
     store = Store(path)
     ids = {a: store.add_agent(a) for a in agents}
     for seed in seeds:
         task = store.task_id("Hexagons-Paint-v1", "{}", "goal", "paint it", seed)
         for agent in agents:
-            store.add_episode(ids[agent], task, None, [], {"seed": seed})
+            store.add_episode(ids[agent], task, None, [f"episodes/{ids[agent]}/{task}.webm"], {"seed": seed})
     return store
 
 
@@ -152,12 +172,66 @@ def test_scheduler_never_crosses_seeds_and_prefers_uncertain_pairs(tmp_path):
     assert 0 < explored < 40
     env = environment()
     settled = {"Hexagons-Paint-v1": {"A": env.create_rating(mu=30, sigma=0.8), "B": env.create_rating(mu=20, sigma=0.8)}}
-    candidates = store.candidates(rater)
-    picks = [scheduler.choose(candidates, settled, random.Random(i), exploration=0.0)[0] for i in range(20)]
+    fresh = [scheduler.Candidate(1, "Hexagons-Paint-v1", 1, a, 2, b) for a, b in (("A", "B"), ("A", "C"), ("B", "C"))]
+    picks = [scheduler.choose(fresh, settled, random.Random(i), exploration=0.0)[0] for i in range(20)]
     assert all("C" in (c.agent_a, c.agent_b) for c in picks)  # the new agent's pairs reduce uncertainty most
-    for pick in picks:  # among the seeds of one pair, the one this rater saw least, then the one served least
-        same_pair = [c for c in candidates if (c.agent_a, c.agent_b) == (pick.agent_a, pick.agent_b)]
-        assert (pick.seen, pick.served) == min((c.seen, c.served) for c in same_pair)
+
+
+def test_scheduler_serves_a_rater_every_pair_and_unit_before_repeating_one(tmp_path):
+    store = _unit_store(tmp_path / "a.sqlite", ["A", "B", "C"], [1, 2])
+    store.add_rater("r")
+    rater = Rater(1, "r", "rater")
+    rules = Rules(min_watch_s=0, min_justification=0, exploration=0.2)
+    served = []
+    for i in range(12):
+        view = store.next_match(rater, rules, random.Random(i))
+        store.submit(rater, view["uuid"], {**ANSWER, "justification": ""}, rules)
+        served.append(
+            store.db.execute(
+                "SELECT task_id, MIN(left_episode_id, right_episode_id), MAX(left_episode_id, right_episode_id) "
+                "FROM matches WHERE uuid = ?",
+                (view["uuid"],),
+            ).fetchone()
+        )
+    assert len(set(served[:6])) == 6 and len(set(served[6:])) == 6  # 3 agent pairs x 2 units, each once, then again
+    pairs = [store.db.execute("SELECT GROUP_CONCAT(agent_id) FROM episodes WHERE id IN (?, ?)", (a, b)).fetchone()[0] for _, a, b in served]
+    assert len(set(pairs[:3])) == 3  # every agent pair before one is repeated on another unit
+
+
+def test_two_stores_on_one_database_fold_each_judgement_once(tmp_path):
+    """The scheduler's in-memory ratings of one server process stay equal to a full replay when
+    another process writes judgements in between its reads."""
+    path = tmp_path / "a.sqlite"
+    setup = _unit_store(path, ["A", "B", "C"], [1, 2, 3])
+    setup.add_rater("r")
+    setup.close()
+    first, second = Store(path), Store(path)
+    rater = Rater(1, "r", "rater")
+    rules = Rules(min_watch_s=0, min_justification=0)
+
+    def judge(store, verdict):
+        view = store.next_match(rater, rules, random.Random(len(store.outcomes())))
+        store.submit(rater, view["uuid"], {**ANSWER, "verdict": verdict, "justification": ""}, rules)
+
+    class Racing:  # the other process judges right before this one reads the new judgements
+        def __init__(self, db):
+            self.db = db
+
+        def execute(self, sql, *args):
+            if "FROM judgements j JOIN matches m" in sql:
+                judge(second, "right")
+            return self.db.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self.db, name)
+
+    judge(first, "left")
+    first.world_ratings()
+    real, first.db = first.db, Racing(first.db)
+    first.world_ratings()
+    first.db = real
+    judge(first, "draw")
+    assert first.world_ratings() == {"Hexagons-Paint-v1": trueskill_ratings(first.outcomes())}
 
 
 # ----------------------------------------------------------------------------- episodes, CLI
@@ -206,7 +280,59 @@ def test_add_episodes_pairs_units_and_refuses_bad_input(arena_template, tmp_path
         add_episodes(store, broken, "expert")
     with pytest.raises(SystemExit, match="error: .*exists already"):
         cli(["add-agent", "expert", "--db", str(store.path)])
+    for name in ("../../x", "/tmp/x", "tab\there", " padded"):
+        with pytest.raises(SystemExit, match="agent name .*no slashes, control characters"):
+            cli(["add-agent", name, "--db", str(store.path)])
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "one.npz").symlink_to(next(source.rglob("*.npz")))
+    with pytest.raises(ValueError, match="one.npz: a symbolic link"):
+        add_episodes(store, linked, "expert")
     assert store.counts()["episodes"] == 2 * UNITS  # nothing lost or added by the refusals
+    files = [row["file"] for row in store.db.execute("SELECT file FROM episodes")]
+    assert all(Path(f).parts[0] == "episodes" and Path(f).parts[1].isdigit() for f in files)  # ids, never names, in paths
+
+
+def _decoded(data: bytes, folder: Path, shape: tuple[int, ...]) -> np.ndarray:
+    """(T, H, W, 3) uint8 frames of a served video of frames of ``shape`` (ffmpeg spawned without
+    a preexec_fn, as ``video.write`` does, so this JAX process is not forked)."""
+    import imageio_ffmpeg
+
+    path = folder / "served.webm"
+    path.write_bytes(data)
+    raw = subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    return np.frombuffer(raw, np.uint8).reshape(-1, *shape)
+
+
+def test_arena_videos_are_blind_paced_and_carry_the_instruction(arena_template, tmp_path):
+    """What a rater is served decodes to the clean render (no step, action, return or agent),
+    lasts at least MIN_VIDEO_S and holds its last frame."""
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.ingest import HOLD_S, MIN_VIDEO_S
+    from baselines.arena.server import create_app
+    from baselines.episodes.video import episode_frames
+
+    store = copy_arena(arena_template, tmp_path)
+    token = store.add_rater("viewer")
+    client = TestClient(create_app(store, rounds=0, seed=0))
+    view = client.get("/api/match", headers={"Authorization": f"Bearer {token}"}).json()
+    assert view["instructions"] and all("agent" not in text for text in view["instructions"])
+    served = client.get(view["videos"]["left"][0]["src"], headers={"Authorization": f"Bearer {token}"})
+    match = store.db.execute("SELECT left_episode_id FROM matches WHERE uuid = ?", (view["uuid"],)).fetchone()[0]
+    episode = load(store.media / store.db.execute("SELECT file FROM episodes WHERE id = ?", (match,)).fetchone()[0])
+    clean, marked = episode_frames(episode, overlay=False)[0], episode_frames(episode, overlay=True)[0]
+    frames = _decoded(served.content, tmp_path, clean.shape)
+    assert len(frames) >= 8 * MIN_VIDEO_S and np.abs(frames[-1].astype(int) - frames[-int(8 * HOLD_S)]).mean() < 1.0
+    rows = np.any(clean != marked, axis=(1, 2))
+    assert rows.any()  # the overlay writes something: the check below can fail
+    first = frames[0].astype(int)
+    assert np.abs(first[rows] - clean[rows]).mean() < 0.5 * np.abs(first[rows] - marked[rows]).mean()
+    assert np.abs(first - clean).mean() < 4.0  # the whole frame is the clean render, up to the codec
 
 
 # ----------------------------------------------------------------------------- the rules, over HTTP
@@ -272,7 +398,7 @@ def test_auth_rate_limits_and_submission_rules(arena_template, tmp_path):
     limited = client.get("/api/me", headers=auth(bob))
     assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
     logins = [client.post("/api/login", json={"token": f"guess{i}"}).status_code for i in range(5)]
-    assert logins[:3] == [401, 401, 401] and logins[3:] == [429, 429]
+    assert logins[:2] == [401, 401] and logins[2:] == [429, 429, 429]  # the forged Bearer token above counted too
 
     with pytest.raises(ValueError, match="exploration must be in"):
         Rules(exploration=1.5)
@@ -284,6 +410,130 @@ def test_auth_rate_limits_and_submission_rules(arena_template, tmp_path):
         store.db.execute("DELETE FROM matches")
     store.ban("alice", "test")
     assert store.authenticate(alice) is None and store.outcomes() == [] and len(store.judgements()) == 1
+
+
+def test_server_hygiene(arena_template, tmp_path):
+    """Bodies bounded and authenticated first, credential failures limited on every path, session
+    cookies that are not tokens and die on sign-out, bounded caches, strict JSON, safe CSV."""
+    import asyncio
+
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.server import CACHED, COOKIE, Limits, create_app
+
+    store = copy_arena(arena_template, tmp_path)
+    alice, admin = store.add_rater("alice"), store.add_rater("boss", "admin")
+    rules = Rules(min_watch_s=0, min_justification=20)
+    app = create_app(store, rules, Limits(login_failures=3, max_body_bytes=10_000), rounds=0, seed=0)
+    client = TestClient(app)
+    auth = lambda token: {"Authorization": f"Bearer {token}"}  # noqa: E731
+
+    # bodies: authentication before reading, a size limit before parsing
+    assert client.post("/api/judgement", content=b"x" * 100, headers={"Content-Type": "application/json"}).status_code == 401
+    assert client.post("/api/judgement", content=b"x" * 20_000, headers=auth(alice)).status_code == 413
+    reads = []
+
+    async def receive():
+        reads.append(1)
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            reads.append(message["status"])
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/judgement",
+        "headers": [(b"content-length", b"2")],
+        "query_string": b"",
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+        "scheme": "http",
+        "root_path": "",
+        "http_version": "1.1",
+    }
+    asyncio.run(app(scope, receive, send))
+    assert reads == [401]  # refused without reading a byte of the body
+
+    # strict JSON in, strict JSON out
+    view = client.get("/api/match", headers=auth(alice)).json()
+    answer = {**ANSWER, "match": view["uuid"]}
+    nan = json.dumps({**answer, "video_events": [{"t": float("nan")}]})
+    assert client.post("/api/judgement", headers={**auth(alice), "Content-Type": "application/json"}, content=nan).status_code == 422
+    body = json.dumps({**answer, "video_events": ["PLACEHOLDER"]}).replace("PLACEHOLDER", "\\ud800").encode()
+    assert client.post("/api/judgement", headers={**auth(alice), "Content-Type": "application/json"}, content=body).status_code == 422
+    formula = '=HYPERLINK("http://example.invalid", "click") because the left one painted the right tile'
+    assert client.post("/api/judgement", headers=auth(alice), json={**answer, "justification": formula}).status_code == 201
+    other = store.next_match(Rater(2, "boss", "admin"), rules, random.Random(3))
+    match_id = store.db.execute("SELECT id FROM matches WHERE uuid = ?", (other["uuid"],)).fetchone()[0]
+    store.db.execute(  # a record from before these checks: NaN and a lone surrogate in its events
+        "INSERT INTO judgements (match_id, rater_id, verdict, direct, comparisons, justification, video_events, submitted_at) "
+        "VALUES (?, 2, 'left', '{}', '{}', 'old', ?, 0)",
+        (match_id, '[{"t": NaN, "x": "\\ud800"}]'),
+    )
+    exported = client.get("/api/admin/export", headers=auth(admin))
+    assert exported.status_code == 200 and json.loads(exported.text, parse_constant=lambda c: pytest.fail(c))[1]["video_events"] == [
+        {"t": None, "x": "\ufffd"}
+    ]
+    csv_text = client.get("/api/admin/export?format=csv", headers=auth(admin)).text
+    assert "'=HYPERLINK" in csv_text and ",=HYPERLINK" not in csv_text
+    cli(["export", "--db", str(store.path), "--out", str(tmp_path / "all.json")])
+    json.loads((tmp_path / "all.json").read_text(), parse_constant=lambda c: pytest.fail(c))
+
+    # bounded caches keyed by known worlds and tasks only
+    for i in range(50):
+        assert client.get(f"/api/leaderboard?world=w{i}", headers=auth(admin)).status_code == 200
+        assert client.get(f"/api/plots/ratings.png?world=w{i}", headers=auth(admin)).status_code == 404
+    assert len(app.state.ratings.cache) == 1 <= CACHED
+
+    # sessions: a random id in the cookie (never the token), revoked on sign-out, with an expiry
+    signed = client.post("/api/login", json={"token": alice})
+    session = signed.cookies[COOKIE]
+    assert session != alice and f"Max-Age={int(SESSION_S)}" in signed.headers["set-cookie"]
+    assert client.get("/api/me").json()["name"] == "alice"
+    assert store.session_rater(session, now=time.time() + SESSION_S + 1) is None
+    client.post("/api/logout")
+    client.cookies.set(COOKIE, session)
+    assert client.get("/api/me").status_code == 401  # the old cookie is dead (and counts as a failed credential)
+    client.cookies.clear()
+
+    # credential failures count on every path: cookie (above), Bearer, sign-in
+    assert [client.get("/api/me", headers=auth(f"guess{i}")).status_code for i in range(2)] == [401] * 2
+    assert client.get("/api/me", headers=auth("guess")).status_code == 429
+    assert client.post("/api/login", json={"token": alice}).status_code == 429  # even the right token, from this address, for now
+    client.cookies.set(COOKIE, "forged")
+    assert client.get("/api/me").status_code == 429
+
+
+def test_a_schema_1_database_is_migrated(tmp_path):
+    store = _unit_store(tmp_path / "a.sqlite", ["A", "B"], [0])
+    store.db.executescript("DROP TABLE sessions; ALTER TABLE judgements DROP COLUMN reported_at; UPDATE meta SET value = '1';")
+    store.close()
+    store = Store(tmp_path / "a.sqlite")
+    assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "2"
+    token = store.add_rater("r")
+    assert store.session_rater(store.start_session(store.authenticate(token))).name == "r"
+    store.db.execute("UPDATE meta SET value = '3'")
+    with pytest.raises(ValueError, match="arena schema 3, this package reads schema 2 and older"):
+        Store(tmp_path / "a.sqlite")
+
+
+def test_markup_in_names_is_drawn_literally(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.server import create_app
+
+    store = _unit_store(tmp_path / "a.sqlite", ["v$^$", "w$_{$ (beta)"], [0, 1])
+    token = store.add_rater("r")
+    rows = store.db.execute("SELECT task_id, id FROM episodes ORDER BY task_id, agent_id").fetchall()
+    for i in range(4):
+        (task, a), (_, b) = rows[2 * (i % 2) : 2 * (i % 2) + 2]
+        store.insert_judged_match(task, a, b, "rater", {**ANSWER, "verdict": "left"}, float(i), "test", i)
+    client = TestClient(create_app(store, rounds=5))
+    for kind in ("ratings", "wins"):
+        response = client.get(f"/api/plots/{kind}.png?world=Hexagons-Paint-v1&task=goal", headers={"Authorization": f"Bearer {token}"})
+        assert response.status_code == 200 and response.content[:4] == b"\x89PNG"
 
 
 def test_ratings_are_the_same_whatever_order_judgements_were_inserted_in(tmp_path):
@@ -338,12 +588,13 @@ def test_basalt_import(tmp_path):
     path = tmp_path / "updated_human_answers.json"
     path.write_text(json.dumps(records))
     (tmp_path / "banned_workers.json").write_text(json.dumps([{"workerId": "BANNED"}]))
-    judgements = read_basalt(path, {"BANNED"})
-    assert [j["task"] for j in judgements] == ["MakeWaterfall", "FindCave", "FindCave"]  # oldest first
-    assert [j["verdict"] for j in judgements] == ["left", "draw", "left"] and judgements[0]["submitted_at"] == 1_670_000_100.0
+    judgements, refused = read_basalt(path, {"BANNED"})
+    assert [j["task"] for j in judgements] == ["MakeWaterfall", "FindCave", "FindCave"] and refused == []  # oldest first
+    assert [j["verdict"] for j in judgements] == ["left", "draw", "left"] and judgements[0]["reported_at"] == 1_670_000_100.0
     store = Store(tmp_path / "arena.sqlite")
-    assert import_basalt(store, path, tmp_path / "banned_workers.json") == {"judgements": 3, "agents": 3, "already_imported": 0}
-    assert import_basalt(store, path, tmp_path / "banned_workers.json")["already_imported"] == 1
+    counts = import_basalt(store, path, tmp_path / "banned_workers.json")
+    assert counts == {"judgements": 3, "skipped": 0, "agents": 3, "refused": []}
+    assert import_basalt(store, path, tmp_path / "banned_workers.json")["skipped"] == 3
     assert store.counts()["judgements"] == 3
     outcomes = store.outcomes()
     assert {o.world for o in outcomes} == {BASALT_WORLD}
@@ -352,16 +603,59 @@ def test_basalt_import(tmp_path):
     rows = {r["agent"]: r for r in leaderboard(outcomes, ("world",), rounds=10)}
     assert rows["Random"]["losses"] == 2 and rows["Human1"]["wins"] == 1 and rows["GoUp"]["draws"] == 1
     assert store.authenticate("") is None and store.db.execute("SELECT COUNT(*) FROM raters WHERE role = 'imported'").fetchone()[0] == 3
+    assert store.judgements()[0]["reported_at"].startswith("2022-12-02")  # the rater's clock, kept beside the record
     bad = json.loads(json.dumps(records))
     bad[0]["result"]["eval_metadata"]["win_player"] = "p3"
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    with pytest.raises(ValueError, match=r"bad.json: record 0: field 'result.eval_metadata.win_player'"):
-        import_basalt(store, tmp_path / "bad.json")
+    assert import_basalt(store, tmp_path / "bad.json")["refused"] == [
+        f"{tmp_path / 'bad.json'}: record 0: field 'result.eval_metadata.win_player' is 'p3', expected p1, p2 or draw"
+    ]
     del bad[0]["worker_id"]
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    with pytest.raises(ValueError, match=r"record 0: missing field 'worker_id'"):
-        read_basalt(tmp_path / "bad.json")
-    assert store.counts()["judgements"] == 3
+    assert read_basalt(tmp_path / "bad.json")[1] == [f"{tmp_path / 'bad.json'}: record 0: missing field 'worker_id'"]
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ValueError, match=r"bad.json: expected a list"):
+        import_basalt(store, tmp_path / "bad.json")
+    assert store.counts()["judgements"] == 4  # the banned worker's record, from the file imported without --banned
+
+
+def test_basalt_imports_are_keyed_by_content_in_file_order_and_report_bad_records(tmp_path):
+    records = [
+        _basalt_record("FindCave", "A", "B", 1, ("p1", "p2", "draw")[i % 3], f"W{i}", 1_670_000_000_000 + 1000 * i) for i in range(9)
+    ]
+    records = records[::-1]  # newest first
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "answers.json").write_text(json.dumps(records[3:]))
+    store = Store(tmp_path / "arena.sqlite")
+    assert import_basalt(store, tmp_path / "one" / "answers.json")["judgements"] == 6
+    (tmp_path / "copy.json").write_text(json.dumps(records[3:]))
+    assert import_basalt(store, tmp_path / "copy.json")["judgements"] == 0  # the same records under another name
+    (tmp_path / "two").mkdir()
+    (tmp_path / "two" / "answers.json").write_text(json.dumps(records))  # an updated file, same name, another folder
+    assert import_basalt(store, tmp_path / "two" / "answers.json") == {"judgements": 3, "skipped": 6, "agents": 2, "refused": []}
+    assert store.counts()["judgements"] == 9
+
+    shifted = json.loads(json.dumps(records))
+    shifted[4]["result"]["eval_metadata"]["end_time"] += 86_400_000  # one rater's clock a day ahead
+    other = Store(tmp_path / "other.sqlite")
+    (tmp_path / "shifted.json").write_text(json.dumps(shifted))
+    import_basalt(other, tmp_path / "shifted.json")
+    single = Store(tmp_path / "single.sqlite")
+    import_basalt(single, tmp_path / "two" / "answers.json")
+    assert trueskill_ratings(other.outcomes()) == trueskill_ratings(single.outcomes())  # BASALT's order: the file's, not the clocks'
+
+    broken = json.loads(json.dumps(records[:4]))
+    broken[1]["episodes"][1]["agent_name"] = broken[1]["episodes"][0]["agent_name"]  # the same agent on both sides
+    broken[2]["result"]["eval_metadata"]["responses"]["comparisons"][0]["answer"] = ""  # unanswered: N/A
+    (tmp_path / "broken.json").write_text(json.dumps(broken))
+    fresh = Store(tmp_path / "fresh.sqlite")
+    counts = import_basalt(fresh, tmp_path / "broken.json")
+    assert (
+        counts["judgements"] == 3
+        and len(counts["refused"]) == 1
+        and "record 1: field 'episodes' has agent 'A' on both sides" in counts["refused"][0]
+    )
+    assert any(o.comparisons == {"Which player seemed more human-like?": "na"} for o in fresh.outcomes())
 
 
 def test_cli_ratings_and_export(tmp_path, capsys):
@@ -372,7 +666,10 @@ def test_cli_ratings_and_export(tmp_path, capsys):
     cli(["ratings", "--db", db, "--out", str(tmp_path / "ratings"), "--bootstrap", "10"])
     cli(["export", "--db", db, "--out", str(tmp_path / "judgements.csv")])
     printed = capsys.readouterr().out
-    assert "4 judgements of 2 agents imported" in printed and "MineRL-BASALT | A | 3" in printed.replace("\n", "\n")
+    assert (
+        "4 judgements of 2 agents imported, 0 already in the arena, 0 malformed records refused" in printed
+        and "MineRL-BASALT | A | 3" in printed.replace("\n", "\n")
+    )
     saved = json.loads((tmp_path / "ratings" / "ratings.json").read_text())
     assert saved["overall"][0]["agent"] == "A" and saved["overall"][0]["wins"] == 4
     assert (tmp_path / "ratings" / f"ratings-{BASALT_WORLD}.png").stat().st_size > 5000
@@ -384,12 +681,6 @@ def test_cli_ratings_and_export(tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------- a rater in a browser
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def wait_until(page, expression: str, timeout: float = 120.0) -> None:
     """Poll a JavaScript expression until it is true (``page.wait_for_function`` evaluates strings
     in the page, which the arena's Content-Security-Policy forbids; ``evaluate`` goes through the
@@ -413,7 +704,7 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
 
     store = copy_arena(arena_template, tmp_path / "arena")
     token = store.add_rater("browser")
-    port = _free_port()
+    port = servers.free_port()
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(store, Rules(min_watch_s=3, min_justification=30), rounds=20, seed=0),
@@ -440,6 +731,9 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
             page.fill("#token", token)
             page.press("#token", "Enter")
             page.wait_for_selector("body[data-state=ready]")
+            focus_box = page.evaluate(
+                "(() => { const e = document.activeElement; return e !== document.body && getComputedStyle(e).outlineStyle !== 'none'; })()"
+            )
             first = page.get_attribute("body", "data-match")
             wait_until(
                 page,
@@ -450,99 +744,100 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
             wait_until(page, "['left', 'right'].every(s => document.getElementById('video-' + s).currentTime > 0)")
             page.evaluate("document.getElementById('video-left').currentTime = 0.25")
             wait_until(page, "Math.abs(document.getElementById('video-left').currentTime - 0.25) < 0.05")
+            durations = page.evaluate("['left', 'right'].map(s => document.getElementById('video-' + s).duration)")
             page.check("input[name='direct.board_matches.left'][value=yes]")
             page.check("input[name='direct.board_matches.right'][value=no]")
             page.check("input[name='comparisons.pattern'][value=left]")
             page.check("input[name=verdict][value=left]")
             page.fill("#justification", "Left painted the tile the instruction names; right painted elsewhere.")
             page.wait_for_selector("#submit:not([disabled])")
-            page.screenshot(path=str(tmp_path / "rate.png"), full_page=True)
-            page.set_viewport_size({"width": 390, "height": 844})
-            page.screenshot(path=str(tmp_path / "rate-phone.png"), full_page=True)
-            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-            page.set_viewport_size({"width": 1280, "height": 1500})
+            overflow = {}
+            for width, height in ((1280, 1500), (390, 844)):
+                page.set_viewport_size({"width": width, "height": height})
+                page.evaluate("window.scrollTo(0, 0)")
+                page.screenshot(path=str(tmp_path / f"rate-{width}.png"), full_page=True)
+                overflow[width] = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             page.click("#submit")
             wait_until(page, f"document.body.dataset.match !== '{first}' && document.body.dataset.state === 'ready'")
-            assert "saved" in page.inner_text("#status")
+            saved_visible = page.evaluate(
+                "(() => { const r = document.getElementById('saved').getBoundingClientRect();"
+                " return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; })()"
+            )
+            saved_text = page.inner_text("#saved")
+            page.screenshot(path=str(tmp_path / "rate-saved-390.png"))
+            page.set_viewport_size({"width": 1280, "height": 1500})
             page.goto(url + "/leaderboard")
             page.wait_for_selector("body[data-judgements='1']")
             wait_until(page, "['ratings-plot', 'wins-plot'].every(id => document.getElementById(id).naturalWidth > 0)")
-            page.screenshot(path=str(tmp_path / "leaderboard.png"), full_page=True)
-            assert "expert" in page.inner_text("#overall") and "random" in page.inner_text("#overall")
+            for width, height in ((1280, 1500), (390, 844)):
+                page.set_viewport_size({"width": width, "height": height})
+                page.screenshot(path=str(tmp_path / f"leaderboard-{width}.png"), full_page=True)
+                overflow[f"leaderboard-{width}"] = page.evaluate(
+                    "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+                )
+            assert "expert" in page.inner_text("#overall") and "too few" in page.inner_text("#overall")
             browser.close()
     finally:
         server.should_exit = True
         thread.join(timeout=30)
-    assert overflow <= 0  # nothing wider than a phone
+    print(f"screenshots in {tmp_path}")
+    assert not focus_box and saved_visible and "saved" in saved_text
+    assert all(d >= 6.0 for d in durations), durations  # paced: judgeable however short the episode
+    assert all(v <= 0 for v in overflow.values()), overflow  # nothing wider than the window, phone or desktop
     (row,) = store.judgements()
     assert row["verdict"] == "left" and row["rater"] == "browser" and row["comparisons"]["pattern"] == "left"
     assert row["direct"] == {"board_matches": {"left": "yes", "right": "no"}}
     assert {(e["side"], e["type"]) for e in row["video_events"]} >= {("left", "play"), ("right", "play"), ("left", "seeked")}
     assert store.counts()["matches"] == 2  # the next match was served
-    assert all((tmp_path / name).stat().st_size > 20_000 for name in ("rate.png", "rate-phone.png", "leaderboard.png"))
+    assert all(
+        (tmp_path / f"{name}.png").stat().st_size > 20_000 for name in ("rate-1280", "rate-390", "leaderboard-1280", "leaderboard-390")
+    )
 
 
 # ----------------------------------------------------------------------------- 50 raters at once
 LOAD_RATERS, LOAD_SECONDS = 50, 60.0
 
 
-def test_fifty_concurrent_raters_lose_no_judgement(arena_template, tmp_path):
+def _start_server(db: Path, *options: str) -> tuple[subprocess.Popen, str]:
+    """``python -m baselines.arena serve`` on a free port, once it answers: (process, base URL)."""
+    return servers.start(lambda port: ["baselines.arena", "serve", "--db", str(db), "--port", str(port), *options])
+
+
+def _judge_until(url: str, tokens: list[str], stop: float, acknowledged: list, statuses: list, lock: threading.Lock) -> list:
+    """One thread per token judging matches at ``url`` until ``stop`` (or until the server dies)."""
     import httpx
 
-    store = copy_arena(arena_template, tmp_path / "arena")
-    tokens = [store.add_rater(f"load{i}") for i in range(LOAD_RATERS)]
-    store.close()
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "baselines.arena",
-            "serve",
-            "--db",
-            str(store.path),
-            "--port",
-            str(port),
-            "--min-watch",
-            "0",
-            "--min-justification",
-            "10",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None and time.monotonic() < deadline, "the arena server did not start"
-                time.sleep(0.2)
-        acknowledged, statuses, lock = [], [], threading.Lock()
-        stop = time.monotonic() + LOAD_SECONDS
-
-        def rater(token: str) -> None:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
-                while time.monotonic() < stop:
+    def rater(token: str) -> None:
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+            while time.monotonic() < stop:
+                try:
                     response = client.get("/api/match")
                     if response.status_code == 200:
                         response = client.post("/api/judgement", json={**ANSWER, "match": response.json()["uuid"]})
                         if response.status_code == 201:
                             with lock:
                                 acknowledged.append(response.json()["judgement"])
-                    with lock:
-                        statuses.append(response.status_code)
-                    if response.status_code == 429:
-                        time.sleep(min(float(response.headers["retry-after"]), max(0.0, stop - time.monotonic())))
+                except httpx.TransportError:
+                    return  # the server was killed
+                with lock:
+                    statuses.append(response.status_code)
+                if response.status_code == 429:
+                    time.sleep(min(float(response.headers["retry-after"]), max(0.0, stop - time.monotonic())))
 
-        threads = [threading.Thread(target=rater, args=(token,)) for token in tokens]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
+    threads = [threading.Thread(target=rater, args=(token,)) for token in tokens]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def test_fifty_concurrent_raters_lose_no_judgement(arena_template, tmp_path):
+    store = copy_arena(arena_template, tmp_path / "arena")
+    tokens = [store.add_rater(f"load{i}") for i in range(LOAD_RATERS)]
+    store.close()
+    server, url = _start_server(store.path, "--min-watch", "0", "--min-justification", "10")
+    acknowledged, statuses, lock = [], [], threading.Lock()
+    try:
+        for thread in _judge_until(url, tokens, time.monotonic() + LOAD_SECONDS, acknowledged, statuses, lock):
             thread.join(timeout=LOAD_SECONDS + 60)
     finally:
         server.terminate()
@@ -554,3 +849,47 @@ def test_fifty_concurrent_raters_lose_no_judgement(arena_template, tmp_path):
     assert len(acknowledged) > 10 * LOAD_RATERS and sorted(acknowledged) == stored  # every acknowledged judgement, nothing else
     assert store.db.execute("SELECT COUNT(DISTINCT rater_id) FROM judgements").fetchone()[0] == LOAD_RATERS
     print(f"{len(acknowledged)} judgements from {LOAD_RATERS} raters in {LOAD_SECONDS:.0f} s, {statuses.count(429)} rate-limited requests")
+
+
+def test_two_servers_on_one_database_survive_kill_9(arena_template, tmp_path):
+    """Two server processes share one database; both are killed with SIGKILL mid-load: every
+    acknowledged judgement is stored, and nothing else but the few in flight. A restarted server
+    serves on. Forwarding headers from a client do not reset its failed sign-in count."""
+    import httpx
+
+    store = copy_arena(arena_template, tmp_path / "arena")
+    tokens = [store.add_rater(f"r{i}") for i in range(12)]
+    store.close()
+    running = []
+    acknowledged, statuses, lock = [], [], threading.Lock()
+    try:
+        for _ in range(2):
+            running.append(_start_server(store.path, "--min-watch", "0", "--min-justification", "10"))
+        threads = [
+            t
+            for i, (_, url) in enumerate(running)
+            for t in _judge_until(url, tokens[i::2], time.monotonic() + 60, acknowledged, statuses, lock)
+        ]
+        time.sleep(8)
+    finally:
+        for server, _ in running:
+            server.kill()  # SIGKILL, mid-request
+            server.wait(timeout=30)
+    for thread in threads:
+        thread.join(timeout=60)
+    stored = {row["id"] for row in Store(store.path).judgements()}
+    assert len(acknowledged) > 20 and set(acknowledged) <= stored and len(stored - set(acknowledged)) <= len(tokens)
+    assert not any(status >= 500 for status in statuses)
+
+    server, url = _start_server(store.path, "--min-watch", "0")
+    try:
+        board = httpx.get(f"{url}/api/leaderboard", headers={"Authorization": f"Bearer {tokens[0]}"})
+        logins = [
+            httpx.post(f"{url}/api/login", json={"token": f"guess{i}"}, headers={"X-Forwarded-For": f"10.0.0.{i}"}).status_code
+            for i in range(12)
+        ]
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+    assert logins[:10] == [401] * 10 and logins[10:] == [429, 429]  # the peer address counts, not the header
+    assert board.json()["judgements"] == len(stored)

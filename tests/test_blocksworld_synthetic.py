@@ -176,6 +176,17 @@ def test_build_env_draws_fresh_targets_with_the_same_shapes():
     np.testing.assert_array_equal(np.asarray(params.references[0]), to_grid(target.end))
 
 
+@pytest.mark.parametrize("simulator", SIMULATORS)
+def test_build_targets_carry_their_games_dialogue_as_the_instruction(simulator):
+    game = simulate_game(simulator, 0)
+    (target,) = generate_targets(1, seed=0, simulator=simulator)
+    architect = [text for speaker, text in game.items[-1].history if speaker == ARCHITECT]
+    assert architect and [text for speaker, text in target.history if speaker == ARCHITECT] == architect
+    env, params = blocksworld.make("BlocksWorld-Build-v1", simulator=simulator, num_items=2)
+    texts = [env.vocabulary.decode(row) for row in np.asarray(params.dialogue)]
+    assert all(text.strip() not in ("", "<dialogue>") and "</architect>" in text for text in texts)
+
+
 # --------------------------------------------------------------------------- independent instruction check
 NUMBER = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 NUM = r"(\d+|" + "|".join(NUMBER) + r")"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import threading
 import time
 
@@ -17,6 +16,7 @@ from baselines.episodes.episode import Episode, EpisodeError, Journal, load, sta
 from baselines.episodes.replay import ReplayMismatch, record, replay
 from baselines.episodes.video import compose, episode_frames, write
 from baselines.worlds import World
+from tests import servers
 
 WORLDS = {
     "Hexagons-Paint-v1": {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 6, "data_size": 8},
@@ -130,25 +130,107 @@ def test_cli_render_replay_index(worlds, tmp_path):
 
 
 def test_session_resumes_an_unfinished_journal(worlds, tmp_path):
-    from baselines.episodes.play import PlaySession
+    from baselines.episodes.play import PlayServer, client_tag
 
     world = worlds("Hexagons-Paint-v1")
-    first = PlaySession(world, tmp_path, "p", text=3)
-    feasible = first.view()["feasible"]
-    first.act(feasible[0])
+    first = PlayServer(world, tmp_path, "p", text=3)
+    session_id, session, _ = first.open(None)
+    feasible = session.view()["feasible"]
+    session.act(feasible[0])
     with pytest.raises(ValueError, match="not feasible"):
-        first.act(world.task.num_actions + 5)
+        session.act(world.task.num_actions + 5)
     with pytest.raises(ValueError, match="text id 100000 outside"):
-        first.new_episode(text=100_000)
+        session.new_episode(text=100_000)
     with pytest.raises(ValueError, match="seed -1 is not a uint32"):
-        first.new_episode(seed=-1)
-    assert not first.current.ended and first.view()["step"] == 1 and len(list(tmp_path.glob("*.jsonl"))) == 1  # nothing was lost
+        session.new_episode(seed=-1)
+    assert not session.current.ended and session.view()["step"] == 1 and len(list(tmp_path.glob("*.jsonl"))) == 1  # nothing was lost
     with pytest.raises(ValueError, match="holds the unfinished episode .*--resume"):
-        PlaySession(world, tmp_path, "p")  # the server restarted mid-episode: nothing is continued unasked
-    again = PlaySession(world, tmp_path, "p", resume=True)
-    assert again.resumed and again.view()["step"] == 1 and state_digest(again.current.state) == state_digest(first.current.state)
-    again.end()
-    assert load(again.last_file).actions.tolist() == [feasible[0]] and replay(load(again.last_file)).digest
+        PlayServer(world, tmp_path, "p")  # the server restarted mid-episode: nothing is continued unasked
+    again = PlayServer(world, tmp_path, "p", resume=True)
+    resumed = again.sessions[client_tag(session_id)]
+    assert resumed.resumed and resumed.view()["step"] == 1 and state_digest(resumed.current.state) == state_digest(session.current.state)
+    assert again.open(session_id)[1] is resumed  # the same browser gets its episode back
+    resumed.end()
+    assert load(resumed.last_file).actions.tolist() == [feasible[0]] and replay(load(resumed.last_file)).digest
+
+
+def test_play_server_sessions_csrf_host_and_strict_actions(worlds, tmp_path):
+    """Every browser is its own player; state changes need the page's CSRF token; foreign Host
+    headers are refused; actions are JSON integers; episode files are never overwritten."""
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from baselines.episodes.play import PlayServer, create_app
+
+    server = PlayServer(worlds("Hexagons-Paint-v1"), tmp_path, "p", text=0)
+    app = create_app(server, hosts=("testserver",))
+    alice, bob = TestClient(app), TestClient(app)
+    token = {}
+    for name, client in (("alice", alice), ("bob", bob)):
+        page = client.get("/")
+        assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page.text
+        token[name] = re.search(r'name="csrf-token" content="([^"]+)"', page.text).group(1)
+    post = lambda client, name, path, body: client.post(path, json=body, headers={"X-CSRF-Token": token[name]})  # noqa: E731
+    action = alice.get("/api/view").json()["feasible"][0]
+    assert alice.post("/api/act", json={"action": action}).status_code == 403  # no CSRF token: what a page on another origin sends
+    assert post(alice, "bob", "/api/act", {"action": action}).status_code == 403  # another session's token
+    assert TestClient(app).post("/api/act", json={"action": action}, headers={"X-CSRF-Token": token["alice"]}).status_code == 403
+    assert TestClient(app, base_url="http://evil.example").get("/").status_code == 400  # DNS rebinding
+    for bad in ("7", True, 1.0, None):
+        assert post(alice, "alice", "/api/act", {"action": bad}).status_code in (400, 422)
+    assert post(alice, "alice", "/api/act", {"action": action}).json()["step"] == 1
+    assert bob.get("/api/view").json()["step"] == 0  # bob's episode is his own
+    assert post(bob, "bob", "/api/new", {"seed": 5}).status_code == 200
+    assert post(bob, "bob", "/api/new", {"seed": 5}).status_code == 200  # same seed, same second
+    assert post(bob, "bob", "/api/new", {"seed": "5"}).status_code == 400
+    assert alice.get("/api/view").json()["step"] == 1 and not alice.get("/api/view").json()["ended"]
+    assert len(list(tmp_path.glob("*.npz"))) == 2 and len(list(tmp_path.glob("*.jsonl"))) == 2  # bob's two ended, both kept
+
+
+@pytest.mark.slow
+def test_play_server_resumes_acknowledged_steps_after_kill_9(tmp_path):
+    import re
+    import subprocess
+
+    import httpx
+
+    spec = WORLDS["Hexagons-Paint-v1"]
+
+    def start() -> tuple[subprocess.Popen, str]:
+        return servers.start(
+            lambda port: (
+                ["baselines.episodes", "play", "--env", spec["env"], "--data", spec["data"], "--data-size", "8"]
+                + ["--max-episode-steps", "6", "--out", str(tmp_path), "--port", str(port), "--resume"]
+            ),
+            probe="/api/view",
+            timeout=300,
+        )
+
+    process, url = start()
+    try:
+        client = httpx.Client(base_url=url, timeout=60)
+        token = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/").text).group(1)
+        acknowledged = []
+        for _ in range(3):
+            view = client.get("/api/view").json()
+            reply = client.post("/api/act", json={"action": view["feasible"][0]}, headers={"X-CSRF-Token": token})
+            assert reply.status_code == 200
+            acknowledged.append(view["feasible"][0])
+    finally:
+        process.kill()  # SIGKILL: no chance to write anything more
+        process.wait(timeout=30)
+    process, url = start()
+    try:
+        client = httpx.Client(base_url=url, timeout=60, cookies=client.cookies)
+        client.get("/")
+        view = client.get("/api/view").json()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert view["step"] == 3 and view["resumed"]
+    (journal,) = tmp_path.glob("*.jsonl")
+    assert Journal.open(journal).arrays()["actions"] == acknowledged
 
 
 # ----------------------------------------------------------------------------- the browser
@@ -176,9 +258,7 @@ def serve_in_thread(session):
 
     from baselines.episodes.play import create_app
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = servers.free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -191,34 +271,48 @@ def serve_in_thread(session):
 
 @pytest.mark.parametrize("env_id", list(WORLDS))
 def test_play_in_a_real_browser(env_id, worlds, browser, tmp_path):
-    from baselines.episodes.play import PlaySession
+    """Play a few steps with the default controls (CrafText: keys and a touch button; grids: a
+    cell of the tool the page starts on), at desktop and phone widths: nothing wider than the
+    window, Tab left to the browser; the saved episode replays to the state played."""
+    from baselines.episodes.play import PlayServer
 
-    session = PlaySession(worlds(env_id), tmp_path / "episodes", "browser-test", text=0)
-    server, thread, url = serve_in_thread(session)
+    server = PlayServer(worlds(env_id), tmp_path / "episodes", "browser-test", text=0)
+    uvicorn_server, thread, url = serve_in_thread(server)
+    overflow = {}
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.set_default_timeout(120_000)  # a loaded 2-core machine
         page.goto(url)
         page.wait_for_selector("body[data-ready=true]")
         if env_id.startswith("CrafText"):
-            for step, key in enumerate(["d", "w", " "], start=1):
-                page.keyboard.press("Space" if key == " " else key)
+            for step, key in enumerate(["d", "w"], start=1):
+                page.keyboard.press(key)
                 page.wait_for_selector(f"body[data-step='{step}']")
+            page.keyboard.press("Tab")
+            time.sleep(0.5)
+            tabbed = page.get_attribute("body", "data-step")
+            page.click("button.key:not([disabled]) >> nth=0")  # a touch button
+            page.wait_for_selector("body[data-step='3']")
         else:
-            page.click("button[data-tool='1']")
-            page.click("button.cell:not([disabled]) >> nth=3")
+            tabbed = "0"
+            page.click("button.cell:not([disabled]) >> nth=3")  # the tool the page starts on can paint
             page.wait_for_selector("body[data-step='1']")
-        page.screenshot(path=str(tmp_path / "page.png"))
+        for width, height in ((1280, 1000), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.screenshot(path=str(tmp_path / f"play-{width}.png"), full_page=True)
+            overflow[width] = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        (session,) = server.sessions.values()
         final_digest = state_digest(session.current.state)
         page.click("#end")
         page.wait_for_selector("body[data-ended=true]")
     finally:
-        server.should_exit = True
+        uvicorn_server.should_exit = True
         thread.join(timeout=30)
+    assert tabbed in ("0", "2") and all(v <= 0 for v in overflow.values()), (tabbed, overflow)
     saved = load(session.last_file)
     assert saved.meta["source"] == "human:browser-test" and len(saved) >= 1 and saved.t_ms[-1] >= 0
     assert replay(saved).digest == final_digest == saved.meta["final_state_sha256"]
-    assert (tmp_path / "page.png").stat().st_size > 10_000
+    assert (tmp_path / "play-1280.png").stat().st_size > 10_000
 
 
 def test_player_cells_are_named_as_the_instructions_name_them(worlds, tmp_path):

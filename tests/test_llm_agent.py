@@ -93,6 +93,29 @@ def test_client_request_retries_and_errors(monkeypatch):
         ChatClient("localhost:8000", "m")
 
 
+def test_one_client_keeps_the_key_with_the_configured_host(tmp_path, monkeypatch, capsys):
+    """The planner and the agent share the client's rules: https off the loopback unless
+    --allow-insecure-http, redirects refused (the key never follows one)."""
+    from baselines.llm_agent.__main__ import main as agent_cli
+    from baselines.planner import ChatPlanner
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    for make in (lambda url, **kw: ChatClient(url, "m", **kw), lambda url, **kw: ChatPlanner(url, "m", api_key="sk-secret", **kw)):
+        with pytest.raises(ValueError, match="must use https"):
+            make("http://10.1.2.3:8000/v1")
+        make("http://10.1.2.3:8000/v1", allow_insecure_http=True)  # said out loud: allowed
+        make("https://10.1.2.3/v1")
+    with pytest.raises(SystemExit, match="must use https"):
+        agent_cli(["--env", "Hexagons-Paint-v1", "--base-url", "http://10.1.2.3:8000/v1", "--model", "m", "--out", str(tmp_path / "a")])
+    target = Scripted([ok("stolen")])
+    redirecting = Scripted([(307, "", {"Location": target.url + "/chat/completions"}, 0)])
+    with pytest.raises(ChatError, match="HTTP 307"):
+        ChatPlanner(redirecting.url, "m", api_key="sk-secret", max_retries=0).client.chat([{"role": "user", "content": "plan"}])
+    assert redirecting.requests[0]["headers"]["Authorization"] == "Bearer sk-secret" and target.requests == []  # the key went nowhere else
+    redirecting.close()
+    target.close()
+
+
 def test_parser_rules():
     names = ["noop", "left", "right", "do", "place_table", "make_wood_pickaxe"]
     parse = ActionParser(names, len(names))

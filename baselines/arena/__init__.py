@@ -1,8 +1,10 @@
 """Pairwise human evaluation of agents' episodes (BEDD / BASALT style), with ratings derived from
-the raw judgements: TrueSkill (the headline) and Bradley-Terry with bootstrap intervals.
+the raw judgements: TrueSkill (the headline) and Bradley-Terry with bootstrap intervals. Blind
+by construction: the arena renders its own videos, which never show the agent, its return or its
+actions.
 
     python -m baselines.arena add-agent NAME --db arena.sqlite
-    python -m baselines.arena add-episodes DIR --agent NAME --db arena.sqlite   # videos rendered if missing
+    python -m baselines.arena add-episodes DIR --agent NAME --db arena.sqlite   # clean videos rendered by replay
     python -m baselines.arena add-rater NAME [--admin] --db arena.sqlite        # prints the token once
     python -m baselines.arena serve --db arena.sqlite [--host 127.0.0.1 --port 8000]
     python -m baselines.arena ratings --db arena.sqlite [--out DIR]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from baselines import cli
@@ -36,11 +37,16 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--expiry", type=float, default=defaults.expiry_s, help="seconds a served match stays open")
     serve.add_argument("--exploration", type=float, default=defaults.exploration, help="share of matches drawn uniformly")
     serve.add_argument("--rate-limit", type=int, default=240, help="API requests per rater per minute")
+    serve.add_argument(
+        "--trusted-proxy",
+        default=None,
+        help="address of a reverse proxy whose X-Forwarded-For the server believes (default: none; the client address is the peer's)",
+    )
     serve.add_argument("--bootstrap", type=int, default=200, help="Bradley-Terry bootstrap rounds")
     agent = command("add-agent", "register an agent")
     agent.add_argument("name")
     agent.add_argument("--description", default="")
-    episodes = command("add-episodes", "add a folder of an agent's episode files (videos rendered by replay where missing)")
+    episodes = command("add-episodes", "add a folder of an agent's episode files (clean videos rendered by replay)")
     episodes.add_argument("folder", type=Path)
     episodes.add_argument("--agent", required=True)
     episodes.add_argument("--formats", default="webm,mp4", help="videos to offer: webm, mp4 (default both)")
@@ -75,8 +81,8 @@ def _table(rows: list[dict], by: tuple[str, ...]) -> str:
                     f"{r['sigma']:.2f}",
                     f"{r['conservative']:.2f}",
                     f"{r['bt']:.0f}",
-                    f"{r['bt_low']:.0f}-{r['bt_high']:.0f}",
-                    str(r["rank"]),
+                    "-" if r["rank"] is None else f"{r['bt_low']:.0f}-{r['bt_high']:.0f}",
+                    "too few" if r["rank"] is None else str(r["rank"]),
                     str(r["judgements"]),
                     f"{r['wins']}/{r['draws']}/{r['losses']}",
                 ]
@@ -109,6 +115,7 @@ def _ratings(store, out: Path | None, rounds: int, overwrite: bool = False) -> N
         json.dumps(
             {"judgements": len(outcomes), "overall": overall, "tasks": tasks, "questions": by_question, "direct": direct_rates(outcomes)},
             indent=1,
+            allow_nan=False,
         )
     )
     written = [out / "ratings.json"]
@@ -142,7 +149,9 @@ def _command(store, args: argparse.Namespace) -> None:
         from baselines.arena.store import Rules
 
         rules = Rules(args.min_watch, args.min_justification, args.expiry, args.exploration)
-        serve(store, args.host, args.port, rules=rules, limits=Limits(rate_limit=args.rate_limit), rounds=args.bootstrap)
+        serve(
+            store, args.host, args.port, args.trusted_proxy, rules=rules, limits=Limits(rate_limit=args.rate_limit), rounds=args.bootstrap
+        )
     elif args.command == "add-agent":
         print(f"agent {args.name} (id {store.add_agent(args.name, args.description)})")
     elif args.command == "add-episodes":
@@ -163,19 +172,17 @@ def _command(store, args: argparse.Namespace) -> None:
         rows = store.judgements()
         out = cli.prepare_out(args.out, overwrite=args.overwrite)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(export_csv(rows) if args.out.suffix == ".csv" else json.dumps(rows, indent=1))
+        out.write_text(export_csv(rows) if args.out.suffix == ".csv" else json.dumps(rows, indent=1, allow_nan=False, ensure_ascii=False))
         print(f"{len(rows)} judgements -> {out}")
     else:
         from baselines.arena.ingest import import_basalt
 
         counts = import_basalt(store, args.file, args.banned)
+        for message in counts["refused"]:
+            print(f"refused {message}", file=sys.stderr)
         print(
-            f"{args.file}: "
-            + (
-                "already imported"
-                if counts["already_imported"]
-                else f"{counts['judgements']} judgements of {counts['agents']} agents imported"
-            )
+            f"{args.file}: {counts['judgements']} judgements of {counts['agents']} agents imported, "
+            f"{counts['skipped']} already in the arena, {len(counts['refused'])} malformed records refused"
         )
 
 

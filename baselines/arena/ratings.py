@@ -12,8 +12,12 @@ a draw is a draw. Bradley-Terry: P(i beats j) = 1 / (1 + 10 ** ((s_j - s_i) / 40
 scale, mean score 1000; a draw counts as half a win each way; the log-likelihood is maximised by
 Newton's method with a vanishing ridge (``RIDGE`` on the natural-log strengths, so an undefeated
 agent has a finite score); the interval is the 2.5-97.5 percentile of ``rounds`` refits on
-judgements resampled with replacement (seeded); rank = 1 + the number of agents whose lower bound
-is above this agent's upper bound, so agents with overlapping intervals share ranks.
+judgements resampled with replacement (seeded).
+
+Ranks only where the evidence supports them: an agent with fewer than ``MIN_RANKED`` judgements in
+its group has no interval and no rank (``None``: "too few judgements"); among the others, rank =
+1 + the number of ranked agents whose lower bound is above this agent's upper bound, so agents
+with overlapping intervals share a rank.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ TRUESKILL = {"mu": 25.0, "sigma": 25.0 / 3, "beta": 25.0 / 6, "tau": 25.0 / 300,
 RIDGE = 1e-4
 ELO_SCALE = 400.0 / math.log(10.0)
 """Elo points per unit of natural-log strength."""
+MIN_RANKED = 10
+"""Judgements an agent needs within a group before it gets a Bradley-Terry interval and a rank."""
 SCORE = {"left": 1.0, "draw": 0.5, "right": 0.0}
 """The left agent's score for a verdict (or a comparative answer other than ``na``)."""
 
@@ -137,29 +143,39 @@ def _fit(n: int, left: np.ndarray, right: np.ndarray, score: np.ndarray, weight:
 
 def bradley_terry(outcomes: list[Outcome], agents: list[str], rounds: int = 200, seed: int = 0) -> dict[str, dict]:
     """agent -> {"score", "low", "high", "rank"}: Bradley-Terry scores on the Elo scale (mean 1000)
-    with 95% bootstrap intervals over ``rounds`` resamples (seeded) and interval-separated ranks."""
+    with 95% bootstrap intervals over ``rounds`` resamples (seeded) and interval-separated ranks;
+    ``low``, ``high`` and ``rank`` are None for an agent with fewer than ``MIN_RANKED`` judgements."""
     n = len(agents)
+    counts = {a: sum(a in (o.left, o.right) for o in outcomes) for a in agents}
+    ranked = np.array([counts[a] >= MIN_RANKED for a in agents], bool)
     if not outcomes:
-        return {a: {"score": 1000.0, "low": 1000.0, "high": 1000.0, "rank": 1} for a in agents}
-    left, right, score = _pairs(outcomes, agents)
-    strengths = _fit(n, left, right, score, np.ones(len(outcomes)))
-    rng = np.random.default_rng(seed)
-    draws = (
-        np.array(
-            [
-                _fit(n, left, right, score, rng.multinomial(len(outcomes), np.full(len(outcomes), 1 / len(outcomes))).astype(float))
-                for _ in range(rounds)
-            ]
+        point = low = high = np.full(n, 1000.0)
+    else:
+        left, right, score = _pairs(outcomes, agents)
+        strengths = _fit(n, left, right, score, np.ones(len(outcomes)))
+        rng = np.random.default_rng(seed)
+        draws = (
+            np.array(
+                [
+                    _fit(n, left, right, score, rng.multinomial(len(outcomes), np.full(len(outcomes), 1 / len(outcomes))).astype(float))
+                    for _ in range(rounds)
+                ]
+            )
+            if rounds
+            else strengths[None]
         )
-        if rounds
-        else strengths[None]
-    )
-    point = 1000.0 + ELO_SCALE * strengths
-    low, high = 1000.0 + ELO_SCALE * np.percentile(draws, [2.5, 97.5], axis=0)
-    return {
-        a: {"score": float(point[i]), "low": float(low[i]), "high": float(high[i]), "rank": 1 + int(np.sum(low > high[i]))}
-        for i, a in enumerate(agents)
-    }
+        point = 1000.0 + ELO_SCALE * strengths
+        low, high = 1000.0 + ELO_SCALE * np.percentile(draws, [2.5, 97.5], axis=0)
+    fitted = {}
+    for i, a in enumerate(agents):
+        sure = bool(ranked[i])
+        fitted[a] = {
+            "score": float(point[i]),
+            "low": float(low[i]) if sure else None,
+            "high": float(high[i]) if sure else None,
+            "rank": 1 + int(np.sum(ranked & (low > high[i]))) if sure else None,
+        }
+    return fitted
 
 
 def group_key(outcome: Outcome, by: tuple[str, ...]) -> tuple[str, ...]:
@@ -171,7 +187,8 @@ def leaderboard(
 ) -> list[dict]:
     """One row per (group, agent), groups by ``by`` (``("world",)`` or ``("world", "task")``), on the
     overall verdict or on a comparative ``question``: TrueSkill ``mu``, ``sigma``, ``conservative``
-    (mu - 3 sigma), Bradley-Terry ``bt`` with ``bt_low`` / ``bt_high`` and ``rank``, and the counts
+    (mu - 3 sigma), Bradley-Terry ``bt`` with ``bt_low`` / ``bt_high`` and ``rank`` (None below
+    ``MIN_RANKED`` judgements), and the counts
     ``judgements``, ``wins``, ``draws``, ``losses``. Rows sorted by group, then conservative rating."""
     groups: dict[tuple, list[Outcome]] = {}
     for outcome in canonical(outcomes):

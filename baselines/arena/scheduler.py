@@ -1,14 +1,17 @@
 """Which two episodes a rater sees next.
 
 A candidate is two agents' episodes of the same unit: world, world settings, instruction and
-seed, so both videos start from the same state. With probability ``exploration`` a candidate is
-drawn uniformly (settled agents keep meeting and the comparison graph stays connected); otherwise
-the candidate with the largest expected reduction of the two agents' TrueSkill variance
+seed, so both videos start from the same state. A rater is never served a candidate again while
+another one is new to them: only the candidates this rater has been served least are considered,
+and of those only the ones whose agent pair this rater has seen least. Among those, with
+probability ``exploration`` one is drawn uniformly (settled agents keep meeting
+and the comparison graph stays connected); otherwise the one with the largest expected reduction
+of the two agents' TrueSkill variance
 (sigma_a^2 + sigma_b^2) is served, the expectation over the two outcomes weighted by the
 two-player win probability P(a beats b) = Phi((mu_a - mu_b) / sqrt(2 beta^2 + sigma_a^2 + sigma_b^2))
 (BASALT used beta^2 here, which makes the probabilities too sharp and sends newcomers almost all
-the traffic). Ties go to the candidate this rater has seen least, then the unit served least, then
-the random draw.
+the traffic). Ties go to the unit this rater has seen least, then the candidate served least (by
+anyone), then the random draw.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from baselines.arena.ratings import TRUESKILL, environment
 @dataclass(frozen=True)
 class Candidate:
     """Two agents' episodes of one unit: ``task_id``, ``world``, the episode ids and agent names,
-    ``served`` (matches of this unit and agent pair so far) and ``seen`` (by this rater)."""
+    ``served`` (matches of this unit and agent pair so far), ``seen`` (of those, served to this
+    rater), ``pair_seen`` (matches of this agent pair on any unit served to this rater) and
+    ``unit_seen`` (matches of this unit served to this rater)."""
 
     task_id: int
     world: str
@@ -35,6 +40,8 @@ class Candidate:
     agent_b: str
     served: int = 0
     seen: int = 0
+    pair_seen: int = 0
+    unit_seen: int = 0
 
 
 def win_probability(a: trueskill.Rating, b: trueskill.Rating, beta: float = TRUESKILL["beta"]) -> float:
@@ -72,9 +79,13 @@ def choose(
             )
         return gains[key]
 
+    least = min(c.seen for c in candidates)
+    fresh = [c for c in candidates if c.seen == least]
+    least = min(c.pair_seen for c in fresh)
+    fresh = [c for c in fresh if c.pair_seen == least]
     if rng.random() < exploration:
-        chosen = rng.choice(candidates)
+        chosen = rng.choice(fresh)
         return chosen, gain(chosen), True
-    draws = {id(c): rng.random() for c in candidates}
-    chosen = max(candidates, key=lambda c: (round(gain(c), 9), -c.seen, -c.served, draws[id(c)]))
+    draws = {id(c): rng.random() for c in fresh}
+    chosen = max(fresh, key=lambda c: (round(gain(c), 9), -c.unit_seen, -c.served, draws[id(c)]))
     return chosen, gain(chosen), False

@@ -1,15 +1,20 @@
 """The arena's web app (FastAPI): the rater page, the leaderboard, and their JSON API.
 
 Pages: ``GET /`` the rater page, ``GET /leaderboard``; static assets under ``/static`` (vendored,
-nothing from a CDN). Everyone signs in with a token (``POST /api/login`` sets an HttpOnly cookie;
-API clients may send ``Authorization: Bearer TOKEN`` instead). Rater routes:
+nothing from a CDN). Everyone signs in with a token: ``POST /api/login`` hands out a random
+session id as an HttpOnly, SameSite=Strict cookie (never the token; it lasts ``store.SESSION_S``,
+8 hours, and ``POST /api/logout`` revokes it); API clients may send ``Authorization: Bearer TOKEN``
+instead. Rater routes:
 ``GET /api/match[?world=W]`` (the open match or a new one), ``GET /media/{match}/{side}.{webm|mp4}``
 (only for the rater the match was served to; range requests for seeking),
 ``POST /api/judgement``, ``GET /api/leaderboard``, ``GET /api/plots/{ratings|wins}.png``. Admin
 routes: ``GET /api/admin/export?format=json|csv``, ``POST /api/admin/raters``. Each signed-in
-rater gets ``rate_limit`` API requests a minute (429 with Retry-After beyond), failed sign-ins are
-limited per client address. Every page is served with a Content-Security-Policy that allows
-only this origin's scripts, styles and media.
+rater gets ``rate_limit`` API requests a minute (429 with Retry-After beyond). Failed credentials
+(sign-in tokens, Bearer tokens, session cookies alike) are limited per client address, which is
+the peer's address unless the server is told to trust a proxy. A request body is refused beyond
+``max_body_bytes`` (413), and on every route but the sign-in its sender is authenticated before
+any of the body is read (401). Every page is served with a Content-Security-Policy that allows
+only this origin's scripts, styles and media; answers are strict JSON.
 """
 
 from __future__ import annotations
@@ -25,16 +30,19 @@ from pathlib import Path
 from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.requests import HTTPConnection
 
 from baselines.arena import plots
 from baselines.arena.questions import questions_for, questions_json
 from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
-from baselines.arena.store import Rater, Rejected, Rules, Store, export_csv
+from baselines.arena.store import SESSION_S, Rater, Rejected, Rules, Store, export_csv
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("comparison", "rate", "Rate"), "/leaderboard": ("leaderboard", "leaderboard", "Leaderboard")}
 """Path -> (title, name of its content ``static/<name>.html`` and script ``static/<name>.js``, link text)."""
-COOKIE = "arena_token"
+COOKIE = "arena_session"
+CACHED = 64
+"""Leaderboard computations kept (least recently used dropped first)."""
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; media-src 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -53,13 +61,15 @@ def page(path: str) -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """API requests per rater per minute; failed sign-ins per client address per minute."""
+    """API requests per rater per minute; failed credentials per client address per minute; bytes
+    of a request body."""
 
     rate_limit: int = 240
     login_failures: int = 10
+    max_body_bytes: int = 1 << 20
 
     def __post_init__(self):
-        for name in ("rate_limit", "login_failures"):
+        for name in ("rate_limit", "login_failures", "max_body_bytes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
 
@@ -86,31 +96,37 @@ class Window:
 
 
 class Ratings:
-    """Leaderboard computations cached per state of the record (newest judgement id, bans)."""
+    """Leaderboard computations cached per state of the record (newest judgement id, bans), for
+    known worlds and tasks only, at most ``CACHED`` of them (least recently used dropped)."""
 
     def __init__(self, store: Store, rounds: int):
         self.store, self.rounds = store, rounds
-        self.cache: dict = {}
+        self.cache: collections.OrderedDict = collections.OrderedDict()
         self.lock = threading.Lock()
 
     def get(self, key: tuple, compute):
         version = self.store.version()
         with self.lock:
             if key in self.cache and self.cache[key][0] == version:
+                self.cache.move_to_end(key)
                 return self.cache[key][1]
         value = compute(self.store.outcomes())
         with self.lock:
             self.cache[key] = (version, value)
+            self.cache.move_to_end(key)
+            while len(self.cache) > CACHED:
+                self.cache.popitem(last=False)
         return value
 
     def board(self, world: str | None) -> dict:
+        judged = self.store.judged_units()
+        chosen = world if world in judged else (min(judged) if judged else None)
+
         def compute(outcomes):
-            worlds = sorted({o.world for o in outcomes})
-            chosen = world if world in worlds else (worlds[0] if worlds else None)
             mine = [o for o in outcomes if o.world == chosen]
             questions = sorted({q for o in mine for q in o.comparisons})
             return {
-                "worlds": worlds,
+                "worlds": sorted(judged),
                 "world": chosen,
                 "judgements": len(mine),
                 "overall": leaderboard(mine, ("world",), rounds=self.rounds),
@@ -119,9 +135,13 @@ class Ratings:
                 "direct": direct_rates(mine),
             }
 
-        return self.get(("board", world), compute)
+        return self.get(("board", chosen), compute)
 
     def png(self, kind: str, world: str, task: str | None) -> bytes:
+        judged = self.store.judged_units()
+        if world not in judged or (task is not None and task not in judged[world]):
+            raise HTTPException(404, "no judgements of this world" + (" and task" if task is not None else ""))
+
         def compute(outcomes):
             mine = [o for o in outcomes if o.world == world and (task is None or o.task == task)]
             title = world + (f" / {task}" if task else "")
@@ -130,6 +150,52 @@ class Ratings:
             return plots.win_matrix_png(*win_matrix(mine), f"{title}: wins")
 
         return self.get(("png", kind, world, task), compute)
+
+
+class Guard:
+    """ASGI middleware: a request body is refused beyond ``limit`` bytes (413, by its declared
+    length before reading, or once it grows past it), and, on every route but ``open_paths``, its
+    sender is authenticated (``identify``) before any of it is read."""
+
+    def __init__(self, app, limit: int, identify, open_paths: tuple[str, ...]):
+        self.app, self.limit, self.identify, self.open_paths = app, limit, identify, open_paths
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            return await self.app(scope, receive, send)
+        connection = HTTPConnection(scope)
+        declared = connection.headers.get("content-length", "")
+        if declared and (not declared.isdigit() or int(declared) > self.limit):
+            return await _refuse(send, 413, f"request body over {self.limit} bytes")
+        if scope["path"] not in self.open_paths:
+            try:
+                self.identify(connection)
+            except HTTPException as error:
+                return await _refuse(send, error.status_code, error.detail, error.headers)
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                return await _refuse(send, 413, f"request body over {self.limit} bytes")
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return await self.app(scope, replay, send)
+
+
+async def _refuse(send, status: int, detail: str, headers: dict | None = None) -> None:
+    response = JSONResponse({"detail": detail}, status_code=status, headers={**SECURITY_HEADERS, **(headers or {})})
+    await response({"type": "http"}, None, send)
 
 
 def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), rounds: int = 200, seed: int | None = None):
@@ -141,6 +207,7 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
     rng_lock = threading.Lock()
     requests, failures = Window(limits.rate_limit), Window(limits.login_failures)
     ratings = Ratings(store, rounds)
+    app.state.ratings = ratings
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next):
@@ -152,15 +219,34 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
     async def rejected(request: Request, error: Rejected):
         return JSONResponse({"detail": str(error)}, status_code=error.status)
 
-    def token_of(request: Request) -> str | None:
-        header = request.headers.get("authorization", "")
-        return header[7:].strip() if header.lower().startswith("bearer ") else request.cookies.get(COOKIE)
+    def client_of(connection: HTTPConnection) -> str:
+        return connection.client.host if connection.client else "?"
+
+    def not_throttled(client: str, now: float) -> None:
+        wait = failures.full(client, now)
+        if wait:
+            raise HTTPException(429, "too many failed sign-ins from this address", headers={"Retry-After": str(int(wait) + 1)})
+
+    def identify(connection: HTTPConnection) -> Rater:
+        """The rater of a Bearer token or a session cookie; failed credentials count against the
+        client's address (429 once it has too many)."""
+        header = connection.headers.get("authorization", "")
+        bearer = header[7:].strip() if header.lower().startswith("bearer ") else None
+        session = connection.cookies.get(COOKIE)
+        if not bearer and not session:
+            raise HTTPException(401, "sign in with your rater token")
+        client, now = client_of(connection), time.monotonic()
+        not_throttled(client, now)
+        rater = store.authenticate(bearer) if bearer else store.session_rater(session)
+        if rater is None:
+            failures.add(client, now)
+            raise HTTPException(401, "unknown token or expired session: sign in again")
+        return rater
 
     def signed_in(request: Request) -> Rater:
-        rater = store.authenticate(token_of(request))
-        if rater is None:
-            raise HTTPException(401, "sign in with your rater token")
-        return rater
+        return identify(request)
+
+    app.add_middleware(Guard, limit=limits.max_body_bytes, identify=identify, open_paths=("/api/login", "/api/logout"))
 
     def rater(request: Request, who: Rater = Depends(signed_in)) -> Rater:
         """A signed-in rater within its request budget."""
@@ -188,20 +274,19 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
 
     @app.post("/api/login")
     def login(request: Request, response: Response, token: str = Body(..., embed=True, max_length=200)) -> dict:
-        client = request.client.host if request.client else "?"
-        now = time.monotonic()
-        wait = failures.full(client, now)
-        if wait:
-            raise HTTPException(429, "too many failed sign-ins", headers={"Retry-After": str(int(wait) + 1)})
+        client, now = client_of(request), time.monotonic()
+        not_throttled(client, now)
         who = store.authenticate(token)
         if who is None:
             failures.add(client, now)
             raise HTTPException(401, "unknown token")
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https", max_age=7 * 86400)
+        session = store.start_session(who)
+        response.set_cookie(COOKIE, session, httponly=True, samesite="strict", secure=request.url.scheme == "https", max_age=int(SESSION_S))
         return {"name": who.name, "role": who.role}
 
     @app.post("/api/logout")
-    def logout(response: Response) -> dict:
+    def logout(request: Request, response: Response) -> dict:
+        store.end_session(request.cookies.get(COOKIE))
         response.delete_cookie(COOKIE)
         return {}
 
@@ -276,8 +361,9 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
     return app
 
 
-def serve(store: Store, host: str = "127.0.0.1", port: int = 8000, **options) -> None:
-    """Run the app with uvicorn until interrupted."""
+def serve(store: Store, host: str = "127.0.0.1", port: int = 8000, trusted_proxy: str | None = None, **options) -> None:
+    """Run the app with uvicorn until interrupted. Forwarding headers (X-Forwarded-For) are
+    believed only from ``trusted_proxy``; otherwise a client's address is its connection's."""
     import uvicorn
 
     counts = store.counts()
@@ -286,4 +372,11 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8000, **options) ->
         f"http://{host}:{port}/ (raters) and http://{host}:{port}/leaderboard",
         flush=True,
     )
-    uvicorn.run(create_app(store, **options), host=host, port=port, log_level="warning")
+    uvicorn.run(
+        create_app(store, **options),
+        host=host,
+        port=port,
+        log_level="warning",
+        proxy_headers=trusted_proxy is not None,
+        forwarded_allow_ips=trusted_proxy,
+    )

@@ -1,12 +1,16 @@
 """The arena's database: SQLite through the standard library, parameterised SQL only.
 
-Tables: ``agents``; ``tasks`` (a unit two episodes can be compared on: world, world settings,
-task key, instruction, seed); ``episodes`` (one agent on one unit: its episode file and videos
-under the media folder); ``raters`` (a name, a role, the sha256 of its token: tokens themselves
-are never stored); ``bans``; ``matches`` (two episodes of one unit served to one rater, left and
-right as shown, when, until when); ``judgements`` (one per match: verdict, answers,
-justification, video events, when). Matches, judgements and bans are append-only: triggers refuse
-UPDATE and DELETE. Nothing derived is stored; ratings come from ``baselines.arena.ratings``.
+Tables: ``agents`` (names are labels only: files are named by ids); ``tasks`` (a unit two
+episodes can be compared on: world, world settings, task key, instruction, seed); ``episodes``
+(one agent on one unit: its episode file and videos under the media folder); ``raters`` (a name,
+a role, the sha256 of its token: tokens themselves are never stored); ``sessions`` (the sha256 of
+a random session id a sign-in hands out as a cookie, its rater, expiry and revocation); ``bans``;
+``matches`` (two episodes of one unit served to one rater, left and right as shown, when, until
+when); ``judgements`` (one per match: verdict, answers,
+justification, video events, when; imported ones also the time their source reported). Matches,
+judgements and bans are append-only: triggers refuse UPDATE and DELETE. Nothing derived is
+stored; ratings come from ``baselines.arena.ratings``. Everything stored is strict JSON (no NaN,
+no lone surrogates), checked before it is written.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ import datetime
 import hashlib
 import io
 import json
+import math
 import random
 import secrets
 import sqlite3
 import threading
 import time
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +35,11 @@ from baselines.arena import scheduler
 from baselines.arena.questions import check_answers
 from baselines.arena.ratings import Outcome, TrueSkillReplay
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_EVENTS_BYTES = 256_000
 """Largest video-events blob a submission may carry (JSON bytes)."""
+SESSION_S = 8 * 3600.0
+"""How long a sign-in's session lasts (seconds); signing out revokes it at once."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -47,6 +55,9 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE TABLE IF NOT EXISTS raters (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL CHECK (role IN ('rater', 'admin', 'imported')),
     token_hash TEXT UNIQUE, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY, session_hash TEXT NOT NULL UNIQUE, rater_id INTEGER NOT NULL REFERENCES raters(id),
+    created_at REAL NOT NULL, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS bans (
     id INTEGER PRIMARY KEY, rater_id INTEGER NOT NULL REFERENCES raters(id), reason TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS matches (
@@ -61,8 +72,10 @@ CREATE TABLE IF NOT EXISTS judgements (
     id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL UNIQUE REFERENCES matches(id), rater_id INTEGER NOT NULL REFERENCES raters(id),
     verdict TEXT NOT NULL CHECK (verdict IN ('left', 'draw', 'right')), direct TEXT NOT NULL, comparisons TEXT NOT NULL,
     justification TEXT NOT NULL, video_events TEXT NOT NULL DEFAULT '[]', submitted_at REAL NOT NULL,
-    source TEXT NOT NULL DEFAULT 'arena', source_order INTEGER NOT NULL DEFAULT 0);
+    source TEXT NOT NULL DEFAULT 'arena', source_order INTEGER NOT NULL DEFAULT 0, reported_at REAL);
 """
+MIGRATIONS = {1: "ALTER TABLE judgements ADD COLUMN reported_at REAL;"}
+"""SQL that brings a database of schema version k to k + 1 (new tables come from SCHEMA)."""
 APPEND_ONLY = ("matches", "judgements", "bans")
 
 
@@ -78,6 +91,43 @@ def _append_only_triggers() -> str:
 def token_hash(token: str) -> str:
     """sha256 (hex) of a token: tokens are 32 random bytes, so a fast hash is enough."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def strict(value):
+    """``value`` as strict JSON can carry it: non-finite floats become None, lone surrogates U+FFFD."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+    if isinstance(value, dict):
+        return {strict(k): strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict(v) for v in value]
+    return value
+
+
+def strict_dumps(value, where: str, **options) -> str:
+    """JSON text of ``value``; ValueError naming ``where`` for NaN / infinities or lone surrogates."""
+    try:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False, **options)
+        text.encode("utf-8")
+    except (ValueError, UnicodeEncodeError, TypeError) as error:
+        raise ValueError(f"{where}: not strict JSON ({type(error).__name__}: {str(error)[:80]})") from None
+    return text
+
+
+def check_name(name: str, what: str) -> str:
+    """A name as a label (agents, raters): 1-100 characters, no control characters, no slashes,
+    no surrounding spaces; ValueError otherwise. Names are never used as file paths."""
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or name != name.strip()
+        or len(name) > 100
+        or any(c in "/\\" or unicodedata.category(c)[0] == "C" for c in name)
+    ):
+        raise ValueError(f"{what} name {name!r}: 1-100 characters, no slashes, control characters or surrounding spaces")
+    return name
 
 
 def iso(seconds: float | None) -> str | None:
@@ -143,10 +193,13 @@ class Store:
             version = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if version is None:
                 self.db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(version[0]) != SCHEMA_VERSION:
-                raise ValueError(f"{self.path}: arena schema {version[0]}, this package reads schema {SCHEMA_VERSION}")
+            elif int(version[0]) > SCHEMA_VERSION:
+                raise ValueError(f"{self.path}: arena schema {version[0]}, this package reads schema {SCHEMA_VERSION} and older")
+            else:
+                for old in range(int(version[0]), SCHEMA_VERSION):
+                    self.db.executescript(MIGRATIONS[old] + f"UPDATE meta SET value = '{old + 1}' WHERE key = 'schema';")
         self._replays: dict[str, TrueSkillReplay] = {}
-        self._applied = (0, -1)  # (last judgement id folded into _replays, number of bans then)
+        self._applied = (0, -1)  # (largest judgement id folded into _replays, number of bans then)
 
     def close(self) -> None:
         self.db.close()
@@ -159,8 +212,7 @@ class Store:
         """Register a rater (or an admin) and return its token (shown once; only its hash is kept)."""
         if role not in ("rater", "admin"):
             raise ValueError(f"role {role!r}: use rater or admin")
-        if not name.strip():
-            raise ValueError("a rater needs a name")
+        check_name(name, "rater")
         token = secrets.token_urlsafe(32)
         with self.lock:
             try:
@@ -182,6 +234,36 @@ class Store:
             )
         return Rater(row["id"], row["name"], row["role"]) if row else None
 
+    def start_session(self, rater: Rater, now: float | None = None) -> str:
+        """A new random session id for ``rater`` (its sha256 is stored), valid ``SESSION_S``."""
+        now = time.time() if now is None else now
+        session = secrets.token_urlsafe(32)
+        with self.lock:
+            self.db.execute(
+                "INSERT INTO sessions (session_hash, rater_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                (token_hash(session), rater.id, now, now + SESSION_S),
+            )
+        return session
+
+    def session_rater(self, session: str | None, now: float | None = None) -> Rater | None:
+        """The rater (not banned) of a live session id (not expired, not revoked), else None."""
+        if not session:
+            return None
+        now = time.time() if now is None else now
+        with self.lock:
+            row = self._one(
+                "SELECT r.id, r.name, r.role FROM sessions s JOIN raters r ON r.id = s.rater_id WHERE s.session_hash = ? "
+                "AND NOT s.revoked AND s.expires_at > ? AND r.id NOT IN (SELECT rater_id FROM bans)",
+                (token_hash(session), now),
+            )
+        return Rater(row["id"], row["name"], row["role"]) if row else None
+
+    def end_session(self, session: str | None) -> None:
+        """Revoke a session id (signing out)."""
+        if session:
+            with self.lock:
+                self.db.execute("UPDATE sessions SET revoked = 1 WHERE session_hash = ?", (token_hash(session),))
+
     def ban(self, name: str, reason: str) -> None:
         """Ban a rater: it can no longer log in, and its judgements no longer count in ratings
         (they stay in the record)."""
@@ -201,8 +283,7 @@ class Store:
 
     # ------------------------------------------------------------------ agents, tasks, episodes
     def add_agent(self, name: str, description: str = "") -> int:
-        if not name.strip():
-            raise ValueError("an agent needs a name")
+        check_name(name, "agent")
         with self.lock:
             try:
                 return self.db.execute(
@@ -239,31 +320,37 @@ class Store:
         with self.lock:
             return self.db.execute(
                 "INSERT INTO episodes (agent_id, task_id, file, videos, meta, added_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (agent_id, task_id, file, json.dumps(videos), json.dumps(meta), time.time()),
+                (agent_id, task_id, file, json.dumps(videos), strict_dumps(meta, "episode meta"), time.time()),
             ).lastrowid
 
     # ------------------------------------------------------------------ matches
     def _match_view(self, match: sqlite3.Row) -> dict:
         task = self._one("SELECT * FROM tasks WHERE id = ?", (match["task_id"],))
+        instructions: dict[str, None] = {}
+        for side in ("left", "right"):
+            meta = json.loads(self._one("SELECT meta FROM episodes WHERE id = ?", (match[f"{side}_episode_id"],))["meta"])
+            instructions.update(dict.fromkeys(meta.get("instructions", [])))
         return {
             "uuid": match["uuid"],
             "world": task["world"],
             "task": task["task"],
             "instruction": task["instruction"],
+            "instructions": list(instructions) or [task["instruction"]],
             "seed": task["seed"],
             "served_at": match["served_at"],
             "expires_at": match["expires_at"],
         }
 
     def candidates(self, rater: Rater, world: str | None = None) -> list[scheduler.Candidate]:
-        """Every pair of two agents' episodes of one unit (optionally of one world), with how often
-        it was served and how often to this rater."""
+        """Every pair of two agents' episodes of one unit that both have videos (optionally of one
+        world), with how often it was served, and how often this rater was served it, its agent
+        pair and its unit."""
         with self.lock:
             rows = self.db.execute(
                 "SELECT t.id AS task_id, t.world, ea.id AS ea, aa.name AS na, eb.id AS eb, ab.name AS nb FROM episodes ea "
                 "JOIN episodes eb ON eb.task_id = ea.task_id AND eb.agent_id > ea.agent_id "
                 "JOIN tasks t ON t.id = ea.task_id JOIN agents aa ON aa.id = ea.agent_id JOIN agents ab ON ab.id = eb.agent_id "
-                "WHERE (? IS NULL OR t.world = ?) ORDER BY t.id, ea.id, eb.id",
+                "WHERE ea.videos != '[]' AND eb.videos != '[]' AND (? IS NULL OR t.world = ?) ORDER BY t.id, ea.id, eb.id",
                 (world, world),
             ).fetchall()
             served = {
@@ -274,10 +361,37 @@ class Store:
                     (rater.id,),
                 )
             }
+        pair_seen: dict[tuple, int] = {}
+        unit_seen: dict[int, int] = {}
+        for r in rows:
+            mine = served.get((r["ea"], r["eb"]), (0, 0))[1]
+            pair_seen[(r["world"], r["na"], r["nb"])] = pair_seen.get((r["world"], r["na"], r["nb"]), 0) + mine
+            unit_seen[r["task_id"]] = unit_seen.get(r["task_id"], 0) + mine
         return [
-            scheduler.Candidate(r["task_id"], r["world"], r["ea"], r["na"], r["eb"], r["nb"], *served.get((r["ea"], r["eb"]), (0, 0)))
+            scheduler.Candidate(
+                r["task_id"],
+                r["world"],
+                r["ea"],
+                r["na"],
+                r["eb"],
+                r["nb"],
+                *served.get((r["ea"], r["eb"]), (0, 0)),
+                pair_seen[(r["world"], r["na"], r["nb"])],
+                unit_seen[r["task_id"]],
+            )
             for r in rows
         ]
+
+    def judged_units(self) -> dict[str, set[str]]:
+        """world -> the tasks it has judgements of (the keys a leaderboard can be asked for)."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT DISTINCT t.world, t.task FROM judgements j JOIN matches m ON m.id = j.match_id JOIN tasks t ON t.id = m.task_id"
+            ).fetchall()
+        units: dict[str, set[str]] = {}
+        for world, task in rows:
+            units.setdefault(world, set()).add(task)
+        return units
 
     def version(self) -> tuple[int, int]:
         """(newest judgement id, number of bans): what the ratings depend on."""
@@ -286,19 +400,21 @@ class Store:
         return newest or 0, bans
 
     def world_ratings(self) -> dict[str, dict]:
-        """world -> agent -> TrueSkill rating (the scheduler's view; kept up to date incrementally,
-        equal to a full replay)."""
+        """world -> agent -> TrueSkill rating (the scheduler's view; kept up to date incrementally by
+        judgement id, so a judgement another process wrote is folded in exactly once; equal to a
+        full replay)."""
         with self.lock:
-            newest, bans = self.version()
+            bans = self._one("SELECT COUNT(*) FROM bans")[0]
             last, banned_then = self._applied
             if bans != banned_then:
                 self._replays, last = {}, 0
-            new = self.outcomes(after=last)
+            rows = self._outcome_rows(after=last, banned=True)
+            new = [self._outcome(r) for r in rows if not r["banned"]]
             for outcome in new:
                 self._replays.setdefault(outcome.world, TrueSkillReplay())
             for world, replay in self._replays.items():
                 replay.extend([o for o in new if o.world == world])
-            self._applied = (newest, bans)
+            self._applied = (max([last] + [r["id"] for r in rows]), bans)
             return {world: dict(replay.ratings) for world, replay in self._replays.items()}
 
     def next_match(self, rater: Rater, rules: Rules, rng: random.Random, world: str | None = None, now: float | None = None) -> dict | None:
@@ -346,9 +462,12 @@ class Store:
                 raise Rejected(404, "no such match for this rater")
             videos = json.loads(self._one("SELECT videos FROM episodes WHERE id = ?", (match[f"{side}_episode_id"],))["videos"])
         found = [v for v in videos if v.endswith("." + kind)]
-        if not found or not (self.media / found[0]).is_file():
+        if not found:
             raise Rejected(404, f"no {kind} video for this episode")
-        return self.media / found[0]
+        path = (self.media / found[0]).resolve()
+        if not path.is_relative_to(self.media.resolve()) or not path.is_file():
+            raise Rejected(404, f"no {kind} video for this episode")
+        return path
 
     def match_formats(self, match_uuid: str) -> list[str]:
         """Video formats both sides of a match have (webm first)."""
@@ -369,7 +488,11 @@ class Store:
         minimum watch time, 422 answers that do not fit the world's questions or a short justification."""
         now = time.time() if now is None else now
         justification = str(answer.get("justification", "")).strip()
-        events = json.dumps(answer.get("video_events", []))
+        try:
+            events = strict_dumps(answer.get("video_events", []), "video_events")
+            strict_dumps([justification, answer.get("direct"), answer.get("comparisons")], "answers")
+        except ValueError as error:
+            raise Rejected(422, str(error)) from None
         with self.lock:
             match = self._one("SELECT m.*, t.world FROM matches m JOIN tasks t ON t.id = m.task_id WHERE m.uuid = ?", (match_uuid,))
             if match is None:
@@ -388,7 +511,7 @@ class Store:
                 )
             if len(justification) < rules.min_justification:
                 raise Rejected(422, f"justification: at least {rules.min_justification} characters, got {len(justification)}")
-            if len(events) > MAX_EVENTS_BYTES:
+            if len(events.encode()) > MAX_EVENTS_BYTES:
                 raise Rejected(422, f"video_events: at most {MAX_EVENTS_BYTES} bytes of JSON")
             try:
                 check_answers(match["world"], answer.get("verdict"), answer.get("direct"), answer.get("comparisons"))
@@ -422,43 +545,40 @@ class Store:
         submitted_at: float,
         source: str,
         source_order: int,
-    ) -> None:
-        """A match and its judgement from an imported record (``baselines.arena.ingest``)."""
+        key: str | None = None,
+        reported_at: float | None = None,
+    ) -> bool:
+        """A match and its judgement from an imported record (``baselines.arena.ingest``); ``key``
+        (default ``source/source_order``) identifies the record: a key already in the record is
+        skipped (returns False). ``submitted_at`` orders it among the judgements; ``reported_at`` is
+        the time its source reported."""
+        match_uuid = str(uuid.uuid5(uuid.NAMESPACE_URL, key or f"{source}/{source_order}"))
         with self.lock:
+            if self._one("SELECT 1 FROM matches WHERE uuid = ?", (match_uuid,)):
+                return False
             rater_id = self._imported_rater(rater)
             match_id = self.db.execute(
                 "INSERT INTO matches (uuid, task_id, left_episode_id, right_episode_id, rater_id, served_at, expires_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    str(uuid.uuid5(uuid.NAMESPACE_URL, f"{source}/{source_order}")),
-                    task_id,
-                    left_episode,
-                    right_episode,
-                    rater_id,
-                    submitted_at,
-                    submitted_at,
-                ),
+                (match_uuid, task_id, left_episode, right_episode, rater_id, submitted_at, submitted_at),
             ).lastrowid
             self.db.execute(
                 "INSERT INTO judgements (match_id, rater_id, verdict, direct, comparisons, justification, video_events, submitted_at, "
-                "source, source_order) VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
+                "source, source_order, reported_at) VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?)",
                 (
                     match_id,
                     rater_id,
                     answer["verdict"],
-                    json.dumps(answer["direct"], sort_keys=True),
-                    json.dumps(answer["comparisons"], sort_keys=True),
+                    strict_dumps(answer["direct"], "direct", sort_keys=True),
+                    strict_dumps(answer["comparisons"], "comparisons", sort_keys=True),
                     answer["justification"],
                     submitted_at,
                     source,
                     source_order,
+                    reported_at,
                 ),
             )
-
-    def imported(self, source: str) -> bool:
-        """Whether judgements from ``source`` (an imported file) are in the record."""
-        with self.lock:
-            return self._one("SELECT 1 FROM judgements WHERE source = ? LIMIT 1", (source,)) is not None
+        return True
 
     def transaction(self):
         """``with store.transaction():`` runs the calls inside as one transaction (all or nothing)."""
@@ -475,29 +595,30 @@ class Store:
         "JOIN raters r ON r.id = j.rater_id "
     )
 
-    def outcomes(self, after: int = 0) -> list[Outcome]:
-        """Judgements (id > ``after``) of raters not banned, as ``Outcome`` s in canonical order."""
+    def _outcome_rows(self, after: int = 0, banned: bool = False) -> list[sqlite3.Row]:
         with self.lock:
-            rows = self.db.execute(self._RECORD + "WHERE j.id > ? AND NOT banned", (after,)).fetchall()
-        return sorted(
-            (
-                Outcome(
-                    (r["submitted_at"], r["source_order"], r["uuid"]),
-                    r["world"],
-                    r["task"],
-                    r["left_agent"],
-                    r["right_agent"],
-                    r["verdict"],
-                    json.loads(r["comparisons"]),
-                    json.loads(r["direct"]),
-                )
-                for r in rows
-            ),
-            key=lambda o: o.order,
+            return self.db.execute(self._RECORD + "WHERE j.id > ?" + ("" if banned else " AND NOT banned"), (after,)).fetchall()
+
+    @staticmethod
+    def _outcome(r: sqlite3.Row) -> Outcome:
+        return Outcome(
+            (r["submitted_at"], r["source_order"], r["uuid"]),
+            r["world"],
+            r["task"],
+            r["left_agent"],
+            r["right_agent"],
+            r["verdict"],
+            json.loads(r["comparisons"]),
+            json.loads(r["direct"]),
         )
 
+    def outcomes(self, after: int = 0) -> list[Outcome]:
+        """Judgements (id > ``after``) of raters not banned, as ``Outcome`` s in canonical order."""
+        return sorted((self._outcome(r) for r in self._outcome_rows(after)), key=lambda o: o.order)
+
     def judgements(self) -> list[dict]:
-        """The raw record, one dict per judgement (ids in insertion order), times in ISO 8601 UTC."""
+        """The raw record, one dict per judgement (ids in insertion order), times in ISO 8601 UTC,
+        as strict JSON (``strict``: a value stored before these checks cannot break an export)."""
         with self.lock:
             rows = self.db.execute(self._RECORD + "ORDER BY j.id").fetchall()
         return [
@@ -522,10 +643,11 @@ class Store:
                 "video_events": json.loads(r["video_events"]),
                 "served_at": iso(r["served_at"]),
                 "submitted_at": iso(r["submitted_at"]),
+                "reported_at": iso(r["reported_at"]),
                 "source": r["source"],
                 "source_order": r["source_order"],
             }
-            for r in rows
+            for r in map(_lenient, rows)
         ]
 
     def counts(self) -> dict[str, int]:
@@ -553,12 +675,28 @@ class _Transaction:
         return False
 
 
+def _lenient(row: sqlite3.Row) -> dict:
+    """A stored row with its JSON text fields re-encoded strictly (NaN -> null, lone surrogates -> U+FFFD)."""
+    out = dict(row)
+    for key in ("direct", "comparisons", "video_events", "settings"):
+        out[key] = json.dumps(strict(json.loads(out[key])), ensure_ascii=False)
+    for key in ("justification", "instruction", "task", "left_agent", "right_agent", "rater"):
+        out[key] = strict(out[key])
+    return out
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A CSV cell starting with one of these is read as a formula by spreadsheets; such cells get a leading '."""
+
+
 def export_csv(rows: list[dict]) -> str:
-    """The raw record as CSV (nested fields as JSON text)."""
+    """The raw record as CSV (nested fields as JSON text; cells that a spreadsheet would read as a
+    formula are prefixed with ``'``)."""
     buffer = io.StringIO()
     if rows:
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in row.items()})
+            cells = {k: json.dumps(v, allow_nan=False) if isinstance(v, (dict, list)) else v for k, v in row.items()}
+            writer.writerow({k: "'" + v if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for k, v in cells.items()})
     return buffer.getvalue()

@@ -28,7 +28,11 @@ def parser() -> argparse.ArgumentParser:
         default=Path("episodes"),
         help="folder of the recorded episodes (default ./episodes); new episodes join it under new names",
     )
-    play.add_argument("--resume", action="store_true", help="continue the unfinished episode in --out (one is refused otherwise)")
+    play.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the unfinished episodes in --out, each for the browser that played it (refused otherwise)",
+    )
     play.add_argument("--player", default="anonymous", help="recorded as source human:<player>")
     play.add_argument(
         "--text", type=int, help="always this instruction id (default: the split's goals in turn, each goal's phrasings in turn)"
@@ -80,13 +84,13 @@ def _run(args: argparse.Namespace) -> None:
         written = render_folder(args.folder, out, formats, args.fps, quiet=args.quiet)
         print(f"{len(written)} files in {out}")
     elif args.command == "play":
-        from baselines.episodes.play import PlaySession, serve
+        from baselines.episodes.play import PlayServer, serve
         from baselines.worlds.session import World
 
         spec = worlds.spec_from_args(args)
         with cli.compiling(f"{spec['env']}'s start, step and renderer for the player"):
-            session = PlaySession(World(spec, args.split), args.out, args.player, args.text, resume=args.resume)
-        serve(session, args.host, args.port)
+            server = PlayServer(World(spec, args.split), args.out, args.player, args.text, resume=args.resume)
+        serve(server, args.host, args.port)
     elif args.command == "record":
         from baselines.episodes.replay import record
         from baselines.worlds.session import World

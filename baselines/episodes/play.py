@@ -3,21 +3,29 @@
 ``python -m baselines.episodes play --env ID`` serves a page (FastAPI + uvicorn, 127.0.0.1 by
 default) backed by the real jitted env of a ``World`` (compiled at startup): the page shows the
 frame of ``video.world_frame`` (the world, its target, the instruction), and sends actions. Controls
-come from the world: CrafText's ``env.keys`` (Craftax's key map), the grid worlds' factored action
-layout (``Task.action_factors``, ``env.action_axes``, ``env.tools``): pick a tool (a colour,
-remove), then click a cell; with three axes (the blocks world: x, y, z) the middle one is a layer
-selector, rows run along the last axis and columns along the first. Only feasible actions are
-offered (``Task.observe(obs).mask``); STOP is a button.
+come from the world: CrafText's ``env.keys`` (Craftax's key map; each action is also a button, for
+touch screens; Tab is left to the browser), the grid worlds' factored action layout
+(``Task.action_factors``, ``env.action_axes``, ``env.tools``): pick a tool (a colour, remove; the
+page starts on the first tool that has a feasible cell), then click a cell; with three axes (the
+blocks world: x, y, z) the middle one is a layer selector, rows run along the last axis and columns
+along the first. Only feasible actions are offered (``Task.observe(obs).mask``); STOP is a button.
 
-Each step is appended to ``<out>/<episode>.jsonl`` before the page is answered (a ``Recording``
-and its ``Journal``); the episode file ``.npz`` is written when the episode ends (terminated, truncated, or the player ends
-it). A server started with ``--resume`` on a folder holding an unfinished journal of the same world
-resumes that episode (its actions replayed and checked); without it, such a folder is refused.
+Every browser is its own player: the page hands out a random session id (an HttpOnly,
+SameSite=Strict cookie) and a CSRF token that every state change must send back
+(``X-CSRF-Token``); requests whose Host header is not the server's are refused (DNS rebinding).
+Each session has its own episodes (``PlaySession``), named ``<env>-<UTC time>-<random id>`` and
+never overwritten. Each step is appended to ``<out>/<episode>.jsonl`` (fsynced) before the page is
+answered (a ``Recording`` and its ``Journal``); the episode file ``.npz`` is written when the episode
+ends (terminated, truncated, or the player ends it). A server started with ``--resume`` on a folder
+holding unfinished journals of the same world resumes each (its actions replayed and checked) for
+the browser that played it (the journal keeps a hash of its session id); without it, such a folder
+is refused.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import secrets
 import threading
@@ -25,7 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from fastapi import Body, FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse
 from PIL import Image
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from baselines.episodes.episode import EpisodeError, Journal, now_utc
 from baselines.episodes.replay import Recording
@@ -34,48 +45,64 @@ from baselines.worlds.base import GridHooks, KeyboardHooks
 from baselines.worlds.session import World
 
 PAGE = Path(__file__).with_name("play.html")
+COOKIE = "play_session"
+
+
+def client_tag(session_id: str) -> str:
+    """What a journal keeps of the session id that played it: 16 hex digits of its sha256."""
+    return hashlib.sha256(session_id.encode()).hexdigest()[:16]
+
+
+def unfinished(world: World, out: Path) -> list[Path]:
+    """The journals in ``out`` of unfinished episodes of ``world`` (oldest first)."""
+
+    def same_world(path: Path) -> bool:
+        try:
+            meta = Journal.open(path).meta
+        except EpisodeError:
+            return False
+        return meta.get("env") == world.env_id and meta.get("world") == world.identity
+
+    return [j for j in sorted(out.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if same_world(j)]
 
 
 class PlaySession:
-    """One player's episodes in one world (thread-safe: requests are served one at a time);
-    ``current`` is the episode being played (or just ended), a ``Recording``."""
+    """One player's episodes in one world (thread-safe: its requests are served one at a time);
+    ``current`` is the episode being played (or just ended), a ``Recording``. ``client``: the tag
+    (``client_tag``) of the browser session playing, kept in each journal's metadata; ``resume``:
+    a journal to continue instead of starting a new episode."""
 
-    def __init__(self, world: World, out: str | Path, player: str = "anonymous", text: int | None = None, resume: bool = False):
-        self.world, self.out, self.player, self.fixed_text = world, Path(out), player, text
+    def __init__(
+        self,
+        world: World,
+        out: str | Path,
+        player: str = "anonymous",
+        text: int | None = None,
+        client: str = "local",
+        resume: Path | None = None,
+    ):
+        self.world, self.out, self.player, self.fixed_text, self.client = world, Path(out), player, text, client
         self.out.mkdir(parents=True, exist_ok=True)
         self.lock = threading.Lock()
         self.episodes_started = 0
         self.last_file: Path | None = None
         self.current: Recording | None = None
         self.resumed: str | None = None
-        world.compile()
-        resumable = [j for j in sorted(self.out.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if self._same_world(j)]
-        if resumable and not resume:
-            raise ValueError(
-                f"{self.out} holds the unfinished episode {resumable[-1]}: continue it with --resume (resume=True), "
-                "or play into another --out"
-            )
-        if resumable:
-            self.current, self.resumed = Recording.resume(world, resumable[-1]), str(resumable[-1])
+        if resume is not None:
+            self.current, self.resumed = Recording.resume(world, resume), str(resume)
         else:
             self.new_episode()
-        self.view()  # compiles the renderer before the first page asks for a frame
-
-    def _same_world(self, path: Path) -> bool:
-        try:
-            meta = Journal.open(path).meta
-        except EpisodeError:
-            return False
-        return meta.get("env") == self.world.env_id and meta.get("world") == self.world.identity
 
     def new_episode(self, text: int | None = None, seed: int | None = None) -> None:
         """Close the current episode (if any) and start the next: ``text`` (default: the session's
         fixed text, else ``World.schedule``) with ``seed`` (default: a random uint32)."""
         text = text if text is not None else self.fixed_text if self.fixed_text is not None else self.world.schedule(self.episodes_started)
         seed = seed if seed is not None else secrets.randbits(32)
-        name = f"{self.world.env_id}-{now_utc().replace(':', '')}-{seed:08x}"
+        name = f"{self.world.env_id}-{now_utc().replace(':', '')}-{secrets.token_hex(6)}"
+        if any((self.out / name).with_suffix(kind).exists() for kind in (".jsonl", ".npz")):
+            raise ValueError(f"{self.out / name}: exists already (never overwritten)")
         following = Recording.begin(
-            self.world, int(text), int(seed), self.out / name, f"human:{self.player}"
+            self.world, int(text), int(seed), self.out / name, f"human:{self.player}", {"client": self.client}
         )  # a bad text / seed stops here
         if self.current is not None:
             self.end()
@@ -138,16 +165,84 @@ class PlaySession:
         }
 
 
-def create_app(session: PlaySession):
-    """The FastAPI app of a session: ``GET /`` the page, ``GET /api/view``, ``GET /api/controls``,
-    ``POST /api/act`` ``{"action": int}``, ``POST /api/new`` ``{"text"?: int, "seed"?: int}``,
-    ``POST /api/end``; errors are HTTP 400 with ``{"detail": message}``."""
-    from fastapi import Body, FastAPI, HTTPException
-    from fastapi.responses import HTMLResponse
+class PlayServer:
+    """The player's server state: one compiled ``world``, its episodes folder ``out``, and one
+    ``PlaySession`` per browser session (created on its first page load). With ``resume``, every
+    unfinished journal of this world in ``out`` is continued for the browser that played it;
+    without it, a folder holding one is refused."""
 
-    app = FastAPI(title="instructworlds play")
+    def __init__(self, world: World, out: str | Path, player: str = "anonymous", text: int | None = None, resume: bool = False):
+        self.world, self.out, self.player, self.text = world, Path(out), player, text
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.Lock()
+        world.compile()
+        journals = unfinished(world, self.out)
+        if journals and not resume:
+            raise ValueError(
+                f"{self.out} holds the unfinished episode {journals[-1]}: continue it with --resume (resume=True), "
+                "or play into another --out"
+            )
+        self.sessions: dict[str, PlaySession] = {}
+        """client tag -> its session."""
+        self.csrf: dict[str, str] = {}
+        """client tag -> its CSRF token."""
+        for journal in journals:
+            tag = str(Journal.open(journal).meta.get("client", "local"))
+            self.sessions[tag] = PlaySession(world, self.out, player, text, tag, resume=journal)
+        self.resumed = [str(j) for j in journals]
+        obs, state = world.start(world.schedule(0), 0)
+        world_frame(world, state, obs, world_pictures(world, [state])[0], "")  # compiles the renderer before the first page
 
-    def guarded(call):
+    def open(self, session_id: str | None) -> tuple[str, PlaySession, str]:
+        """(session id, its ``PlaySession``, its CSRF token): the browser's own, or a new one."""
+        with self.lock:
+            if not session_id or client_tag(session_id) not in self.sessions:
+                session_id = secrets.token_urlsafe(32)
+                tag = client_tag(session_id)
+                self.sessions[tag] = PlaySession(self.world, self.out, self.player, self.text, tag)
+            tag = client_tag(session_id)
+            token = self.csrf.setdefault(tag, secrets.token_urlsafe(32))
+            return session_id, self.sessions[tag], token
+
+    def session(self, session_id: str | None, csrf: str | None = None, check_csrf: bool = False) -> PlaySession:
+        """The ``PlaySession`` of a known session id (PermissionError otherwise, or when
+        ``check_csrf`` and ``csrf`` is not its token)."""
+        with self.lock:
+            tag = client_tag(session_id) if session_id else None
+            if tag not in self.sessions:
+                raise PermissionError("no session: load the page first")
+            if check_csrf and not (csrf and secrets.compare_digest(csrf, self.csrf.get(tag, ""))):
+                raise PermissionError("missing or wrong CSRF token: reload the page")
+            return self.sessions[tag]
+
+
+def _integer(payload: dict, key: str, required: bool) -> int | None:
+    """``payload[key]`` when it is a JSON integer (not a string, boolean or float); ValueError otherwise."""
+    value = payload.get(key)
+    if value is None and not required:
+        return None
+    if type(value) is not int:
+        raise ValueError(f"{key}: expected an integer, got {value!r}")
+    return value
+
+
+def create_app(server: PlayServer, hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")):
+    """The FastAPI app of a ``PlayServer``: ``GET /`` the page (sets the session cookie, carries the
+    CSRF token), ``GET /api/view``, ``GET /api/controls``, ``POST /api/act`` ``{"action": int}``,
+    ``POST /api/new`` ``{"text"?: int, "seed"?: int}``, ``POST /api/end``. Posts need the header
+    ``X-CSRF-Token``; requests with a Host header not in ``hosts`` are refused (400). Errors are
+    ``{"detail": message}``: 400 bad input, 403 no session or CSRF token."""
+    app = FastAPI(title="instructworlds play", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
+    page_text = PAGE.read_text()
+
+    def player(request: Request, post: bool) -> PlaySession:
+        try:
+            return server.session(request.cookies.get(COOKIE), request.headers.get("x-csrf-token"), check_csrf=post)
+        except PermissionError as error:
+            raise HTTPException(403, str(error)) from None
+
+    def guarded(session: PlaySession, call) -> dict:
         with session.lock:
             try:
                 call()
@@ -156,39 +251,48 @@ def create_app(session: PlaySession):
             return session.view()
 
     @app.get("/", response_class=HTMLResponse)
-    def page() -> str:
-        return PAGE.read_text()
+    def page(request: Request) -> HTMLResponse:
+        session_id, _, token = server.open(request.cookies.get(COOKIE))
+        response = HTMLResponse(page_text.replace("{{csrf}}", token), headers={"Cache-Control": "no-store"})
+        response.set_cookie(COOKIE, session_id, httponly=True, samesite="strict", secure=request.url.scheme == "https")
+        return response
 
     @app.get("/api/controls")
-    def controls() -> dict:
-        return session.controls()
+    def controls(request: Request) -> dict:
+        return player(request, post=False).controls()
 
     @app.get("/api/view")
-    def view() -> dict:
-        return guarded(lambda: None)
+    def view(request: Request) -> dict:
+        session = player(request, post=False)
+        return guarded(session, lambda: None)
 
     @app.post("/api/act")
-    def act(action: int = Body(..., embed=True)) -> dict:
-        return guarded(lambda: session.act(action))
+    def act(request: Request, payload: dict = Body(...)) -> dict:
+        session = player(request, post=True)
+        return guarded(session, lambda: session.act(_integer(payload, "action", required=True)))
 
     @app.post("/api/new")
-    def new(text: int | None = Body(None, embed=True), seed: int | None = Body(None, embed=True)) -> dict:
-        return guarded(lambda: session.new_episode(text, seed))
+    def new(request: Request, payload: dict = Body(default_factory=dict)) -> dict:
+        session = player(request, post=True)
+        return guarded(session, lambda: session.new_episode(_integer(payload, "text", False), _integer(payload, "seed", False)))
 
     @app.post("/api/end")
-    def end() -> dict:
-        return guarded(session.end)
+    def end(request: Request) -> dict:
+        session = player(request, post=True)
+        return guarded(session, session.end)
 
     return app
 
 
-def serve(session: PlaySession, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the app with uvicorn until interrupted (the open episode stays in its journal)."""
+def serve(server: PlayServer, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Run the app with uvicorn until interrupted (open episodes stay in their journals)."""
     import uvicorn
 
+    world = server.world
     print(
-        f"playing {session.world.env_id} ({session.world.split} split, {len(session.world.task.texts)} instructions) "
-        f"at http://{host}:{port}; episodes go to {session.out}" + (f"; resumed {session.resumed}" if session.resumed else ""),
+        f"playing {world.env_id} ({world.split} split, {len(world.task.texts)} instructions) "
+        f"at http://{host}:{port}; episodes go to {server.out}" + (f"; resumed {', '.join(server.resumed)}" if server.resumed else ""),
         flush=True,
     )
-    uvicorn.run(create_app(session), host=host, port=port, log_level="warning")
+    hosts = ("127.0.0.1", "localhost", "::1") + ((host,) if host not in ("127.0.0.1", "0.0.0.0", "::") else ())
+    uvicorn.run(create_app(server, hosts), host=host, port=port, log_level="warning", proxy_headers=False)

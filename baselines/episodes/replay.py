@@ -105,10 +105,11 @@ class Recording:
         self.file: Path | None = None
 
     @classmethod
-    def begin(cls, world: World, text: int, seed: int, path: str | Path, source: str) -> Recording:
-        """A new episode of instruction ``text`` with ``seed``, journaled at ``path`` (.jsonl)."""
+    def begin(cls, world: World, text: int, seed: int, path: str | Path, source: str, extra: dict | None = None) -> Recording:
+        """A new episode of instruction ``text`` with ``seed``, journaled at ``path`` (.jsonl);
+        ``extra`` adds fields to its metadata."""
         obs, state = world.start(text, seed)
-        return cls(world, Journal.begin(Path(path), world.meta(text, seed, source)), obs, state)
+        return cls(world, Journal.begin(Path(path), {**world.meta(text, seed, source), **(extra or {})}), obs, state)
 
     @classmethod
     def resume(cls, world: World, path: str | Path) -> Recording:

@@ -7,6 +7,12 @@ instruction (the last lines of a long dialogue) and a status line. Frames of one
 size, a multiple of 16 in both directions (what H.264 and VP9 encoders want). Worlds whose
 ``render`` is traceable (``baselines.worlds.base.TracedRender``) render a whole episode in one
 jitted vmap.
+
+The status line is a rendering option (``episode_frames(overlay=...)``): the overlay names the
+step, the action id, the return so far and the episode's source (the agent or player); a clean
+render (``overlay=False``, what the arena shows raters) names only which instruction of the
+episode is current ("instruction 2 of 3, new" on the step it changes). ``paced`` stretches an
+episode to a minimum duration and holds its last frame, so that short episodes can be judged.
 """
 
 from __future__ import annotations
@@ -32,7 +38,9 @@ from baselines.worlds.session import World
 MIN_WIDTH = 432
 """Pictures narrower than this are enlarged by a whole factor (nearest neighbour)."""
 CAPTION_LINES = 6
-LINE_HEIGHT = 20
+CHARS_PER_LINE = 64
+"""The caption's font grows with the frame so that a line holds about this many characters (15 px
+at least): text stays readable wherever the frame is shown scaled to a column."""
 BACKGROUND = (250, 250, 250)
 FORMATS = ("mp4", "webm", "gif")
 CODECS = {"mp4": ("libx264", ["-crf", "23"]), "webm": ("libvpx-vp9", ["-crf", "32", "-b:v", "0"])}
@@ -74,25 +82,27 @@ def compose(picture: np.ndarray, target: np.ndarray | None, instruction: str, st
     """One frame: the picture (labelled ``world``), the target beside it (labelled ``target``) and
     the caption; (H, W, 3) uint8 with H and W multiples of 16."""
     panels = [("world", _enlarged(picture))] + ([("target", _enlarged(target))] if target is not None else [])
-    label = LINE_HEIGHT
     width = sum(p.width for _, p in panels) + 8 * (len(panels) + 1)
     width += -width % 16
-    chars = max(20, width // 8)
+    size = max(15, round(width / (0.5 * CHARS_PER_LINE)))
+    line_height = size + size // 3
+    label = line_height
+    chars = max(20, int((width - 16) / (0.45 * size)))
     lines = textwrap.wrap(instruction, chars) or [""]
     lines = (["..."] + lines[-(CAPTION_LINES - 2) :]) if len(lines) > CAPTION_LINES - 1 else lines
     top = label + max(p.height for _, p in panels) + 8
-    height = top + LINE_HEIGHT * CAPTION_LINES + 8
+    height = top + line_height * CAPTION_LINES + 8
     height += -height % 16
     frame = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(frame)
     x = 8
     for name, panel in panels:
-        draw.text((x, 2), name, fill=(90, 90, 90), font=_font(14))
+        draw.text((x, 2), name, fill=(90, 90, 90), font=_font(size - 1))
         frame.paste(panel, (x, label))
         x += panel.width + 8
     for i, line in enumerate(lines):
-        draw.text((8, top + LINE_HEIGHT * i), line, fill=(20, 20, 20), font=_font())
-    draw.text((8, top + LINE_HEIGHT * (CAPTION_LINES - 1)), status, fill=(30, 90, 160), font=_font())
+        draw.text((8, top + line_height * i), line, fill=(20, 20, 20), font=_font(size))
+    draw.text((8, top + line_height * (CAPTION_LINES - 1)), status, fill=(30, 90, 160), font=_font(size))
     return np.asarray(frame)
 
 
@@ -104,18 +114,34 @@ def world_frame(world: World, state: Any, obs: Any, picture: np.ndarray, status:
     return compose(picture, target, world.instruction(obs), status)
 
 
-def episode_frames(episode: Episode, replayed: Replayed | None = None) -> list[np.ndarray]:
-    """T + 1 frames of an episode (the start, then after each action), replaying it if needed."""
+def episode_frames(episode: Episode, replayed: Replayed | None = None, overlay: bool = True) -> list[np.ndarray]:
+    """T + 1 frames of an episode (the start, then after each action), replaying it if needed.
+    ``overlay``: the status line names step, action id, return and source; without it, only which
+    instruction is current (module docstring)."""
     world = world_of(episode.meta)
     replayed = replayed if replayed is not None and replayed.states else replay(episode, keep_states=True)
     pictures = world_pictures(world, replayed.states)
+    instructions = [world.instruction(obs) for obs in replayed.observations]
+    changes = [t for t in range(len(instructions)) if t == 0 or instructions[t] != instructions[t - 1]]
     frames, total = [], 0.0
     for t, (state, obs, picture) in enumerate(zip(replayed.states, replayed.observations, pictures)):
         total += float(episode.rewards[t - 1]) if t else 0.0
-        action = f"action {int(episode.actions[t - 1])}" if t else "start"
-        status = f"step {t}/{len(episode)}  {action}  return {total:.2f}  {episode.meta['source']}"
+        if overlay:
+            action = f"action {int(episode.actions[t - 1])}" if t else "start"
+            status = f"step {t}/{len(episode)}  {action}  return {total:.2f}  {episode.meta['source']}"
+        else:
+            current = sum(c <= t for c in changes)
+            status = f"instruction {current} of {len(changes)}" + (", new" if t in changes[1:] else "") if len(changes) > 1 else ""
         frames.append(world_frame(world, state, obs, picture, status))
     return frames
+
+
+def paced(frames: list[np.ndarray], fps: float, min_seconds: float = 6.0, hold_seconds: float = 2.0) -> list[np.ndarray]:
+    """Frames of a video that lasts at least ``min_seconds`` at ``fps``: each frame repeated a whole
+    number of times (at most ``fps``, one second a frame), then the last held ``hold_seconds``."""
+    repeat = max(1, min(int(fps), -(-int(min_seconds * fps) // len(frames))))
+    hold = int(round(hold_seconds * fps))
+    return [f for f in frames for _ in range(repeat)] + [frames[-1]] * hold
 
 
 def write(frames: list[np.ndarray], path: str | Path, fps: float = 8.0) -> Path:

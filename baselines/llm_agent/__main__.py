@@ -20,6 +20,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", required=True, help="OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--model", required=True)
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key (default OPENAI_API_KEY)")
+    p.add_argument(
+        "--allow-insecure-http",
+        action="store_true",
+        help="let --base-url be plain http to a host off the loopback (the key travels in clear)",
+    )
     p.add_argument("--episodes", type=int, default=8, help="episodes to play: the split's goals in turn (default 8)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first episode (the next ones count up)")
     p.add_argument("--max-steps", type=int, help="steps per episode at most (default: the world's --max-episode-steps)")
@@ -50,7 +55,14 @@ def _run(args: argparse.Namespace) -> None:
     from baselines.worlds.base import TextHooks
     from baselines.worlds.session import World
 
-    client = ChatClient(args.base_url, args.model, api_key_env=args.api_key_env, timeout_s=args.timeout, max_tokens=args.max_tokens)
+    client = ChatClient(
+        args.base_url,
+        args.model,
+        api_key_env=args.api_key_env,
+        timeout_s=args.timeout,
+        max_tokens=args.max_tokens,
+        allow_insecure_http=args.allow_insecure_http,
+    )
     spec = worlds.spec_from_args(args)
     world = World(spec, args.split)
     if not isinstance(world.task.env, TextHooks):

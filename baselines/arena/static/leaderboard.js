@@ -25,8 +25,8 @@ function table(node, caption, columns, rows) {
 }
 
 const RATING_COLUMNS = [
-  ["Agent", r => r.agent], ["Rank", r => r.rank], ["TrueSkill mu", r => fixed(r.mu, 2)], ["sigma", r => fixed(r.sigma, 2)],
-  ["mu - 3 sigma", r => fixed(r.conservative, 2)], ["BT score", r => fixed(r.bt)], ["BT 95% interval", r => `${fixed(r.bt_low)} to ${fixed(r.bt_high)}`],
+  ["Agent", r => r.agent], ["Rank", r => r.rank ?? "too few"], ["TrueSkill mu", r => fixed(r.mu, 2)], ["sigma", r => fixed(r.sigma, 2)],
+  ["mu - 3 sigma", r => fixed(r.conservative, 2)], ["BT score", r => fixed(r.bt)], ["BT 95% interval", r => r.rank === null ? "-" : `${fixed(r.bt_low)} to ${fixed(r.bt_high)}`],
   ["Judgements", r => r.judgements], ["W / D / L", r => `${r.wins} / ${r.draws} / ${r.losses}`],
 ];
 

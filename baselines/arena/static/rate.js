@@ -94,6 +94,10 @@ async function loadMatch() {
   const form = document.getElementById("judge");
   form.reset();
   for (const key of ["world", "task", "seed", "instruction"]) document.getElementById(key).textContent = match[key];
+  const several = match.instructions.length > 1, list = document.getElementById("instructions");
+  list.replaceChildren(...match.instructions.map(text => Object.assign(document.createElement("li"), {textContent: text})));
+  list.classList.toggle("hidden", !several);
+  document.getElementById("instruction").classList.toggle("hidden", several);
   buildQuestions(match.questions);
   showVideos();
   form.classList.remove("hidden");
@@ -102,7 +106,7 @@ async function loadMatch() {
   lock();
   document.body.dataset.match = match.uuid;
   document.body.dataset.state = "ready";
-  document.getElementById("task-title").focus();
+  if (document.getElementById("saved").textContent) document.getElementById("task-title").focus();  // after a submit: back to the top
 }
 
 function answers(form) {
@@ -128,11 +132,12 @@ async function submit(event) {
   } catch (error) {
     status.className = "status error";
     status.textContent = `Not accepted: ${error.message}`;
+    document.getElementById("saved").textContent = "";
     if (error.status === 409 || error.status === 410) await loadMatch();  // judged already, or expired: the next pair
     return;
   }
-  status.className = "status ok";
-  status.textContent = "Thank you: your judgement is saved. Here is the next pair.";
+  status.textContent = "";
+  document.getElementById("saved").textContent = "Thank you: your judgement is saved. Here is the next pair.";
   await loadMatch();
 }
 
