@@ -155,7 +155,8 @@ class Ratings:
 class Guard:
     """ASGI middleware: a request body is refused beyond ``limit`` bytes (413, by its declared
     length before reading, or once it grows past it), and, on every route but ``open_paths``, its
-    sender is authenticated (``identify``) before any of it is read."""
+    sender is authenticated (``identify``) before any of it is read; the rater goes to the
+    request's state for the route."""
 
     def __init__(self, app, limit: int, identify, open_paths: tuple[str, ...]):
         self.app, self.limit, self.identify, self.open_paths = app, limit, identify, open_paths
@@ -169,7 +170,7 @@ class Guard:
             return await _refuse(send, 413, f"request body over {self.limit} bytes")
         if scope["path"] not in self.open_paths:
             try:
-                self.identify(connection)
+                scope.setdefault("state", {})["rater"] = self.identify(connection)  # read by the route, not looked up again
             except HTTPException as error:
                 return await _refuse(send, error.status_code, error.detail, error.headers)
         body, more = b"", True
@@ -244,7 +245,8 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
         return rater
 
     def signed_in(request: Request) -> Rater:
-        return identify(request)
+        """The rater ``Guard`` identified (posts), else identified now."""
+        return getattr(request.state, "rater", None) or identify(request)
 
     app.add_middleware(Guard, limit=limits.max_body_bytes, identify=identify, open_paths=("/api/login", "/api/logout"))
 

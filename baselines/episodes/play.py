@@ -46,6 +46,8 @@ from baselines.worlds.session import World
 
 PAGE = Path(__file__).with_name("play.html")
 COOKIE = "play_session"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""Host headers the player always answers (besides ``--host``)."""
 
 
 def client_tag(session_id: str) -> str:
@@ -226,7 +228,7 @@ def _integer(payload: dict, key: str, required: bool) -> int | None:
     return value
 
 
-def create_app(server: PlayServer, hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")):
+def create_app(server: PlayServer, hosts: tuple[str, ...] = LOOPBACK_HOSTS):
     """The FastAPI app of a ``PlayServer``: ``GET /`` the page (sets the session cookie, carries the
     CSRF token), ``GET /api/view``, ``GET /api/controls``, ``POST /api/act`` ``{"action": int}``,
     ``POST /api/new`` ``{"text"?: int, "seed"?: int}``, ``POST /api/end``. Posts need the header
@@ -294,5 +296,5 @@ def serve(server: PlayServer, host: str = "127.0.0.1", port: int = 8000) -> None
         f"at http://{host}:{port}; episodes go to {server.out}" + (f"; resumed {', '.join(server.resumed)}" if server.resumed else ""),
         flush=True,
     )
-    hosts = ("127.0.0.1", "localhost", "::1") + ((host,) if host not in ("127.0.0.1", "0.0.0.0", "::") else ())
+    hosts = LOOPBACK_HOSTS + ((host,) if host not in (*LOOPBACK_HOSTS, "0.0.0.0", "::") else ())
     uvicorn.run(create_app(server, hosts), host=host, port=port, log_level="warning", proxy_headers=False)
