@@ -312,8 +312,10 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         return action_mask(state.world, self.classic)
 
     def valid_actions(self, key: Array, state: EnvState, params: EnvParams) -> Array:
-        """(num_actions,) bool exact valid actions: those whose step with ``key`` changes the
-        player's part of the world differently from NOOP (``craftext.kg.valid_actions``)."""
+        """(num_actions,) bool valid actions (``craftext.kg.valid_actions``): Classic, the
+        analytic mask (what the observation predicts; DO facing grass counts as valid); full
+        Craftax, those whose step with ``key`` changes the player's part of the world
+        differently from NOOP."""
 
         def step(k, world, action):
             return self.craftax.step_env(k, world, action, params.craftax)[1]

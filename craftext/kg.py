@@ -22,8 +22,10 @@ and every mob on it.
 
 Valid actions: ``action_mask(world, classic)`` is the analytic precondition mask (Classic: exact
 except ``DO`` on grass, which gives a sapling with probability 0.1; full Craftax: every action,
-which is sound but not exact); ``counterfactual_valid`` is the definition: an action is valid when
-stepping it (same key) changes an agent-attributable part of the state differently from ``NOOP``.
+which is sound but not exact); ``counterfactual_valid`` is the state-change definition: an action
+is valid when stepping it (same key) changes an agent-attributable part of the state differently
+from ``NOOP``. ``valid_actions``, the records' label, is the mask in Classic (predictable from
+the observation) and the counterfactual in full Craftax.
 """
 
 from __future__ import annotations
@@ -342,9 +344,13 @@ def counterfactual_valid(step, key: Array, world, actions: Array) -> Array:
 
 
 def valid_actions(step, key: Array, world, classic: bool) -> Array:
-    """(num_actions,) bool exact valid actions (``counterfactual_valid`` of every action). In
-    Classic the analytic mask is exact except for DO facing grass (property-tested), so only DO is
-    stepped there: two steps instead of 17."""
+    """(num_actions,) bool valid actions of a record. Classic: the analytic mask, which the
+    observation predicts (facing block, inventory, nearby table and furnace, vitals, sleep): it
+    holds every action that changes the state (``counterfactual_valid``, property-tested) and
+    allows one that may not, DO facing grass (a sapling with probability 0.1). The counterfactual
+    itself is not the label there: whether DO on grass changes anything depends on the step's key
+    and on hidden state (Craftax Classic respawns a despawned mob in that step). Full Craftax:
+    the counterfactual of every action (its analytic mask allows every action)."""
     if classic:
-        return action_mask(world, classic).at[_C.DO.value].set(counterfactual_valid(step, key, world, jnp.array([_C.DO.value]))[0])
+        return action_mask(world, classic)
     return counterfactual_valid(step, key, world, jnp.arange(version(classic).num_actions))

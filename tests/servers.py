@@ -1,14 +1,17 @@
 """Local servers for the tests: a free port on 127.0.0.1, a command-line server started as a
-subprocess and waited for until it answers."""
+subprocess and waited for until it answers, and a scripted chat-completions server in a thread."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def free_port() -> int:
@@ -40,3 +43,47 @@ def start(arguments: Callable[[int], list[str]], probe: str = "/", timeout: floa
                 raise AssertionError(f"the server exited: {process.stdout.read()[-2000:]}") from None
             assert time.monotonic() < deadline, f"the server did not answer within {timeout:.0f} s"
             time.sleep(0.2)
+
+
+class Scripted:
+    """A chat-completions server answering from a script: each entry is (status, body, headers,
+    delay_s) or a callable(request_json) -> reply text."""
+
+    def __init__(self, script):
+        self.script, self.requests = list(script), []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                entry = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
+                if callable(entry):
+                    entry = (
+                        200,
+                        {"choices": [{"message": {"role": "assistant", "content": entry(body)}}], "usage": {"total_tokens": 7}},
+                        {},
+                        0,
+                    )
+                status, reply, headers, delay = entry
+                time.sleep(delay)
+                data = reply.encode() if isinstance(reply, str) else json.dumps(reply).encode()
+                try:
+                    self.send_response(status)
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.server.shutdown()

@@ -1,23 +1,28 @@
 """JerichoWorld-style records of any world of the suite, generated inside jit.
 
-``generate`` plays episodes of a registered world with a policy (``random`` valid actions, the
-world's ``expert``, or ``mixed``: the expert with random valid excursions at rate ``epsilon``,
-JerichoWorld's walkthrough-plus-excursion sampling) on a batch of slots: the graphs (``env.kg``),
-the valid actions (``env.valid_actions``) and the steps are computed on the device, ``CHUNK`` steps
-per jitted call, and a slot whose episode has ended takes the next episode (no slot idles until
-the longest episode of a batch ends); the host (``RecordWriter``) turns the int arrays of one
-chunk into records while the device plays the next, and writes them as JSON lines shards (and
-Parquet with ``parquet=True``), plus the world's vocabulary file.
+``generate`` plays a registered world with a policy: ``random`` valid actions, the world's
+``expert``, ``mixed`` (the expert, replaced by a random valid action at each step with probability
+``epsilon``), or ``jericho`` (JerichoWorld's own sampling: the first third of the expert's
+trajectory, a 2-step random excursion from each of its states, and a long random walk from the
+reset; ``plan``). A batch of slots plays the units (``Unit``: an episode, or a stretch of one): the
+graphs (``env.kg``), the valid actions (``env.valid_actions``) and the steps are computed on the
+device, ``CHUNK`` steps per jitted call, and a slot whose unit has ended takes the next one (no
+slot idles until the longest unit of a batch ends); the host (``RecordWriter``) turns the int
+arrays of one chunk into records while the device plays the next, and writes them as JSON lines
+shards (and Parquet with ``parquet=True``), plus the world's vocabulary file.
 
-One record per step (``RECORD_FIELDS``): ``id`` ("world/split/seed/step"), world, split, seed,
-episode, step, instruction, observation (``env.verbalise`` summary), graph (name triples) and
-graph_ids, valid_actions and valid_action_ids, action and action_id, reward, next_observation,
-next_graph, graph_diff {add, del} (facts in graph order), done, schema_version. Every episode follows the suite's episode
-key rule (``baselines.episodes.episode``): reset key from its seed, step t's key from (seed, t), so
-a record is regenerated from (seed, actions before it) by replaying (``regenerate``). Resets run
+One record per step (``RECORD_FIELDS``): ``id`` ("world/split/run/seed/part/step", unique across
+runs: the run names the policy, first seed and a hash of every setting, ``run_name``), world,
+split, run, seed, episode, part, step, instruction (the one in force when the action was taken),
+observation (``env.verbalise`` summary), graph (name triples) and graph_ids, the valid actions
+(``valid_action_ids`` by default; ``valid_actions`` names on request; names of ids in the
+vocabulary file), action and action_id, reward, next_observation, next_graph, graph_diff {add,
+del} (facts in graph order), done, schema_version. Every episode follows the suite's episode key
+rule (``baselines.episodes.episode``): reset key from its seed, step t's key from (seed, t), so a
+record is regenerated from (seed, actions before it) by replaying (``regenerate``). Resets run
 slot by slot, not vmapped: on XLA:CPU a vmapped Craftax reset is not bitwise the unbatched one
-(a different map for most seeds), and replays are unbatched. Fixes over
-JerichoWorld by construction: a graph for the first state, no empty names, additions and deletions.
+(a different map for most seeds), and replays are unbatched. Fixes over JerichoWorld by
+construction: a graph for the first state, no empty names, additions and deletions.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import jax
@@ -39,28 +45,32 @@ from jax import Array
 
 from baselines.cli import compiling, progress
 from baselines.episodes.episode import reset_key, step_key
-from baselines.worlds import world_spec
+from baselines.worlds import family_of, split_episodes, world_spec
 from baselines.worlds.base import TextHooks
 from baselines.worlds.session import World
 
-POLICIES = ("random", "expert", "mixed")
+POLICIES = ("random", "expert", "mixed", "jericho")
+VALID_ACTIONS = ("ids", "names", "none")
+"""What a record holds of its state's valid actions: their ids, ids and names, or nothing."""
 FACT_FIELDS = ("subject", "relation", "object", "valid")
 CHUNK = 8
-"""Steps per device call of ``generate``: an ended episode's slot takes the next one after this."""
+"""Steps per device call of ``generate``: an ended unit's slot takes the next one after this."""
 
 RECORD_FIELDS = (
     "id",
     "world",
     "split",
+    "run",
     "seed",
     "episode",
+    "part",
     "step",
     "instruction",
     "observation",
     "graph",
     "graph_ids",
-    "valid_actions",
     "valid_action_ids",
+    "valid_actions",
     "action",
     "action_id",
     "reward",
@@ -70,6 +80,8 @@ RECORD_FIELDS = (
     "done",
     "schema_version",
 )
+"""Every field a generated record may hold, in order (``valid_action_ids`` / ``valid_actions``
+as ``VALID_ACTIONS`` asks)."""
 
 
 def vocabulary(env) -> dict:
@@ -86,35 +98,38 @@ def vocabulary(env) -> dict:
 
 
 @functools.lru_cache(maxsize=8)
-def _player(world: World, policy: str, steps: int, epsilon: float, scope: str, chunk: int = CHUNK) -> tuple[Callable, Callable]:
-    """Jitted ``(begin, advance)`` of a world and policy: a batch of slots that play episodes one
-    after another, ``chunk`` steps per ``advance`` call (``generate`` drives them).
+def _player(world: World, policy: str, epsilon: float, scope: str, chunk: int = CHUNK) -> tuple[Callable, Callable]:
+    """Jitted ``(begin, advance)`` of a world and policy: a batch of slots that play units (whole
+    episodes, or parts of one: ``Plan``) one after another, ``chunk`` steps per ``advance`` call
+    (``generate`` drives them).
 
-    ``begin(slots)`` is the ``playing`` state of idle slots. ``advance(playing, first_seed,
-    texts, count) -> (playing, out)``: first every idle slot takes the next unplayed episode e <
-    ``count`` (in slot order) and resets to it (seed ``first_seed + e``, instruction
-    ``texts[e]``), then all slots step. ``out`` per slot (B,): the ``episode`` played and its ``seed``,
-    ``fresh`` (it started here) with its first graph ``initial``, and the step ``t0`` it is at;
-    per step, time major (chunk, B, ...): ``next_graph``, ``valid``, ``action``, ``reward``,
-    ``done``, ``alive`` (the episode had not ended), ``ends`` (it ends at this step: done, or its
-    ``steps``-th step) and ``text``. An ended slot keeps stepping, unrecorded, until it is reset."""
+    ``begin(slots)`` is the ``playing`` state of idle slots. ``advance(playing, plan, count) ->
+    (playing, out)``: first every idle slot takes the next unplayed unit u < ``count`` (in slot
+    order) and resets to it (``plan`` arrays indexed by u: ``seed``, instruction ``text``), then all
+    slots step: the expert acts while t < ``expert_until[u]`` (with random valid excursions at rate
+    ``epsilon`` for ``mixed``), random valid actions after (``random``: always). ``out`` per slot
+    (B,): the ``unit`` played and its ``seed``, ``fresh`` (it started here) with its first graph
+    ``initial``, and the step ``t0`` it is at; per step, time major (chunk, B, ...):
+    ``next_graph``, ``valid``, ``action``, ``reward``, ``done``, ``alive`` (the unit had not
+    ended), ``recorded`` (alive and t >= ``record_from[u]``), ``ends`` (it ends at this step: done,
+    or t + 1 = ``length[u]``) and ``text``, the instruction in force when the action was taken. An
+    ended slot keeps stepping, unrecorded, until it is reset."""
     task, env = world.task, world.task.env
     params = task.params
 
-    def step(state, t, ended, seed):
+    def step(carry, unit):
+        state, t, ended, text = carry
+        seed, expert_until, record_from, length = unit
         key = step_key(seed, t)
         valid = env.valid_actions(key, state, params)
         pick = jax.random.fold_in(jax.random.fold_in(reset_key(seed), 1_000_003), t)
-        random_action = jax.random.categorical(jax.random.fold_in(pick, 0), jnp.where(valid, 0.0, -jnp.inf))
-        if policy == "random":
-            action = random_action
-        else:
-            expert = task.expert(state, params)
+        action = jax.random.categorical(jax.random.fold_in(pick, 0), jnp.where(valid, 0.0, -jnp.inf))
+        if policy != "random":
             excursion = jax.random.uniform(jax.random.fold_in(pick, 1)) < (epsilon if policy == "mixed" else 0.0)
-            action = jnp.where(excursion, random_action, expert)
+            action = jnp.where((t < expert_until) & ~excursion, task.expert(state, params), action)
         obs, new, reward, terminated, _ = env.step_env(key, state, action, params)
         done = terminated | env.is_truncated(new, params)
-        ends = ~ended & (done | (t + 1 >= steps))
+        ends = ~ended & (done | (t + 1 >= length))
         out = {
             "next_graph": env.kg(new, params, scope),
             "valid": valid,
@@ -122,45 +137,48 @@ def _player(world: World, policy: str, steps: int, epsilon: float, scope: str, c
             "reward": reward,
             "done": done,
             "alive": ~ended,
+            "recorded": ~ended & (t >= record_from),
             "ends": ends,
-            "text": task.observe(obs).text,
+            "text": text,
         }
-        return (new, t + 1, ended | ends), out
+        return (new, t + 1, ended | ends, task.observe(obs).text), out
 
     def start(seed, text):
-        state = task.start(reset_key(seed), text, params)[1]
-        return state, env.kg(state, params, scope)
+        obs, state = task.start(reset_key(seed), text, params)
+        return state, env.kg(state, params, scope), task.observe(obs).text
 
     @functools.partial(jax.jit, static_argnums=0)
     def begin(slots: int) -> dict:
-        state = jax.vmap(start)(jnp.arange(slots, dtype=jnp.uint32), jnp.zeros(slots, jnp.int32))[0]
+        state, _, text = jax.vmap(start)(jnp.arange(slots, dtype=jnp.uint32), jnp.zeros(slots, jnp.int32))
         return {
             "state": state,
             "t": jnp.zeros(slots, jnp.int32),
             "ended": jnp.ones(slots, bool),
-            "episode": jnp.zeros(slots, jnp.int32),
+            "text": text,
+            "unit": jnp.zeros(slots, jnp.int32),
             "next": jnp.int32(0),
         }
 
     @jax.jit
-    def advance(playing: dict, first_seed: Array, texts: Array, count: Array) -> tuple[dict, dict]:
+    def advance(playing: dict, plan: dict, count: Array) -> tuple[dict, dict]:
         free = playing["ended"]
         wanted = playing["next"] + jnp.cumsum(free) - 1
         fresh = free & (wanted < count)
-        episode = jnp.where(fresh, wanted, playing["episode"])
-        seeds = first_seed + episode.astype(jnp.uint32)
-        blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(start, seeds[0], texts[0])[1])
+        unit = jnp.where(fresh, wanted, playing["unit"])
+        own = jax.tree.map(lambda x: x[jnp.clip(unit, 0, x.shape[0] - 1)], plan)
+        blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(start, own["seed"][0], own["text"][0]))
 
         def reset(slot):  # one slot at a time, not vmapped: a reset is the unbatched computation (see ``regenerate``), only where fresh
-            fresh, seed, text, state = slot
-            return jax.lax.cond(fresh, start, lambda *_: (state, blank), seed, text)
+            fresh, seed, text, state, shown = slot
+            return jax.lax.cond(fresh, start, lambda *_: (state, blank[1], shown), seed, text)
 
-        state, initial = jax.lax.map(reset, (fresh, seeds, texts[jnp.clip(episode, 0, len(texts) - 1)], playing["state"]))
+        state, initial, text = jax.lax.map(reset, (fresh, own["seed"], own["text"], playing["state"], playing["text"]))
         t0 = jnp.where(fresh, 0, playing["t"])
-        carry, out = jax.lax.scan(lambda c, _: jax.vmap(step)(*c, seeds), (state, t0, free & ~fresh), None, length=chunk)
-        state, t, ended = carry
-        playing = {"state": state, "t": t, "ended": ended, "episode": episode, "next": playing["next"] + fresh.sum()}
-        return playing, {"episode": episode, "seed": seeds, "fresh": fresh, "initial": initial, "t0": t0, **out}
+        rules = (own["seed"], own["expert_until"], own["record_from"], own["length"])
+        carry, out = jax.lax.scan(lambda c, _: jax.vmap(step)(c, rules), (state, t0, free & ~fresh, text), None, length=chunk)
+        state, t, ended, text = carry
+        playing = {"state": state, "t": t, "ended": ended, "text": text, "unit": unit, "next": playing["next"] + fresh.sum()}
+        return playing, {"unit": unit, "seed": own["seed"], "fresh": fresh, "initial": initial, "t0": t0, **out}
 
     return begin, advance
 
@@ -186,11 +204,11 @@ class RecordWriter:
     diff two set differences. Diffs list their facts in graph order. An episode's records are
     released together, in step order, when it ends."""
 
-    def __init__(self, world: World):
+    def __init__(self, world: World, run: str, units: list[Unit], valid_actions: str = "ids"):
         env = world.task.env
         schema = env.kg_schema
         entities, relations = [json.dumps(e) for e in schema["entities"]], [json.dumps(r) for r in schema["relations"]]
-        self.world, self.env, self.sizes = world, env, (len(relations), len(entities))
+        self.world, self.env, self.sizes, self.units = world, env, (len(relations), len(entities)), units
         self.names = _Fragments(
             lambda k: "[{}, {}, {}]".format(*(table[i] for table, i in zip((entities, relations, entities), self.unpack(k))))
         )
@@ -200,11 +218,12 @@ class RecordWriter:
         self.numbers = np.array([str(i) for i in range(len(env.action_names))], object)
         self.action_lists = functools.lru_cache(maxsize=1 << 14)(self._action_block)
         self.block_bytes = max(1, round(math.sqrt(len(self.actions) / 8)))  # blocks of ~sqrt(8 x actions) actions
-        self.head = f'"world": {json.dumps(env.name)}, "split": {json.dumps(world.split)}'
-        self.id_head = json.dumps(f"{env.name}/{world.split}/")[:-1]
+        self.valid_mode = valid_actions
+        self.head = f'"world": {json.dumps(env.name)}, "split": {json.dumps(world.split)}, "run": {json.dumps(run)}'
+        self.id_head = json.dumps(f"{env.name}/{world.split}/{run}/")[:-1]
         self.tail = f'"schema_version": {schema["version"]}}}\n'
-        self.playing: dict[int, tuple[int, tuple, list[str]]] = {}  # slot -> (episode, its last state's text, its lines)
-        self.episodes = 0
+        self.playing: dict[int, tuple[int, tuple, list[str]]] = {}  # slot -> (unit, its last state's text, its lines)
+        self.finished = 0
 
     def unpack(self, key: int) -> tuple[int, int, int]:
         """(subject, relation, object) ids of a fact key."""
@@ -222,42 +241,50 @@ class RecordWriter:
         ], count
 
     def consume(self, out: dict) -> list[str]:
-        """The records (JSON lines) of the episodes that end in one ``advance`` output."""
+        """The records (JSON lines) of the units that end in one ``advance`` output."""
         done_lines: list[str] = []
         initial, count0 = self.keys(out["initial"])
         later, counts = self.keys(out["next_graph"])
         valid_bits = np.packbits(out["valid"], axis=-1, bitorder="little")
         for b in np.flatnonzero(out["fresh"]).tolist():
-            self.playing[b] = (int(out["episode"][b]), self._state(out["initial"], (b,), initial[b, : count0[b]].tolist()), [])
+            self.playing[b] = (int(out["unit"][b]), self._state(out["initial"], (b,), initial[b, : count0[b]].tolist()), [])
         for b in np.flatnonzero(out["alive"][0]).tolist():
-            episode, state, lines = self.playing[b]
+            unit, state, lines = self.playing[b]
             n = int(out["alive"][:, b].sum())  # a prefix of the chunk: ended is monotone
-            seed, t0 = int(out["seed"][b]), int(out["t0"][b])
-            head = f'{self.head}, "seed": {seed}, "episode": {episode}, "step": '
-            actions, texts, dones = (out[k][:n, b].tolist() for k in ("action", "text", "done"))
+            seed, t0, episode, part = int(out["seed"][b]), int(out["t0"][b]), self.units[unit].episode, self.units[unit].part
+            head = f'{self.head}, "seed": {seed}, "episode": {episode}, "part": {json.dumps(part)}, "step": '
+            id_head = f"{self.id_head}{seed}/{part}/"
+            actions, texts, dones, recorded = (out[k][:n, b].tolist() for k in ("action", "text", "done", "recorded"))
             rewards = map(json.dumps, out["reward"][:n, b].astype(float).tolist())
-            for c, action, text, done, reward in zip(range(n), actions, texts, dones, rewards):
+            for c, action, text, done, reward, kept in zip(range(n), actions, texts, dones, rewards, recorded):
                 after = self._state(out["next_graph"], (c, b), later[c, b, : counts[c, b]].tolist())
-                old, new = set(state[0]), set(after[0])
-                add = self._join(self.names, [k for k in after[0] if k not in old])
-                delete = self._join(self.names, [k for k in state[0] if k not in new])
-                valid_names, valid_ids = self.valid_lists(valid_bits[c, b].tobytes())
-                t = t0 + c
-                lines.append(
-                    f'{{"id": {self.id_head}{seed}/{t}", {head}{t}, "instruction": {self.instructions[text]}, "observation": {state[3]}, '
-                    f'"graph": {state[1]}, "graph_ids": {state[2]}, "valid_actions": [{valid_names}], "valid_action_ids": [{valid_ids}], '
-                    f'"action": {self.actions[action]}, "action_id": {action}, "reward": {reward}, "next_observation": {after[3]}, '
-                    f'"next_graph": {after[1]}, "graph_diff": {{"add": {add}, "del": {delete}}}, '
-                    f'"done": {"true" if done else "false"}, {self.tail}'
-                )
+                if kept:
+                    old, new = set(state[0]), set(after[0])
+                    add = self._join(self.names, [k for k in after[0] if k not in old])
+                    delete = self._join(self.names, [k for k in state[0] if k not in new])
+                    t = t0 + c
+                    lines.append(
+                        f'{{"id": {id_head}{t}", {head}{t}, "instruction": {self.instructions[text]}, "observation": {state[3]}, '
+                        f'"graph": {state[1]}, "graph_ids": {state[2]}, {self._valid(valid_bits[c, b].tobytes())}'
+                        f'"action": {self.actions[action]}, "action_id": {action}, "reward": {reward}, "next_observation": {after[3]}, '
+                        f'"next_graph": {after[1]}, "graph_diff": {{"add": {add}, "del": {delete}}}, '
+                        f'"done": {"true" if done else "false"}, {self.tail}'
+                    )
                 state = after
             if out["ends"][n - 1, b]:
                 done_lines += lines
                 del self.playing[b]
-                self.episodes += 1
+                self.finished += 1
             else:
-                self.playing[b] = (episode, state, lines)
+                self.playing[b] = (unit, state, lines)
         return done_lines
+
+    def _valid(self, bits: bytes) -> str:
+        """The valid-action fields of a record (``VALID_ACTIONS``), each followed by ", "."""
+        if self.valid_mode == "none":
+            return ""
+        names, ids = self.valid_lists(bits)
+        return f'"valid_action_ids": [{ids}], ' + (f'"valid_actions": [{names}], ' if self.valid_mode == "names" else "")
 
     def _state(self, graphs: dict, at: tuple, facts: list[int]) -> tuple[list[int], str, str, str]:
         """(fact keys, graph JSON, graph ids JSON, observation JSON) of one graph of a batch."""
@@ -288,12 +315,89 @@ def world_of(env_id: str, split: str = "train", **settings) -> World:
     return World(world_spec({**settings, "env": env_id}), split)
 
 
-def episode_schedule(world: World, seed: int, episodes: int) -> tuple[np.uint32, Array, Array]:
-    """``advance``'s (first seed, instructions, episode count) for episodes ``0 .. episodes - 1``:
-    the split's instruction schedule, padded to a power of two (few recompiles)."""
-    texts = np.zeros(max(1024, 1 << (episodes - 1).bit_length()), np.int32)
-    texts[:episodes] = [world.schedule(e) for e in range(episodes)]
-    return np.uint32(seed), jnp.asarray(texts), jnp.int32(episodes)
+@dataclass(frozen=True)
+class Unit:
+    """A stretch of one episode that ``generate`` plays in a slot: episode ``episode`` of the
+    split's schedule (reset from ``seed``, instruction id ``text``), stepped from its reset for
+    ``length`` steps at most; the expert acts while t < ``expert_until``, random valid actions
+    after; steps t >= ``record_from`` become records, labelled ``part``."""
+
+    episode: int
+    part: str
+    seed: int
+    text: int
+    expert_until: int
+    record_from: int
+    length: int
+
+
+def plan(
+    world: World, policy: str, episodes: int, seed: int, steps: int, walk_steps: int = 100, expert_steps: list[int] | None = None
+) -> list[Unit]:
+    """The units of ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...). ``random``,
+    ``expert``, ``mixed``: one whole episode each (part ``episode``). ``jericho``: JerichoWorld's
+    sampling per episode: the first third of the expert's trajectory (``walkthrough``; its length
+    from ``expert_steps[e]``, the steps the expert took), a 2-step random excursion from each of
+    its states (``excursion-k`` from step k), and a ``walk_steps``-step random walk from the reset
+    (``random-walk``)."""
+    units = []
+    for e in range(episodes):
+        text = world.schedule(e)
+        if policy != "jericho":
+            units.append(Unit(e, "episode", seed + e, text, steps if policy != "random" else 0, 0, steps))
+            continue
+        trunk = max(1, math.ceil(expert_steps[e] / 3))
+        units.append(Unit(e, "walkthrough", seed + e, text, trunk, 0, trunk))
+        units += [Unit(e, f"excursion-{k}", seed + e, text, k, k, k + 2) for k in range(trunk)]
+        units.append(Unit(e, "random-walk", seed + e, text, 0, 0, walk_steps))
+    return units
+
+
+def _plan_arrays(units: list[Unit]) -> tuple[dict, Array]:
+    """``advance``'s per-unit arrays, padded to a power of two (few recompiles), and the count."""
+    size = max(1024, 1 << (len(units) - 1).bit_length())
+    names = ("seed", "text", "expert_until", "record_from", "length")
+    arrays = {name: np.zeros(size, np.uint32 if name == "seed" else np.int32) for name in names}
+    for u, unit in enumerate(units):
+        for name, column in arrays.items():
+            column[u] = getattr(unit, name)
+    return {k: jnp.asarray(v) for k, v in arrays.items()}, jnp.int32(len(units))
+
+
+def play(
+    world: World, policy: str, units: list[Unit], batch_size: int, epsilon: float = 0.25, scope: str = "observed", quiet: bool = True
+) -> Iterator[dict]:
+    """``advance`` outputs (numpy) of ``units`` played by ``batch_size`` slots, chunk after chunk,
+    until every unit has ended; the device plays the next chunk while the caller uses this one."""
+    begin, advance = _player(world, policy, float(epsilon), scope)
+    arrays = _plan_arrays(units)
+    env = world.task.env
+    with compiling(f"the {policy} player of {env.name} ({min(batch_size, len(units))} slots)", quiet):
+        playing, pending = jax.block_until_ready(advance(begin(min(batch_size, len(units))), *arrays))
+    while True:
+        playing, upcoming = advance(playing, *arrays)
+        chunk = jax.device_get(pending)
+        if not (chunk["alive"].any() or chunk["fresh"].any()):
+            return
+        yield chunk
+        pending = upcoming
+
+
+def expert_steps(world: World, episodes: int, seed: int, steps: int, batch_size: int = 64, quiet: bool = True) -> list[int]:
+    """The steps the expert takes in each of ``episodes`` episodes (until done, ``steps`` at most)."""
+    units = [Unit(e, "episode", seed + e, world.schedule(e), steps, steps, steps) for e in range(episodes)]
+    taken = [steps] * episodes
+    for chunk in play(world, "jericho", units, batch_size, quiet=quiet):
+        for c, b in zip(*np.nonzero(chunk["ends"])):
+            taken[int(chunk["unit"][b])] = int(chunk["t0"][b]) + int(c) + 1
+    return taken
+
+
+def run_name(world: World, policy: str, settings: dict) -> str:
+    """``<policy>-seed<seed>-<8 hex>``: the run of one ``generate`` call, a hash of the world's
+    settings, split and every generation setting (the same call gives the same records)."""
+    body = json.dumps({"world": world.spec, "split": world.split, "policy": policy, **settings}, sort_keys=True, default=str)
+    return f"{policy}-seed{settings['seed']}-{hashlib.sha256(body.encode()).hexdigest()[:8]}"
 
 
 def generate(
@@ -306,53 +410,66 @@ def generate(
     steps: int = 64,
     batch_size: int = 64,
     epsilon: float = 0.25,
+    walk_steps: int = 100,
     scope: str = "observed",
+    valid_actions: str = "ids",
     shard_size: int = 50_000,
     parquet: bool = False,
+    append: bool = False,
     quiet: bool = False,
 ) -> dict:
     """Generate ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...; instructions in the
-    split's schedule) of at most ``steps`` steps into ``out`` (a progress bar over the episodes
-    unless ``quiet``); returns a summary with the record count, records/s over the wall time, the
-    time spent waiting for the device and on the host (the device plays the next chunk of steps
-    while the host writes the current one). A batch of ``batch_size`` slots plays the episodes: a
-    slot whose episode ends takes the next one, so the shards hold whole episodes in the order
-    they end. The world must offer a text view (``baselines.worlds.base.TextHooks``)."""
+    split's schedule) of at most ``steps`` steps into ``out`` (``plan``'s units; a progress bar
+    unless ``quiet``); returns a summary with the run name, the record count, records/s over the
+    wall time, the time spent waiting for the device and on the host (the device plays the next
+    chunk of steps while the host writes the current one). A batch of ``batch_size`` slots plays
+    the units: a slot whose unit ends takes the next one, so the shards hold whole units in the
+    order they end. ``valid_actions``: ``ids`` (``valid_action_ids``), ``names`` (and
+    ``valid_actions``) or ``none``. ``out`` must hold no other run's records unless ``append``
+    (never the same run twice). The world must offer a text view (``baselines.worlds.base.TextHooks``)."""
     if not isinstance(world.task.env, TextHooks):
         raise ValueError(f"{world.env_id} declares no text and graph view (manual, kg_schema, kg, verbalise, valid_actions)")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
+    if valid_actions not in VALID_ACTIONS:
+        raise ValueError(f"unknown valid_actions {valid_actions!r}; use one of {', '.join(VALID_ACTIONS)}")
     if policy != "random" and world.task.expert is None:
-        raise ValueError(f"{world.env_id} has no expert for these goals; use --policy random")
-    if min(episodes, steps, batch_size, shard_size) < 1 or not 0.0 <= epsilon <= 1.0:
-        raise ValueError("episodes, steps, batch_size and shard_size must be positive and epsilon in [0, 1]")
+        gap = family_of(world.env_id).expert_gap
+        why = gap(split_episodes(world.spec, world.split)[0]) if gap else None
+        raise ValueError(f"{world.env_id} has no expert for these goals{f' ({why})' if why else ''}; use --policy random")
+    if min(episodes, steps, batch_size, shard_size, walk_steps) < 1 or not 0.0 <= epsilon <= 1.0:
+        raise ValueError("episodes, steps, walk_steps, batch_size and shard_size must be positive and epsilon in [0, 1]")
+    settings = {"seed": seed, "episodes": episodes, "steps": steps, "scope": scope}
+    settings |= {"epsilon": epsilon} if policy == "mixed" else {"walk_steps": walk_steps} if policy == "jericho" else {}
+    run = run_name(world, policy, settings)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     env = world.task.env
-    stem = f"{env.name}-{world.split}-{policy}-seed{seed}"
+    stem = f"{env.name}-{world.split}-{run}"
+    earlier = sorted(p.name.removesuffix(".summary.json") for p in out.glob("*.summary.json"))
+    if f"{stem}" in earlier or any(out.glob(f"{stem}-*.jsonl")):
+        raise ValueError(f"{out} already holds run {run} of {env.name} ({world.split}): the same settings give the same records")
+    if (earlier or any(out.glob("*.jsonl"))) and not append:
+        raise ValueError(f"{out} holds records of another run ({', '.join(earlier) or 'unnamed'}); append=True (--append) adds this one")
     (out / "vocab").mkdir(exist_ok=True)
     (out / "vocab" / f"{env.name}.json").write_text(json.dumps(vocabulary(env)))
-    begin, advance = _player(world, policy, steps, float(epsilon), scope)
-    schedule = episode_schedule(world, seed, episodes)
     began = time.perf_counter()
+    lengths = expert_steps(world, episodes, seed, steps, batch_size, quiet) if policy == "jericho" else None
+    units = plan(world, policy, episodes, seed, steps, walk_steps, lengths)
     device_s, host_s = 0.0, 0.0
-    bar = progress(total=episodes, desc=f"{env.name} {world.split}", unit="episode", silent=quiet)
-    writer, shards = RecordWriter(world), Shards(out, stem, shard_size, parquet)
-    with compiling(f"the {policy} player of {env.name} ({min(batch_size, episodes)} slots, {steps} steps)", quiet):
-        playing, pending = jax.block_until_ready(advance(begin(min(batch_size, episodes)), *schedule))
+    bar = progress(total=len(units), desc=f"{env.name} {world.split}", unit="unit" if policy == "jericho" else "episode", silent=quiet)
+    writer, shards = RecordWriter(world, run, units, valid_actions), Shards(out, stem, shard_size, parquet, record_fields(valid_actions))
     try:
-        while writer.episodes < episodes:
-            playing, upcoming = advance(playing, *schedule)  # the device plays the next chunk while the host writes this one
-            tick = time.perf_counter()
-            chunk = jax.device_get(pending)
+        tick = time.perf_counter()
+        for chunk in play(world, policy, units, batch_size, epsilon, scope, quiet):
             device_s += time.perf_counter() - tick  # waiting for the device
             tick = time.perf_counter()
             with _no_gc():  # millions of small lists and no cycles: collections would dominate
                 shards.write(writer.consume(chunk))
             host_s += time.perf_counter() - tick
-            pending = upcoming
-            bar.update(writer.episodes - bar.n)
+            bar.update(writer.finished - bar.n)
             bar.set_postfix_str(f"{shards.records:,} records", refresh=False)
+            tick = time.perf_counter()
     finally:  # the records written so far stay readable if anything fails
         bar.close()
         tick = time.perf_counter()
@@ -363,7 +480,10 @@ def generate(
         "world": env.name,
         "split": world.split,
         "policy": policy,
+        "run": run,
+        "settings": settings,
         "episodes": episodes,
+        "units": len(units),
         "records": shards.records,
         "shards": shards.names,
         "device_wait_s": round(device_s, 3),
@@ -379,8 +499,8 @@ class Shards:
     """JSON lines files ``{stem}-00000.jsonl``, ... of at most ``size`` records each, written as
     records come (and each as Parquet too when it is complete, with ``parquet``)."""
 
-    def __init__(self, out: Path, stem: str, size: int, parquet: bool = False):
-        self.out, self.stem, self.size, self.parquet = out, stem, size, parquet
+    def __init__(self, out: Path, stem: str, size: int, parquet: bool = False, fields: tuple[str, ...] = RECORD_FIELDS):
+        self.out, self.stem, self.size, self.parquet, self.fields = out, stem, size, parquet, fields
         self.names: list[str] = []
         self.records, self.file, self.in_file = 0, None, 0
 
@@ -406,7 +526,7 @@ class Shards:
         self.file = None
         if self.parquet:
             path = self.out / self.names[-1]
-            _write_parquet(path, path.with_suffix(".parquet"))
+            _write_parquet(path, path.with_suffix(".parquet"), self.fields)
 
 
 @contextlib.contextmanager
@@ -420,18 +540,24 @@ def _no_gc():
             gc.enable()
 
 
-def _write_parquet(jsonl: Path, path: Path) -> None:
+def _write_parquet(jsonl: Path, path: Path, fields: tuple[str, ...]) -> None:
     """The records of a JSON lines shard as a Parquet file (read by Arrow, typed by ``_arrow_schema``)."""
     try:
         import pyarrow.json as pj
         import pyarrow.parquet as pq
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ValueError("Parquet output needs pyarrow: pip install 'instructworlds[parquet]'") from error
-    options = pj.ParseOptions(explicit_schema=_arrow_schema(), unexpected_field_behavior="error")
+    options = pj.ParseOptions(explicit_schema=_arrow_schema(fields), unexpected_field_behavior="error")
     pq.write_table(pj.read_json(jsonl, parse_options=options), path)
 
 
-def _arrow_schema():
+def record_fields(valid_actions: str = "ids") -> tuple[str, ...]:
+    """The fields of a record written with ``valid_actions`` (``VALID_ACTIONS``), in order."""
+    left_out = {"ids": ("valid_actions",), "names": (), "none": ("valid_actions", "valid_action_ids")}[valid_actions]
+    return tuple(name for name in RECORD_FIELDS if name not in left_out)
+
+
+def _arrow_schema(fields: tuple[str, ...]):
     import pyarrow as pa
 
     text, number = pa.string(), pa.int64()
@@ -440,8 +566,10 @@ def _arrow_schema():
         "id": text,
         "world": text,
         "split": text,
+        "run": text,
         "seed": number,
         "episode": number,
+        "part": text,
         "step": number,
         "instruction": text,
         "observation": text,
@@ -458,18 +586,39 @@ def _arrow_schema():
         "done": pa.bool_(),
         "schema_version": number,
     }
-    return pa.schema([(name, types[name]) for name in RECORD_FIELDS])
+    return pa.schema([(name, types[name]) for name in fields])
 
 
 def read(folder: str | Path) -> list[dict]:
-    """Every record of a folder's JSON lines shards (``*.jsonl``, sorted by name)."""
-    rows = []
+    """Every record of a folder's JSON lines shards (``*.jsonl``, sorted by name). Raises
+    ValueError naming the file and line of a line that is not JSON, or of a record whose ``id``
+    an earlier one has (records of one id from two runs would be scored and counted as one)."""
+    rows: list[dict] = []
+    seen: dict[str, str] = {}
     for path in sorted(Path(folder).glob("*.jsonl")):
-        for line_no, line in enumerate(path.open(), 1):
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}: line {line_no}: not JSON ({error.msg})") from None
+        rows += read_lines(path, seen)
+    return rows
+
+
+def read_lines(path: Path, seen: dict[str, str] | None = None) -> list[dict]:
+    """The records of one JSON lines file (blank lines skipped); ``seen`` (id -> where) carries
+    the ids of files read before. Raises ValueError as ``read``."""
+    seen = {} if seen is None else seen
+    rows = []
+    for line_no, line in enumerate(path.open(encoding="utf-8"), 1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {line_no}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{where}: not JSON ({error.msg})") from None
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+            raise ValueError(f"{where}: field 'id' is missing or not a string")
+        if row["id"] in seen:
+            raise ValueError(f"{where}: id {row['id']!r} is already used at {seen[row['id']]}")
+        seen[row["id"]] = where
+        rows.append(row)
     return rows
 
 

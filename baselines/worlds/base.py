@@ -42,7 +42,8 @@ class TextHooks(Protocol):
     ``manual`` (an intro paragraph, then (action pattern, description) pairs), ``kg_schema``,
     ``kg(state, params, scope) -> {"subject", "relation", "object": (K,) int32, "valid": (K,) bool,
     "overflow": () bool}``, ``verbalise(graph, style) -> str`` and ``valid_actions(key, state, params)
-    -> (num_actions,) bool`` (the actions that change the state)."""
+    -> (num_actions,) bool`` (the records' label: the actions that change the state, as far as
+    the observation predicts it; each world documents its definition)."""
 
     manual: tuple
     kg_schema: dict

@@ -136,7 +136,7 @@ def expert_gap(pairs: list) -> str | None:
         return None
     return (
         f"the scripted expert (craftext.expert) does not play {uncovered[0]} (and {len(uncovered) - 1} more goals): "
-        "it does not fight, eat or sleep"
+        "it does not fight, eat or sleep; it plays every goal of --level medium"
     )
 
 
