@@ -98,16 +98,18 @@ def vocabulary(env) -> dict:
 
 
 @functools.lru_cache(maxsize=8)
-def _player(world: World, policy: str, epsilon: float, scope: str, chunk: int = CHUNK) -> tuple[Callable, Callable]:
-    """Jitted ``(begin, advance)`` of a world and policy: a batch of slots that play units (whole
-    episodes, or parts of one: ``Plan``) one after another, ``chunk`` steps per ``advance`` call
-    (``generate`` drives them).
+def _player(world: World, expert: bool, epsilon: float, scope: str, chunk: int = CHUNK) -> tuple[Callable, Callable]:
+    """Jitted ``(begin, advance)`` of a world: a batch of slots that play units (whole episodes, or
+    parts of one: ``Unit``) one after another, ``chunk`` steps per ``advance`` call (``play``
+    drives them). Every policy is one of two players: with the ``expert`` (``expert``, ``mixed``
+    with its ``epsilon``, ``jericho``: one compilation for ``expert`` and ``jericho``, whose
+    epsilon is 0) or without (``random``).
 
     ``begin(slots)`` is the ``playing`` state of idle slots. ``advance(playing, plan, count) ->
     (playing, out)``: first every idle slot takes the next unplayed unit u < ``count`` (in slot
     order) and resets to it (``plan`` arrays indexed by u: ``seed``, instruction ``text``), then all
-    slots step: the expert acts while t < ``expert_until[u]`` (with random valid excursions at rate
-    ``epsilon`` for ``mixed``), random valid actions after (``random``: always). ``out`` per slot
+    slots step: the expert acts while t < ``expert_until[u]`` (each step replaced by a random valid
+    action with probability ``epsilon``), random valid actions after (without it: always). ``out`` per slot
     (B,): the ``unit`` played and its ``seed``, ``fresh`` (it started here) with its first graph
     ``initial``, and the step ``t0`` it is at; per step, time major (chunk, B, ...):
     ``next_graph``, ``valid``, ``action``, ``reward``, ``done``, ``alive`` (the unit had not
@@ -124,8 +126,8 @@ def _player(world: World, policy: str, epsilon: float, scope: str, chunk: int = 
         valid = env.valid_actions(key, state, params)
         pick = jax.random.fold_in(jax.random.fold_in(reset_key(seed), 1_000_003), t)
         action = jax.random.categorical(jax.random.fold_in(pick, 0), jnp.where(valid, 0.0, -jnp.inf))
-        if policy != "random":
-            excursion = jax.random.uniform(jax.random.fold_in(pick, 1)) < (epsilon if policy == "mixed" else 0.0)
+        if expert:
+            excursion = jax.random.uniform(jax.random.fold_in(pick, 1)) < epsilon
             action = jnp.where((t < expert_until) & ~excursion, task.expert(state, params), action)
         obs, new, reward, terminated, _ = env.step_env(key, state, action, params)
         done = terminated | env.is_truncated(new, params)
@@ -201,7 +203,7 @@ class RecordWriter:
     Every state's graph and observation are encoded once (a record's next graph is the next
     record's graph), from JSON text cached per fact, action and instruction: a fact is one int
     key ``(subject * R + relation) * E + object``, so a graph is a sorted list of keys and its
-    diff two set differences. Diffs list their facts in graph order. An episode's records are
+    diff two set differences. Diffs list their facts in graph order. A unit's records are
     released together, in step order, when it ends."""
 
     def __init__(self, world: World, run: str, units: list[Unit], valid_actions: str = "ids"):
@@ -369,7 +371,7 @@ def play(
 ) -> Iterator[dict]:
     """``advance`` outputs (numpy) of ``units`` played by ``batch_size`` slots, chunk after chunk,
     until every unit has ended; the device plays the next chunk while the caller uses this one."""
-    begin, advance = _player(world, policy, float(epsilon), scope)
+    begin, advance = _player(world, policy != "random", float(epsilon) if policy == "mixed" else 0.0, scope)
     arrays = _plan_arrays(units)
     env = world.task.env
     with compiling(f"the {policy} player of {env.name} ({min(batch_size, len(units))} slots)", quiet):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from baselines.chat import ChatClient
 from baselines.cli import progress
+from baselines.textworld.metrics import normalise
 
 SYSTEM = (
     "You predict how a world's knowledge graph changes when an action is taken. The graph is a list of facts, "
@@ -54,7 +55,7 @@ def apply(graph: list[list[str]], changes: dict[str, list[list[str]]]) -> list[l
     """The graph with ``changes``: deleted facts removed (compared case- and space-blind), added ones appended."""
 
     def key(t):
-        return tuple(" ".join(str(x).lower().split()) for x in t)
+        return tuple(map(normalise, t))
 
     gone = {key(t) for t in changes["del"]}
     kept = [t for t in graph if key(t) not in gone]
