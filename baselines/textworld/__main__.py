@@ -101,7 +101,8 @@ def score(
     pred_rows: list[dict], gold_rows: list[dict], task: str, *, missing: str = "error", empty_gold: str = "skip", with_floors: bool = True
 ) -> dict:
     """Scores of predictions (rows with ``id`` and the task's field) against gold records, with
-    the ``FLOORS`` baselines' scores beside them (``floors``). A gold record without a prediction
+    the ``FLOORS`` baselines' scores beside them (``floors``, and what each is:
+    ``floor_definitions``). A gold record without a prediction
     is an error unless ``missing`` is ``empty`` (scored as an empty prediction, and counted) or
     ``skip`` (left out: the scores and floors cover the predicted records only). Gold
     records whose set is empty are left out of the means unless ``empty_gold="one"``
@@ -142,7 +143,15 @@ def score(
         for name, preds in (floors(task, field, gold_rows) if with_floors else {}).items()
     }
     result = metrics.aggregate(groups, scores)
-    return {"task": task, "field": field, "empty_gold": empty_gold, "missing_predictions": len(absent), **result, "floors": baselines}
+    return {
+        "task": task,
+        "field": field,
+        "empty_gold": empty_gold,
+        "missing_predictions": len(absent),
+        **result,
+        "floors": baselines,
+        "floor_definitions": {name: FLOORS[name] for name in baselines},
+    }
 
 
 def _rows(path: Path) -> list[dict]:
