@@ -249,6 +249,7 @@ def train(args: argparse.Namespace) -> None:
         if count not in compiled:
             with cli.compiling(f"{count} PPO updates ({what})", silent=run.quiet or not lead):
                 compiled[count] = chunk.lower(runner, count).compile()
+            distributed.barrier(f"compiled {count} PPO updates")  # the processes start the chunk's collectives together
         return compiled[count](runner)
 
     every = run.checkpoint_every or max(10, config.num_updates // 100)

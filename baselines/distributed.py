@@ -5,12 +5,17 @@ runtime: every process runs the same program on the global device mesh, XLA inse
 collectives, and ``jax.distributed.initialize`` connects the processes through a coordinator
 (process 0). It must be called before anything initialises the XLA backend, which using the
 worlds does (their module-level arrays), so the command line joins first thing (``join_from_argv``).
-CPU processes exchange collectives over gloo.
+CPU processes exchange collectives over gloo, whose peers must connect within 30 s of each other:
+after work whose length differs between processes (a compilation, a share of the evaluation),
+every process first waits at a ``barrier`` of the coordination service, which has no such limit.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+
+_barriers = itertools.count()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,6 +52,22 @@ def join_from_argv(argv: list[str]) -> None:
         join(args.coordinator, args.num_processes, args.process_id)
     elif any(v is not None for v in (args.coordinator, args.num_processes, args.process_id)):
         raise SystemExit("error: --coordinator, --num-processes and --process-id need --distributed")
+
+
+def barrier(name: str, timeout_s: int = 3600) -> None:
+    """Wait until every process of a multi-process run reaches this point (a no-op in one process).
+
+    The coordination service's barrier, not a device collective: one process may arrive minutes
+    after another (still compiling), where a gloo collective fails after 30 s. Every process passes
+    the same barriers in the same order; ``name`` says what is awaited in a timeout's message."""
+    import jax
+
+    if jax.process_count() == 1:
+        return
+    # the client jax.distributed.initialize made; JAX's own array serialization waits on it the same way
+    from jax._src import distributed as jax_distributed
+
+    jax_distributed.global_state.client.wait_at_barrier(f"instructworlds/{next(_barriers)}/{name}", timeout_in_ms=timeout_s * 1000)
 
 
 class StopSignals:

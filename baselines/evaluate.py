@@ -32,7 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from baselines import cli, worlds
+from baselines import cli, distributed, worlds
 from baselines.networks import ActorCritic
 from baselines.ppo import PPOConfig, policy_inputs, tables
 from baselines.worlds.task import Task
@@ -157,6 +157,8 @@ class Evaluator:
         totals = {name: np.concatenate(parts, 1) for name, parts in sums.items()}
         if processes > 1:
             from jax.experimental import multihost_utils
+
+            distributed.barrier("evaluated this process's chunks")
 
             totals = {name: np.asarray(multihost_utils.process_allgather(t)).sum(0) for name, t in totals.items()}
         totals = {name: t.reshape(2, len(policies), len(goal_texts), episodes) for name, t in totals.items()}
