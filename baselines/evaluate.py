@@ -13,6 +13,11 @@ rate is ``sum(value) / sum(count)`` over its episodes and a split's rate is the 
 so goals with more phrasings do not weigh more. An episode that has not ended after ``max_steps``
 steps is scored as ended there (a CrafText timeout is a failure).
 
+Every rate carries a 95% interval (``success_ci``; ``gap_ci`` for agent - shuffled): a two-level
+percentile bootstrap (``resampled_rates``) that draws the split's goals with replacement and then
+each drawn goal's episodes (its worlds) with replacement, 2,000 times. The draws depend only on
+the shapes and a fixed seed, so the policies, evaluated in the same worlds, are resampled in pairs.
+
 The compiled evaluator takes the network parameters, env params and embedding tables as
 arguments, so splits of the same shapes (CrafText: ``make_params(capacity=...)``) share one
 compilation. In a multi-process run (``jax.distributed``) the episode chunks (of a size that does
@@ -162,7 +167,12 @@ class Evaluator:
 
             totals = {name: np.asarray(multihost_utils.process_allgather(t)).sum(0) for name, t in totals.items()}
         totals = {name: t.reshape(2, len(policies), len(goal_texts), episodes) for name, t in totals.items()}
-        return {policy: summarize(task, {name: t[:, i] for name, t in totals.items()}) for i, policy in enumerate(policies)}
+        summaries = {policy: summarize(task, {name: t[:, i] for name, t in totals.items()}) for i, policy in enumerate(policies)}
+        if "agent" in summaries and "shuffled" in summaries:  # paired: the same worlds, the same draws
+            value, count = totals[task.metrics[0]]
+            agent, shuffled = (resampled_rates(value[policies.index(p)], count[policies.index(p)]) for p in ("agent", "shuffled"))
+            summaries["agent"]["gap_ci"] = percentile_interval(agent - shuffled)
+        return summaries
 
 
 def evaluate_splits(
@@ -209,10 +219,34 @@ def evaluate_splits(
     return results
 
 
+RESAMPLES = 2000
+"""Bootstrap resamples behind every interval."""
+
+
+def resampled_rates(value: np.ndarray, count: np.ndarray, resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
+    """(goals, episodes) value and count sums -> (resamples,) split rates (mean over goals of
+    sum(value) / sum(count)), each over goals drawn with replacement and, within every drawn goal,
+    its episodes drawn with replacement. The draws depend only on the shape and ``seed``."""
+    goals, episodes = value.shape
+    rng = np.random.default_rng(seed)
+    rates = []
+    for size in np.diff(np.r_[0:resamples:250, resamples]):  # 250 resamples at a time bound the memory
+        g = rng.integers(0, goals, (size, goals))[..., None]
+        e = rng.integers(0, episodes, (size, goals, episodes))
+        rates.append((value[g, e].sum(-1) / np.maximum(count[g, e].sum(-1), 1)).mean(-1))
+    return np.concatenate(rates)
+
+
+def percentile_interval(draws: np.ndarray) -> list[float]:
+    """The central 95% of bootstrap draws, [low, high]."""
+    return [float(v) for v in np.percentile(draws, [2.5, 97.5])]
+
+
 def summarize(task: Task, totals: dict[str, np.ndarray]) -> dict:
     """metric -> (2, num_goals, episodes) value / count sums -> the split's summary: ``success``
     (the world's headline metric, ``task.metrics[0]``: CrafText success, Hexagons and blocks-world
-    exact match) and each other metric's mean over goals of its per-goal rate, ``episodes``,
+    exact match) with ``success_ci`` (its 95% bootstrap interval, ``resampled_rates``) and each
+    other metric's mean over goals of its per-goal rate, ``episodes``,
     ``goals``, ``groups`` (CrafText category and level: success and goal count) and ``per_goal``
     success."""
     rates = {name: t[0].sum(1) / np.maximum(t[1].sum(1), 1) for name, t in totals.items()}
@@ -223,7 +257,13 @@ def summarize(task: Task, totals: dict[str, np.ndarray]) -> dict:
             if group:
                 groups[group].append(float(rate))
     num_goals, episodes = next(iter(totals.values())).shape[1:]
-    summary = {"success": float(success.mean()), "episodes": int(num_goals * episodes), "goals": int(num_goals)}
+    headline = totals[task.metrics[0]]
+    summary = {
+        "success": float(success.mean()),
+        "success_ci": percentile_interval(resampled_rates(headline[0], headline[1])),
+        "episodes": int(num_goals * episodes),
+        "goals": int(num_goals),
+    }
     summary.update({name: float(r.mean()) for name, r in rates.items() if name != task.metrics[0]})
     summary["groups"] = {name: {"success": float(np.mean(v)), "goals": len(v)} for name, v in sorted(groups.items())}
     summary["per_goal"] = {label["key"]: float(rate) for rate, label in zip(success, task.goals)}
@@ -247,7 +287,11 @@ def table(
     levels)."""
     labels = labels or {}
     summaries = [s for by_policy in splits.values() for s in by_policy.values()]
-    extra = [k for k in summaries[0] if k not in ("success", "episodes", "goals", "groups", "per_goal")] if summaries else []
+    extra = (
+        [k for k in summaries[0] if k not in ("success", "success_ci", "gap_ci", "episodes", "goals", "groups", "per_goal")]
+        if summaries
+        else []
+    )
     groups = sorted(
         {g for s in summaries for g in s["groups"]},
         key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g),
@@ -257,7 +301,7 @@ def table(
     for split, by_policy in splits.items():
         for policy, s in by_policy.items():
             cells = [
-                f"{s['success']:.3f}",
+                f"{s['success']:.3f}" + (" [{:.3f}, {:.3f}]".format(*s["success_ci"]) if "success_ci" in s else ""),
                 *(f"{s[k]:.3f}" for k in extra),
                 *(f"{s['groups'][g]['success']:.2f} ({s['groups'][g]['goals']})" if g in s["groups"] else "–" for g in groups),
                 f"{s['goals']} x {s['episodes'] // max(s['goals'], 1)}",
@@ -265,8 +309,13 @@ def table(
             lines.append("| " + " | ".join([split, labels.get(policy, policy), *cells]) + " |")
         difference = gap(by_policy)
         if difference is not None:
-            lines.append("| " + " | ".join([split, "**gap agent - shuffled**", f"**{difference:+.3f}**", *[""] * (len(header) - 3)]) + " |")
-    return "\n".join(lines) + f"\n\n{headline}: mean over goals of the per-goal rate; group cells: {headline} (number of goals)."
+            interval = by_policy["agent"].get("gap_ci")
+            cell = f"**{difference:+.3f}**" + (" [{:+.3f}, {:+.3f}]".format(*interval) if interval else "")
+            lines.append("| " + " | ".join([split, "**gap agent - shuffled**", cell, *[""] * (len(header) - 3)]) + " |")
+    return "\n".join(lines) + (
+        f"\n\n{headline}: mean over goals of the per-goal rate, [95% bootstrap interval over goals and their episodes, "
+        f"{RESAMPLES:,} resamples]; group cells: {headline} (number of goals)."
+    )
 
 
 def save(

@@ -102,7 +102,8 @@ def painter_curve(run: Path) -> Path:
 
 def evaluation_bars(run: Path) -> Path:
     """``run/evaluation.png``: the headline metric of every policy (agent, shuffled instruction,
-    random) on every evaluated split, with the gap agent - shuffled written over each split."""
+    random) on every evaluated split, with its 95% interval where the evaluation has one, and the
+    gap agent - shuffled (and its interval) written over each split."""
     evaluation = json.loads((run / "evaluation.json").read_text())
     splits, meta = evaluation["splits"], evaluation["meta"]
     plt = pyplot()
@@ -110,11 +111,16 @@ def evaluation_bars(run: Path) -> Path:
     width = 0.26
     for i, (split, by_policy) in enumerate(splits.items()):
         for j, policy in enumerate(p for p in POLICY_COLOURS if p in by_policy):
-            value = by_policy[policy]["success"]
-            ax.bar(i + (j - 1) * width, value, width, color=POLICY_COLOURS[policy], label=policy if i == 0 else None)
-            ax.text(i + (j - 1) * width, value + 0.01, f"{value:.2f}", ha="center", va="bottom", fontsize=7)
+            value, interval = by_policy[policy]["success"], by_policy[policy].get("success_ci")
+            x = i + (j - 1) * width
+            ax.bar(x, value, width, color=POLICY_COLOURS[policy], label=policy if i == 0 else None)
+            if interval:
+                ax.errorbar(x, value, yerr=[[value - interval[0]], [interval[1] - value]], color="black", capsize=2, linewidth=0.8)
+            ax.text(x, (interval[1] if interval else value) + 0.01, f"{value:.2f}", ha="center", va="bottom", fontsize=7)
         if evaluation["gap"].get(split) is not None:
-            ax.text(i, 1.07, f"gap {evaluation['gap'][split]:+.2f}", ha="center", fontsize=8, weight="bold")
+            interval = by_policy.get("agent", {}).get("gap_ci")
+            text = f"gap {evaluation['gap'][split]:+.2f}" + (" [{:+.2f}, {:+.2f}]".format(*interval) if interval else "")
+            ax.text(i, 1.07, text, ha="center", fontsize=7, weight="bold")
     ax.set_xticks(range(len(splits)), [f"{s}\n({next(iter(b.values()))['goals']} goals)" for s, b in splits.items()], fontsize=8)
     ax.set(
         ylim=(0, 1.15),
