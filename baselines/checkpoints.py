@@ -1,13 +1,19 @@
 """Parameters on disk, in the suite's one checkpoint format: an orbax checkpoint (``params/``)
 with the run's ``config.json`` beside it. Training runs that resume (``python -m baselines``, the
-Builder) keep several steps with ``orbax.checkpoint.CheckpointManager`` in the same format."""
+Builder) keep several steps with ``orbax.checkpoint.CheckpointManager`` in the same format.
+``load_policy`` gives the network and parameters of a PPO or behavioural-cloning run."""
 
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from baselines.networks import ActorCritic
+    from baselines.ppo import PPOConfig
+    from baselines.worlds.task import Task
 
 
 def save_params(run: str | Path, params: Any) -> Path:
@@ -47,3 +53,66 @@ def run_kind(run: str | Path) -> str:
     if kind is None:
         raise ValueError(f"{path}: not the configuration of a run of this suite")
     return kind
+
+
+def run_config(run: str | Path) -> PPOConfig:
+    """The network settings of a BC or PPO run folder; ValueError naming the folder otherwise."""
+    from baselines.ppo import PPOConfig, config_from_dict
+
+    path = Path(run) / "config.json"
+    if not path.is_file():
+        raise ValueError(f"{run}: not a run folder of python -m baselines or python -m baselines.bc (no config.json)")
+    saved = json.loads(path.read_text())
+    if "network" in saved:
+        return PPOConfig(**saved["network"])
+    if "ppo" in saved:
+        return config_from_dict(saved["ppo"])
+    raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")
+
+
+def run_world(run: str | Path) -> dict:
+    """The world settings (``baselines.worlds`` spec: env, level, goals, ...) a BC or PPO run
+    trained on, from its ``config.json``."""
+    saved = json.loads((Path(run) / "config.json").read_text())
+    if "ppo" in saved:
+        return dict(saved["command"])
+    if "world" in saved:
+        return {k: v for k, v in saved["world"].items() if k != "split"}
+    raise ValueError(f"{Path(run) / 'config.json'}: neither a BC ('world') nor a PPO ('command') run configuration")
+
+
+def trained_params(run: str | Path, target: Any) -> Any:
+    """A BC run's params, or those of a PPO run's latest checkpoint, in the structure and dtypes
+    of ``target``."""
+    import jax
+    import jax.numpy as jnp
+    import orbax.checkpoint as ocp
+
+    run = Path(run)
+    if (run / "params").is_dir():
+        return restore_params(run, target)
+    manager = ocp.CheckpointManager((run / "checkpoints").absolute())
+    step = manager.latest_step()
+    if step is None:
+        raise ValueError(f"{run}: no params/ and no checkpoint to load")
+    runner = manager.restore(step, args=ocp.args.StandardRestore())
+    manager.close()
+    return jax.tree.map(lambda saved, like: jnp.asarray(saved, like.dtype), runner["params"], target)
+
+
+def load_policy(run: str | Path, config: PPOConfig, task: Task, instructions: Any, plans: Any = None) -> tuple[ActorCritic, Any]:
+    """The network of ``config`` (``run_config(run)``) for ``task`` and the run's trained params;
+    ``instructions`` / ``plans``: the (num_texts, E) embedding tables the network reads."""
+    import jax
+    import jax.numpy as jnp
+
+    from baselines.networks import make_network
+    from baselines.ppo import policy_inputs
+
+    network = make_network(
+        config.policy, task.num_actions, task.pixels, config.layer_size, task.action_factors if config.factored_actions else ()
+    )
+    obs, _ = task.start(jax.random.key(0), jnp.int32(0), task.params)
+    inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool))
+    target = network.init(jax.random.key(0), network.initial_hidden(1), *inputs)
+    return network, trained_params(run, target)

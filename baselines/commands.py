@@ -17,6 +17,7 @@ from pathlib import Path
 COMMANDS: dict[str, str] = {
     "train": "baselines",
     "bc": "baselines.bc",
+    "evaluate": "baselines.evaluate",
     "episodes": "baselines.episodes",
     "arena": "baselines.arena",
     "textworld": "baselines.textworld",

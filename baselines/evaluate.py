@@ -1,4 +1,11 @@
-"""Evaluation protocol for every world: three policies in the same fixed worlds.
+"""Evaluate a trained agent of every world: three policies in the same fixed worlds, with intervals.
+
+    python -m baselines.evaluate RUN                    # the suite's protocol, as the run's own evaluation
+    python -m baselines.evaluate RUN --protocol paper   # CrafText Table 2: every instruction, 50 worlds each
+
+``RUN`` is a run folder of ``python -m baselines`` (its latest checkpoint) or ``python -m
+baselines.bc``. The results go to ``--out`` (default ``runs/evaluations/<run>-<protocol>``, never
+the run folder, which may be committed): ``evaluation.{json,md,png}``.
 
 * ``agent``: the trained agent with each episode's own instruction;
 * ``shuffled``: the same agent shown the instruction of *another* goal of the split (a blind
@@ -12,6 +19,12 @@ with its own metrics (``Task.score``: value and count per step, summed over the 
 rate is ``sum(value) / sum(count)`` over its episodes and a split's rate is the mean over goals,
 so goals with more phrasings do not weigh more. An episode that has not ended after ``max_steps``
 steps is scored as ended there (a CrafText timeout is a failure).
+
+Protocols (``PROTOCOLS``): ``suite`` averages over goals, with the run's own episodes per goal
+and episode limit; ``paper`` is the CrafText paper's Table 2 protocol: every instruction of a split
+is a unit of its own (``evaluation_units``), 50 worlds each, Craftax's 10,000-step episode limit
+and sampled actions, success averaged over instructions, by category and level. An episode loop
+stops as soon as every episode of its chunk has ended.
 
 Every rate carries a 95% interval (``success_ci``; ``gap_ci`` for agent - shuffled): a two-level
 percentile bootstrap (``resampled_rates``) that draws the split's goals with replacement and then
@@ -27,9 +40,10 @@ process returns the same result as one process would.
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -68,21 +82,42 @@ def _on_this_process(tree):
     return jax.tree.map(lambda x: x.addressable_data(0) if isinstance(x, jax.Array) and not x.is_fully_addressable else x, tree)
 
 
+UNITS = ("goal", "instruction")
+"""What a split's rate is a mean over (``evaluation_units``)."""
+
+
+def evaluation_units(task: Task, unit: str = "goal") -> tuple[list[np.ndarray], list[dict]]:
+    """The units of ``task`` a split's rate averages over: (text ids of each unit, its label).
+    ``goal``: a goal's episodes take its phrasings in turn (goals with more phrasings do not weigh
+    more); ``instruction``: every non-empty text is a unit of its own, labelled as its goal with the
+    key ``"goal key | text"`` (the CrafText paper's per-instruction mean)."""
+    goal_texts = [np.flatnonzero(task.text_goal == g) for g in range(len(task.goals))]
+    if unit == "goal":
+        return goal_texts, list(task.goals)
+    if unit != "instruction":
+        raise ValueError(f"unit {unit!r}: expected one of {UNITS}")
+    texts = [t for ids in goal_texts for t in ids if task.texts[t]]
+    labels = [{**task.goals[task.text_goal[t]], "key": f"{task.goals[task.text_goal[t]]['key']} | {task.texts[t]}"} for t in texts]
+    return [np.asarray([t]) for t in texts], labels
+
+
 class Evaluator:
-    """Runs episodes of a world with one network; compiled once per (batch, max_steps, shapes)."""
+    """Runs episodes of a world with one network; compiled once per (batch, shapes)."""
 
     def __init__(self, task: Task, network: ActorCritic, batch: int = 256):
         self.task, self.network, self.batch = task, network, batch
-        self._run = jax.jit(self._episodes, static_argnums=(9,))
+        self._run = jax.jit(self._episodes)
 
-    def _episodes(self, params, env_params, instructions, plans, text_map, keys, texts, policies, greedy, max_steps: int):
-        """(E,) episode keys, text ids and policy ids -> metric -> ((E,) value sums, (E,) count sums)."""
+    def _episodes(self, params, env_params, instructions, plans, text_map, keys, texts, policies, greedy, max_steps):
+        """(E,) episode keys, text ids and policy ids -> metric -> ((E,) value sums, (E,) count sums).
+        Steps until every episode has ended or ``max_steps`` (a traced int) have run, whichever
+        comes first."""
         task, e = self.task, texts.shape[0]
         obs, state = jax.vmap(task.start, in_axes=(0, 0, None))(keys, texts, env_params)
         totals = {name: (jnp.zeros(e), jnp.zeros(e)) for name in task.metrics}
         carry0 = (obs, state, self.network.initial_hidden(e), jnp.ones(e, bool), jnp.zeros(e, bool), totals)
 
-        def step(carry, t):
+        def step(t, carry):
             obs, state, hidden, first, finished, totals = carry
             key_act, key_random, key_env = jnp.moveaxis(jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t), 3))(keys), 1, 0)
             inputs = policy_inputs(
@@ -104,9 +139,13 @@ class Evaluator:
                 name: (v + jnp.where(finished, 0.0, scores[name][0]), c + jnp.where(finished, 0.0, scores[name][1]))
                 for name, (v, c) in totals.items()
             }
-            return (obs, state, hidden, jnp.zeros(e, bool), finished | terminated, totals), None
+            return t + 1, (obs, state, hidden, jnp.zeros(e, bool), finished | terminated, totals)
 
-        carry, _ = jax.lax.scan(step, carry0, jnp.arange(max_steps))
+        def running(carry):
+            t, (*_, finished, _) = carry
+            return (t < max_steps) & ~finished.all()
+
+        _, carry = jax.lax.while_loop(running, lambda carry: step(*carry), (jnp.int32(0), carry0))
         return carry[5]
 
     def evaluate(
@@ -122,12 +161,14 @@ class Evaluator:
         greedy: bool = False,
         shuffle_seed: int = 0,
         table_rows: int | None = None,
+        unit: str = "goal",
     ) -> dict[str, dict]:
-        """policy -> summary (``summarize``) over ``task``'s goals (a split of the world this
-        evaluator was built for), ``episodes`` episodes per goal, all policies in the same worlds.
-        instruction_table / plan_table: (len(task.texts), E) embeddings; ``table_rows`` pads them
-        (and the text map) so that splits of one capacity share one compilation."""
-        goal_texts = [np.flatnonzero(task.text_goal == g) for g in range(len(task.goals))]
+        """policy -> summary (``summarize``) over ``task``'s goals or instructions (``unit``, see
+        ``evaluation_units``; a split of the world this evaluator was built for), ``episodes``
+        episodes per unit, all policies in the same worlds. instruction_table / plan_table:
+        (len(task.texts), E) embeddings; ``table_rows`` pads them (and the text map) so that splits
+        of one capacity share one compilation."""
+        goal_texts, labels = evaluation_units(task, unit)
         one = np.asarray([t[j % len(t)] for t in goal_texts for j in range(episodes)], np.int32)
         texts = np.tile(one, len(policies))
         policy_ids = np.repeat(np.asarray([POLICIES.index(p) for p in policies], np.int32), len(one))
@@ -155,7 +196,16 @@ class Evaluator:
             chunk, ids = np.pad(chunk, (0, pad), mode="edge"), np.pad(ids, (0, pad), mode="edge")
             k = jnp.concatenate([k, jnp.repeat(k[-1:], pad, 0)]) if pad else k
             out = self._run(
-                params, task.params, instructions, plans, text_map, k, jnp.asarray(chunk), jnp.asarray(ids), jnp.bool_(greedy), max_steps
+                params,
+                task.params,
+                instructions,
+                plans,
+                text_map,
+                k,
+                jnp.asarray(chunk),
+                jnp.asarray(ids),
+                jnp.bool_(greedy),
+                jnp.int32(max_steps),
             )
             for name, (value, count) in out.items():
                 sums[name].append(np.stack([np.asarray(value), np.asarray(count)])[:, : batch - pad])
@@ -167,7 +217,9 @@ class Evaluator:
 
             totals = {name: np.asarray(multihost_utils.process_allgather(t)).sum(0) for name, t in totals.items()}
         totals = {name: t.reshape(2, len(policies), len(goal_texts), episodes) for name, t in totals.items()}
-        summaries = {policy: summarize(task, {name: t[:, i] for name, t in totals.items()}) for i, policy in enumerate(policies)}
+        summaries = {
+            policy: summarize(task, {name: t[:, i] for name, t in totals.items()}, labels, unit) for i, policy in enumerate(policies)
+        }
         if "agent" in summaries and "shuffled" in summaries:  # paired: the same worlds, the same draws
             value, count = totals[task.metrics[0]]
             agent, shuffled = (resampled_rates(value[policies.index(p)], count[policies.index(p)]) for p in ("agent", "shuffled"))
@@ -188,10 +240,12 @@ def evaluate_splits(
     planner: Callable[[str], list[str]] | None = None,
     batch: int = 256,
     quiet: bool = False,
+    unit: str = "goal",
 ) -> dict[str, dict]:
     """split -> policy -> summary: the three policies on each of ``splits`` (name -> what
     ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network trained on
-    ``trained`` (the reference of PPO-T+'s retrieval planner); ``episodes`` per goal, at most
+    ``trained`` (the reference of PPO-T+'s retrieval planner); ``episodes`` per ``unit`` (goal or
+    instruction, ``evaluation_units``), at most
     ``max_steps`` steps each, keys from ``config.seed``, in chunks of ``batch`` episodes (dealt out
     to the processes of a multi-process run). Where the family pads splits to common shapes
     (``WorldFamily.shared_settings``), they share one compilation. Prints one line per split and
@@ -208,11 +262,13 @@ def evaluate_splits(
         embeddings = tables(config, task, planner=planner, reference=trained)
         announce = cli.compiling(f"the three-policy evaluator of {spec['env']} and its {split} split", quiet) if i == 0 else nullcontext()
         with announce:
-            results[split] = evaluator.evaluate(params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows)
+            results[split] = evaluator.evaluate(
+                params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows, unit=unit
+            )
         for policy, summary in results[split].items():
             others = "".join(f", {name} {summary[name]:.3f}" for name in task.metrics[1:])
             print(
-                f"{split:<18} {policy:<9} {task.metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} goals x "
+                f"{split:<18} {policy:<9} {task.metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} {unit}s x "
                 f"{episodes} episodes",
                 flush=True,
             )
@@ -242,31 +298,41 @@ def percentile_interval(draws: np.ndarray) -> list[float]:
     return [float(v) for v in np.percentile(draws, [2.5, 97.5])]
 
 
-def summarize(task: Task, totals: dict[str, np.ndarray]) -> dict:
-    """metric -> (2, num_goals, episodes) value / count sums -> the split's summary: ``success``
-    (the world's headline metric, ``task.metrics[0]``: CrafText success, Hexagons and blocks-world
-    exact match) with ``success_ci`` (its 95% bootstrap interval, ``resampled_rates``) and each
-    other metric's mean over goals of its per-goal rate, ``episodes``,
-    ``goals``, ``groups`` (CrafText category and level: success and goal count) and ``per_goal``
-    success."""
+def summarize(task: Task, totals: dict[str, np.ndarray], labels: Sequence[dict] | None = None, unit: str = "goal") -> dict:
+    """metric -> (2, units, episodes) value / count sums -> the split's summary: ``success`` (the
+    world's headline metric, ``task.metrics[0]``: CrafText success, Hexagons and blocks-world exact
+    match) with ``success_ci`` (its 95% bootstrap interval, ``resampled_rates``), each other
+    metric's mean over units of its per-unit rate, ``episodes``, ``goals`` (the number of units),
+    ``unit``, ``groups`` (CrafText category and level: success, its interval and unit count) and
+    ``per_goal`` success (per unit, keyed by label ``key``). ``labels``: one per unit
+    (``evaluation_units``; default ``task.goals``)."""
+    labels = list(task.goals if labels is None else labels)
     rates = {name: t[0].sum(1) / np.maximum(t[1].sum(1), 1) for name, t in totals.items()}
     success = rates[task.metrics[0]]
-    groups: dict[str, list[float]] = defaultdict(list)
-    for rate, label in zip(success, task.goals):
+    headline = totals[task.metrics[0]]
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, label in enumerate(labels):
         for group in (label.get("category"), label.get("level") and f"level:{label['level']}"):
             if group:
-                groups[group].append(float(rate))
-    num_goals, episodes = next(iter(totals.values())).shape[1:]
-    headline = totals[task.metrics[0]]
+                groups[group].append(i)
+    num_goals, episodes = headline.shape[1:]
     summary = {
         "success": float(success.mean()),
         "success_ci": percentile_interval(resampled_rates(headline[0], headline[1])),
         "episodes": int(num_goals * episodes),
         "goals": int(num_goals),
+        "unit": unit,
     }
     summary.update({name: float(r.mean()) for name, r in rates.items() if name != task.metrics[0]})
-    summary["groups"] = {name: {"success": float(np.mean(v)), "goals": len(v)} for name, v in sorted(groups.items())}
-    summary["per_goal"] = {label["key"]: float(rate) for rate, label in zip(success, task.goals)}
+    summary["groups"] = {
+        name: {
+            "success": float(success[ids].mean()),
+            "ci": percentile_interval(resampled_rates(headline[0][ids], headline[1][ids])),
+            "goals": len(ids),
+        }
+        for name, ids in sorted(groups.items())
+    }
+    summary["per_goal"] = {label["key"]: float(rate) for rate, label in zip(success, labels)}
     return summary
 
 
@@ -287,23 +353,26 @@ def table(
     levels)."""
     labels = labels or {}
     summaries = [s for by_policy in splits.values() for s in by_policy.values()]
-    extra = (
-        [k for k in summaries[0] if k not in ("success", "success_ci", "gap_ci", "episodes", "goals", "groups", "per_goal")]
-        if summaries
-        else []
-    )
+    fixed = ("success", "success_ci", "gap_ci", "episodes", "goals", "unit", "groups", "per_goal")
+    extra = [k for k in summaries[0] if k not in fixed] if summaries else []
+    unit = summaries[0].get("unit", "goal") if summaries else "goal"
     groups = sorted(
         {g for s in summaries for g in s["groups"]},
         key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g),
     )
-    header = ["split", "policy", headline, *extra, *(g.removeprefix("level:") for g in groups), "goals x episodes"]
+    header = ["split", "policy", headline, *extra, *(g.removeprefix("level:") for g in groups), f"{unit}s x episodes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
+
+    def group_cell(group: dict) -> str:
+        interval = " [{:.2f}, {:.2f}]".format(*group["ci"]) if "ci" in group else ""
+        return f"{group['success']:.2f}{interval} ({group['goals']})"
+
     for split, by_policy in splits.items():
         for policy, s in by_policy.items():
             cells = [
                 f"{s['success']:.3f}" + (" [{:.3f}, {:.3f}]".format(*s["success_ci"]) if "success_ci" in s else ""),
                 *(f"{s[k]:.3f}" for k in extra),
-                *(f"{s['groups'][g]['success']:.2f} ({s['groups'][g]['goals']})" if g in s["groups"] else "–" for g in groups),
+                *(group_cell(s["groups"][g]) if g in s["groups"] else "–" for g in groups),
                 f"{s['goals']} x {s['episodes'] // max(s['goals'], 1)}",
             ]
             lines.append("| " + " | ".join([split, labels.get(policy, policy), *cells]) + " |")
@@ -313,8 +382,8 @@ def table(
             cell = f"**{difference:+.3f}**" + (" [{:+.3f}, {:+.3f}]".format(*interval) if interval else "")
             lines.append("| " + " | ".join([split, "**gap agent - shuffled**", cell, *[""] * (len(header) - 3)]) + " |")
     return "\n".join(lines) + (
-        f"\n\n{headline}: mean over goals of the per-goal rate, [95% bootstrap interval over goals and their episodes, "
-        f"{RESAMPLES:,} resamples]; group cells: {headline} (number of goals)."
+        f"\n\n{headline}: mean over {unit}s of the per-{unit} rate, [95% bootstrap interval over {unit}s and their episodes, "
+        f"{RESAMPLES:,} resamples]; group cells: {headline} [interval] (number of {unit}s)."
     )
 
 
@@ -332,3 +401,108 @@ def save(
     (out / "evaluation.json").write_text(json.dumps({"meta": meta, "splits": splits, "gap": gaps}, indent=1))
     (out / "evaluation.md").write_text(f"{json.dumps(meta)}\n\n{markdown}\n")
     return markdown
+
+
+PROTOCOLS: dict[str, dict] = {
+    "suite": {"unit": "goal"},
+    "paper": {"unit": "instruction", "episodes": 50, "max_steps": 10_000, "greedy": False},
+}
+"""Evaluation presets; what ``suite`` leaves out comes from the run's own evaluation."""
+EVALUATION_FILES = ("evaluation.json", "evaluation.md", "evaluation.png")
+
+
+def evaluate_run(args: argparse.Namespace) -> Path:
+    """``python -m baselines.evaluate``: the three policies on the splits of a trained run under
+    ``args.protocol``; returns the folder written."""
+    from baselines import plots
+    from baselines.checkpoints import load_policy, run_config, run_kind, run_world
+    from baselines.ppo import tables
+
+    run = Path(args.run)
+    kind = run_kind(run)
+    if kind not in ("ppo", "bc"):
+        raise ValueError(f"{run}: a run of python -m baselines or python -m baselines.bc, not of {kind}")
+    config, spec = run_config(run), run_world(run)
+    family = worlds.family_of(spec["env"])
+    if args.protocol == "paper" and family.name != "CrafText":
+        raise ValueError(f"--protocol paper is the CrafText paper's protocol; {run} is a {family.name} run (use --protocol suite)")
+    own = json.loads((run / "evaluation.json").read_text()) if (run / "evaluation.json").is_file() else {"meta": {}, "splits": {}}
+    protocol = PROTOCOLS[args.protocol]
+    episodes = args.episodes or protocol.get("episodes") or own["meta"].get("episodes_per_goal", 8)
+    max_steps = args.max_steps or protocol.get("max_steps") or spec["max_episode_steps"]
+    greedy = args.greedy or protocol.get("greedy", own["meta"].get("eval_mode") == "greedy")
+    names = args.splits.split(",") if args.splits else list(own["splits"]) or worlds.eval_splits(spec)
+    for name, value in (("--episodes", episodes), ("--max-steps", max_steps), ("--batch", args.batch)):
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    out = cli.evaluation_folder(
+        args.out or Path("runs") / "evaluations" / f"{run.resolve().name}-{args.protocol}", run, EVALUATION_FILES, args.overwrite
+    )
+    trained_split = json.loads((run / "config.json").read_text()).get("world", {}).get("split", "train")
+    splits = {name: worlds.split_episodes(spec, name) for name in dict.fromkeys([trained_split, *names])}
+    trained = worlds.spec_task(spec, splits[trained_split])
+    network, params = load_policy(run, config, trained, *tables(config, trained))
+    results = evaluate_splits(
+        spec,
+        {name: splits[name] for name in names},
+        trained,
+        network,
+        params,
+        config,
+        episodes,
+        max_steps,
+        greedy=greedy,
+        batch=args.batch,
+        quiet=args.quiet,
+        unit=protocol["unit"],
+    )
+    mode = "greedy" if greedy else "sample"
+    meta = {
+        **spec,
+        "policy": config.policy,
+        "success_metric": trained.metrics[0],
+        "protocol": args.protocol,
+        "unit": protocol["unit"],
+        f"episodes_per_{protocol['unit']}": episodes,
+        "max_steps": max_steps,
+        "eval_mode": mode,
+        "seed": config.seed,
+        "command": args.command_line,
+        "trained_by": own["meta"].get("command"),
+        "device": str(jax.devices()[0]),
+        "jax": jax.__version__,
+    }
+    labels = {"agent": f"agent ({kind} {config.policy}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
+    print("\n" + save(results, out, meta, labels, family.group_order))
+    print(f"picture: {plots.evaluation_bars(out)}", flush=True)
+    return out
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m baselines.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("run", type=Path, help="run folder of python -m baselines (its latest checkpoint) or python -m baselines.bc")
+    p.add_argument(
+        "--protocol",
+        choices=tuple(PROTOCOLS),
+        default="suite",
+        help="suite (default: per goal, the run's own episodes and limit) or paper (CrafText Table 2: per instruction, "
+        "50 worlds each, 10,000-step episodes, sampled actions)",
+    )
+    p.add_argument("--episodes", type=int, help="episodes (worlds) per goal or instruction (default: the protocol's, else the run's)")
+    p.add_argument("--max-steps", type=int, help="episode limit in steps (default: the protocol's, else the run's --max-episode-steps)")
+    p.add_argument("--splits", help="comma-separated splits (default: those the run evaluated, else the world's evaluation splits)")
+    p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action (default: the protocol's, else the run's)")
+    p.add_argument("--batch", type=int, default=256, help="episodes run at once (default 256)")
+    cli.add_out(p, "folder for evaluation.{json,md,png} (default runs/evaluations/<run>-<protocol>)")
+    cli.add_run_options(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.run(parser(), evaluate_run, argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -39,9 +39,10 @@ SUMMARIES = Path("docs") / "results"
 MARKER = re.compile(r"^([ \t]*)<!-- results: ([^>]+?) -->\n(.*?)^[ \t]*<!-- /results -->$", re.S | re.M)
 """A marked figure: its indentation (a figure inside a list item is indented like it), the
 summary names, the block."""
-PER_RUN = ("seed", "command", "suite", "best_epoch")
+PER_RUN = ("seed", "command", "suite", "best_epoch", "trained_by")
 """Evaluation ``meta`` fields that may differ between the runs of one summary (``suite`` must not:
-checked separately, to name it; ``best_epoch`` is the epoch a cloning run kept)."""
+checked separately, to name it; ``best_epoch`` is the epoch a cloning run kept; ``trained_by`` the
+training command of a run evaluated by ``python -m baselines.evaluate``)."""
 
 
 MODEL_FIELDS = (

@@ -404,8 +404,8 @@ def test_summaries_and_table():
 
     success = np.asarray([[1, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]], float)
     s = evaluate.summarize(FakeTask, {"success": np.stack([success, np.ones_like(success)])})
-    assert s["groups"]["Building"] == {"success": 0.5, "goals": 1}
-    assert s["groups"]["Achievement"] == {"success": 0.125, "goals": 2}
+    assert s["groups"]["Building"] == {"success": 0.5, "ci": [0.0, 1.0], "goals": 1}  # its 4 episodes resampled
+    assert s["groups"]["Achievement"]["success"] == 0.125 and s["groups"]["Achievement"]["goals"] == 2 and s["unit"] == "goal"
     assert np.isclose(s["success"], (0.5 + 0.25) / 3) and s["per_goal"]["b"] == 0.25 and s["episodes"] == 12
     blind = dict(s, success=s["success"] - 0.1)
     md = evaluate.table(
@@ -413,7 +413,9 @@ def test_summaries_and_table():
     )
     low, high = s["success_ci"]
     assert 0 <= low < s["success"] < high <= 1
-    assert f"| train | agent | 0.250 [{low:.3f}, {high:.3f}] | 0.50 (1) | 0.12 (2) | 0.12 (2) | 0.50 (1) | 3 x 4 |" in md
+    a_low, a_high = s["groups"]["Achievement"]["ci"]
+    assert f"| train | agent | 0.250 [{low:.3f}, {high:.3f}] | 0.50 [0.00, 1.00] (1) | 0.12 [{a_low:.2f}, {a_high:.2f}] (2) |" in md
+    assert md.splitlines()[0].endswith("| goals x episodes |") and md.splitlines()[2].endswith("| 3 x 4 |")
     assert "| train | **gap agent - shuffled** | **+0.100** |" in md
     s["gap_ci"] = [0.05, 0.15]
     md = evaluate.table({"train": {"agent": s, "shuffled": blind}})
@@ -486,3 +488,15 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     assert "| test_new_objects | agent (ppo-t+, retrieval plans, sample) |" in out and "| test_new_objects | random |" in out
     results = json.loads((tmp_path / "evaluation.json").read_text())["splits"]["test_new_objects"]
     assert 0.0 <= results["random"]["success"] <= 1.0 and results["random"]["goals"] == 10
+
+    from baselines.evaluate import main as evaluate
+
+    evaluate([str(tmp_path), "--out", str(tmp_path / "suite")])  # from the checkpoint, the run's own settings
+    assert json.loads((tmp_path / "suite" / "evaluation.json").read_text())["splits"]["test_new_objects"] == results
+    evaluate([str(tmp_path), "--protocol", "paper", "--episodes", "1", "--max-steps", "20", "--out", str(tmp_path / "paper")])
+    paper = json.loads((tmp_path / "paper" / "evaluation.json").read_text())
+    agent = paper["splits"]["test_new_objects"]["agent"]
+    assert paper["meta"]["protocol"] == "paper" and agent["unit"] == "instruction" and agent["goals"] > 10  # every phrasing a unit
+    assert all(" | " in key for key in agent["per_goal"]) and "instructions x episodes" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="already exists"):
+        evaluate([str(tmp_path), "--out", str(tmp_path / "suite")])

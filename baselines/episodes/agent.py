@@ -12,45 +12,15 @@ from the episode's keys), or takes the most likely one (``greedy``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
-from baselines.checkpoints import restore_params, run_kind
-from baselines.networks import make_network
-from baselines.ppo import PPOConfig, config_from_dict, policy_inputs, tables
+from baselines.checkpoints import load_policy, run_config, run_kind
+from baselines.ppo import policy_inputs, tables
 from baselines.worlds.session import World
-
-
-def run_config(run: Path) -> PPOConfig:
-    """The network settings of a BC or PPO run folder; ValueError naming the folder otherwise."""
-    path = run / "config.json"
-    if not path.is_file():
-        raise ValueError(f"{run}: not a run folder of python -m baselines or python -m baselines.bc (no config.json)")
-    saved = json.loads(path.read_text())
-    if "network" in saved:
-        return PPOConfig(**saved["network"])
-    if "ppo" in saved:
-        return config_from_dict(saved["ppo"])
-    raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")
-
-
-def _params(run: Path, target: Any) -> Any:
-    """BC params, or the params of a PPO run's latest checkpoint."""
-    import orbax.checkpoint as ocp
-
-    if (run / "params").is_dir():
-        return restore_params(run, target)
-    manager = ocp.CheckpointManager((run / "checkpoints").absolute())
-    step = manager.latest_step()
-    if step is None:
-        raise ValueError(f"{run}: no params/ and no checkpoint to load")
-    runner = manager.restore(step, args=ocp.args.StandardRestore())
-    manager.close()
-    return jax.tree.map(lambda saved, like: jnp.asarray(saved, like.dtype), runner["params"], target)
 
 
 class Agent:
@@ -65,10 +35,8 @@ class Agent:
             raise ValueError(f"{run}: policy ppo-t+ needs plans; record PPO-T or FiLM agents")
         task = world.task
         self.name = f"{config.policy}:{run.name}"
-        self.network = make_network(
-            config.policy, task.num_actions, task.pixels, config.layer_size, task.action_factors if config.factored_actions else ()
-        )
         instructions = jnp.asarray(tables(config, task)[0], jnp.float32)
+        self.network, self.params = load_policy(run, config, task, instructions)
 
         def step(params, hidden, obs, reset, key):
             inputs = policy_inputs(task, instructions, None, jax.tree.map(lambda x: x[None, None], obs), reset[None, None])
@@ -76,14 +44,6 @@ class Agent:
             logits = pi.logits[0, 0]
             return hidden, jnp.where(greedy, logits.argmax(), jax.random.categorical(key, logits))
 
-        obs, _ = world.start(0, 0)
-        hidden = self.network.initial_hidden(1)
-        target = self.network.init(
-            jax.random.key(0),
-            hidden,
-            *policy_inputs(task, instructions, None, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool)),
-        )
-        self.params = _params(run, target)
         self._step = jax.jit(step)
         self.reset(0)
 
