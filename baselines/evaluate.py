@@ -214,7 +214,6 @@ class Evaluator:
             from jax.experimental import multihost_utils
 
             distributed.barrier("evaluated this process's chunks")
-
             totals = {name: np.asarray(multihost_utils.process_allgather(t)).sum(0) for name, t in totals.items()}
         totals = {name: t.reshape(2, len(policies), len(goal_texts), episodes) for name, t in totals.items()}
         summaries = {
@@ -245,9 +244,9 @@ def evaluate_splits(
     """split -> policy -> summary: the three policies on each of ``splits`` (name -> what
     ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network trained on
     ``trained`` (the reference of PPO-T+'s retrieval planner); ``episodes`` per ``unit`` (goal or
-    instruction, ``evaluation_units``), at most
-    ``max_steps`` steps each, keys from ``config.seed``, in chunks of ``batch`` episodes (dealt out
-    to the processes of a multi-process run). Where the family pads splits to common shapes
+    instruction, ``evaluation_units``), at most ``max_steps`` steps each, keys from
+    ``config.seed``, in chunks of ``batch`` episodes (dealt out to the processes of a
+    multi-process run). Where the family pads splits to common shapes
     (``WorldFamily.shared_settings``), they share one compilation. Prints one line per split and
     policy, after announcing the first compilation unless ``quiet``."""
     family = worlds.family_of(spec["env"])
