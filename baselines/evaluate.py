@@ -471,7 +471,8 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }
-    labels = {"agent": f"agent ({kind} {config.policy}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
+    trainer = "BC " if kind == "bc" else ""
+    labels = {"agent": f"agent ({trainer}{config.policy}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
     print("\n" + save(results, out, meta, labels, family.group_order))
     print(f"picture: {plots.evaluation_bars(out)}", flush=True)
     return out

@@ -493,7 +493,8 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
 
     evaluate([str(tmp_path), "--out", str(tmp_path / "suite")])  # from the checkpoint, the run's own settings
     assert json.loads((tmp_path / "suite" / "evaluation.json").read_text())["splits"]["test_new_objects"] == results
-    evaluate([str(tmp_path), "--protocol", "paper", "--episodes", "1", "--max-steps", "20", "--out", str(tmp_path / "paper")])
+    paper_args = ["--protocol", "paper", "--episodes", "1", "--max-steps", "20", "--batch", "60"]  # the shapes compiled above
+    evaluate([str(tmp_path), *paper_args, "--out", str(tmp_path / "paper")])
     paper = json.loads((tmp_path / "paper" / "evaluation.json").read_text())
     agent = paper["splits"]["test_new_objects"]["agent"]
     assert paper["meta"]["protocol"] == "paper" and agent["unit"] == "instruction" and agent["goals"] > 10  # every phrasing a unit
