@@ -20,8 +20,9 @@ rate is ``sum(value) / sum(count)`` over its episodes and a split's rate is the 
 so goals with more phrasings do not weigh more. An episode that has not ended after ``max_steps``
 steps is scored as ended there (a CrafText timeout is a failure).
 
-Protocols (``PROTOCOLS``): ``suite`` averages over goals, with the run's own episodes per goal
-and episode limit; ``paper`` is the CrafText paper's Table 2 protocol: every instruction of a split
+Protocols (``protocols``): ``suite`` averages over goals, with the run's own episodes per goal
+and episode limit; a world family may add its own (``WorldFamily.protocols``): CrafText's
+``paper`` is the paper's Table 2 protocol: every instruction of a split
 is a unit of its own (``evaluation_units``), 50 worlds each, Craftax's 10,000-step episode limit
 and sampled actions, success averaged over instructions, by category and level. An episode loop
 stops as soon as every episode of its chunk has ended.
@@ -402,11 +403,18 @@ def save(
     return markdown
 
 
-PROTOCOLS: dict[str, dict] = {
-    "suite": {"unit": "goal"},
-    "paper": {"unit": "instruction", "episodes": 50, "max_steps": 10_000, "greedy": False},
-}
-"""Evaluation presets; what ``suite`` leaves out comes from the run's own evaluation."""
+SUITE = {"about": "per goal, with the run's own episodes per goal and episode limit", "unit": "goal"}
+"""The suite's protocol; a family's own (``WorldFamily.protocols``) may add others."""
+
+
+def protocols() -> dict[str, str]:
+    """Protocol name -> what it is: ``suite`` and those of every registered world family."""
+    return {
+        "suite": SUITE["about"],
+        **{name: f"{family.name}: {p['about']}" for family in worlds.families() for name, p in family.protocols.items()},
+    }
+
+
 EVALUATION_FILES = ("evaluation.json", "evaluation.md", "evaluation.png")
 
 
@@ -423,10 +431,12 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         raise ValueError(f"{run}: a run of python -m baselines or python -m baselines.bc, not of {kind}")
     config, spec = run_config(run), run_world(run)
     family = worlds.family_of(spec["env"])
-    if args.protocol == "paper" and family.name != "CrafText":
-        raise ValueError(f"--protocol paper is the CrafText paper's protocol; {run} is a {family.name} run (use --protocol suite)")
+    if args.protocol != "suite" and args.protocol not in family.protocols:
+        raise ValueError(
+            f"--protocol {args.protocol}: {run} is a {family.name} run, whose protocols are suite, {', '.join(family.protocols)}"
+        )
+    protocol = SUITE if args.protocol == "suite" else family.protocols[args.protocol]
     own = json.loads((run / "evaluation.json").read_text()) if (run / "evaluation.json").is_file() else {"meta": {}, "splits": {}}
-    protocol = PROTOCOLS[args.protocol]
     episodes = args.episodes or protocol.get("episodes") or own["meta"].get("episodes_per_goal", 8)
     max_steps = args.max_steps or protocol.get("max_steps") or spec["max_episode_steps"]
     greedy = args.greedy or protocol.get("greedy", own["meta"].get("eval_mode") == "greedy")
@@ -483,12 +493,12 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m baselines.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("run", type=Path, help="run folder of python -m baselines (its latest checkpoint) or python -m baselines.bc")
+    known = protocols()
     p.add_argument(
         "--protocol",
-        choices=tuple(PROTOCOLS),
+        choices=tuple(known),
         default="suite",
-        help="suite (default: per goal, the run's own episodes and limit) or paper (CrafText Table 2: per instruction, "
-        "50 worlds each, 10,000-step episodes, sampled actions)",
+        help="; ".join(f"{name} ({about})" for name, about in known.items()) + " (default suite)",
     )
     p.add_argument("--episodes", type=int, help="episodes (worlds) per goal or instruction (default: the protocol's, else the run's)")
     p.add_argument("--max-steps", type=int, help="episode limit in steps (default: the protocol's, else the run's --max-episode-steps)")

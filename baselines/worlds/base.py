@@ -173,7 +173,9 @@ class WorldFamily:
     ``python -m baselines``. questions: the arena's (None: the generic set). shared_settings(list
     of episode lists) -> task settings under which those splits compile once. group_order: the
     order of the per-goal label groups in evaluation tables. expert_gap(episodes) -> why no expert
-    plays them, or None.
+    plays them, or None. protocols: evaluation protocols of ``python -m baselines.evaluate``
+    besides the suite's (name -> ``about``, and ``unit``, ``episodes``, ``max_steps``, ``greedy``:
+    ``baselines.evaluate.evaluate_splits`` settings).
     """
 
     name: str
@@ -193,6 +195,7 @@ class WorldFamily:
     expert_gap: Callable[[list], str | None] | None = None
     benchmark: Benchmark = Benchmark()
     references: Mapping[str, Reference] = field(default_factory=dict)
+    protocols: Mapping[str, Mapping] = field(default_factory=dict)
 
     @property
     def default_id(self) -> str:

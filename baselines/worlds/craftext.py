@@ -227,6 +227,16 @@ FAMILY = WorldFamily(
     expert_gap=expert_gap,
     benchmark=dataclasses.replace(CRAFTAX_LIKE, ids=("CrafText-Classic-Symbolic-v1",)),
     references={"Craftax-Classic-Symbolic (bare)": Reference(_bare_craftax, CRAFTAX_LIKE, compared_with="CrafText-Classic-Symbolic-v1")},
+    protocols={
+        "paper": {
+            "about": "the paper's Table 2: every instruction a unit with 50 worlds, Craftax's 10,000-step limit, "
+            "sampled actions, success averaged over instructions",
+            "unit": "instruction",
+            "episodes": 50,
+            "max_steps": 10_000,
+            "greedy": False,
+        }
+    },
 )
 """The CrafText registry entry. Presets of ``python -m baselines``: ``quick`` (the main job, about
 7 minutes on a 2-core CPU), ``grounding`` (the same goal set at a larger budget), ``level`` (a
