@@ -217,13 +217,14 @@ class Evaluator:
             distributed.barrier("evaluated this process's chunks")
             totals = {name: np.asarray(multihost_utils.process_allgather(t)).sum(0) for name, t in totals.items()}
         totals = {name: t.reshape(2, len(policies), len(goal_texts), episodes) for name, t in totals.items()}
+        value, count = totals[task.metrics[0]]
+        draws = [resampled_rates(value[i], count[i]) for i in range(len(policies))]  # paired: the same worlds, the same draws
         summaries = {
-            policy: summarize(task, {name: t[:, i] for name, t in totals.items()}, labels, unit) for i, policy in enumerate(policies)
+            policy: summarize(task, {name: t[:, i] for name, t in totals.items()}, labels, unit, draws[i])
+            for i, policy in enumerate(policies)
         }
-        if "agent" in summaries and "shuffled" in summaries:  # paired: the same worlds, the same draws
-            value, count = totals[task.metrics[0]]
-            agent, shuffled = (resampled_rates(value[policies.index(p)], count[policies.index(p)]) for p in ("agent", "shuffled"))
-            summaries["agent"]["gap_ci"] = percentile_interval(agent - shuffled)
+        if "agent" in summaries and "shuffled" in summaries:
+            summaries["agent"]["gap_ci"] = percentile_interval(draws[policies.index("agent")] - draws[policies.index("shuffled")])
         return summaries
 
 
@@ -298,14 +299,17 @@ def percentile_interval(draws: np.ndarray) -> list[float]:
     return [float(v) for v in np.percentile(draws, [2.5, 97.5])]
 
 
-def summarize(task: Task, totals: dict[str, np.ndarray], labels: Sequence[dict] | None = None, unit: str = "goal") -> dict:
+def summarize(
+    task: Task, totals: dict[str, np.ndarray], labels: Sequence[dict] | None = None, unit: str = "goal", draws: np.ndarray | None = None
+) -> dict:
     """metric -> (2, units, episodes) value / count sums -> the split's summary: ``success`` (the
     world's headline metric, ``task.metrics[0]``: CrafText success, Hexagons and blocks-world exact
     match) with ``success_ci`` (its 95% bootstrap interval, ``resampled_rates``), each other
     metric's mean over units of its per-unit rate, ``episodes``, ``goals`` (the number of units),
     ``unit``, ``groups`` (CrafText category and level: success, its interval and unit count) and
     ``per_goal`` success (per unit, keyed by label ``key``). ``labels``: one per unit
-    (``evaluation_units``; default ``task.goals``)."""
+    (``evaluation_units``; default ``task.goals``); ``draws``: the headline's ``resampled_rates``
+    where the caller has them already."""
     labels = list(task.goals if labels is None else labels)
     rates = {name: t[0].sum(1) / np.maximum(t[1].sum(1), 1) for name, t in totals.items()}
     success = rates[task.metrics[0]]
@@ -318,7 +322,7 @@ def summarize(task: Task, totals: dict[str, np.ndarray], labels: Sequence[dict] 
     num_goals, episodes = headline.shape[1:]
     summary = {
         "success": float(success.mean()),
-        "success_ci": percentile_interval(resampled_rates(headline[0], headline[1])),
+        "success_ci": percentile_interval(resampled_rates(headline[0], headline[1]) if draws is None else draws),
         "episodes": int(num_goals * episodes),
         "goals": int(num_goals),
         "unit": unit,
