@@ -1,10 +1,14 @@
 """The CrafText dataset: versioned files produced by ``craftext.generator``, loading, statistics.
 
-Files (``craftext/data/v1/``): ``<version>/default.jsonl`` (the default release: a sample of goals
-per level and scenario, 6 phrasings each), ``<version>/full.jsonl.gz`` (every valid goal of the
-parameter spaces, 7 phrasings each) for ``version`` in ``classic`` / ``full``, and ``vocab.json``
-(every word of every shipped phrasing). One JSON record per goal and split: ``key``, ``scenario``,
-``args``, ``classic``, ``category``, ``level``, ``split``, ``phrasings``.
+Files (``craftext/data/<data version>/``, ``v1`` and ``v2``, see ``DATA_VERSIONS``):
+``<game>/default.jsonl`` (the default release: a sample of goals per level and scenario, 6
+phrasings each), ``<game>/full.jsonl.gz`` (every valid goal of the parameter spaces, 7 phrasings
+each) for ``game`` in ``classic`` / ``full``; ``v2/<game>/metadata.json`` (what ``python -m
+craftext.validate --metadata`` found on the default release: goals that fire at once, the
+scripted expert's completion per scenario and level); and ``craftext/data/vocab.json`` (every word
+of every shipped phrasing: v1's sorted, then the words only v2 uses, sorted, so that v1's word ids
+never change). One JSON record per goal and split: ``key``, ``scenario``, ``args``, ``classic``,
+``category``, ``level``, ``split``, ``phrasings``.
 
 Quality gates, enforced when a release is built and re-checked by the tests: no test phrasing
 appears in training; no ``test_new_objects`` goal's parameter combination appears in training;
@@ -13,7 +17,7 @@ every goal constructs (so its blocks, items and achievements exist in its Crafta
 
 Usage::
 
-    python -m craftext.dataset stats [--release default|full] [--version classic|full]
+    python -m craftext.dataset stats [--data-version v1|v2] [--release default|full] [--version classic|full]
     python -m craftext.dataset build            # regenerate the shipped files (deterministic)
     python -m craftext.dataset import-official PATH
 """
@@ -30,12 +34,20 @@ from pathlib import Path
 
 import numpy as np
 
-from craftext.generator import LEVELS, SPLITS, combination, held_out, level, parameter_space, phrasings
+from craftext.generator import LEVELS, SPLITS, combination, held_out, level, parameter_space, phrase, phrasings
 from craftext.goals import Goal, Scenario
+from craftext.quality import foreign_objects, infeasible
 from craftext.tokenizer import Vocabulary, words
 
-DATA = Path(__file__).parent / "data" / "v1"
+DATA = Path(__file__).parent / "data"
+VOCABULARY = DATA / "vocab.json"
 RELEASES = {"default": ("default.jsonl", 6), "full": ("full.jsonl.gz", 7)}
+DATA_VERSIONS = ("v1", "v2")
+"""``v1``: the release as first published (the paper-comparable figures use it; unchanged).
+``v2``: v1 without the goals the Craftax rules make infeasible (``craftext.quality.infeasible``),
+and each phrasing that names a block or item its goal does not involve
+(``craftext.quality.foreign_objects``) drawn again until it names none; every other goal and
+phrasing is v1's."""
 DEFAULT_TRAIN_PER_SCENARIO, DEFAULT_NEW_PER_SCENARIO = 25, 8
 
 
@@ -92,8 +104,10 @@ class Dataset:
 
 
 # ----------------------------------------------------------------------------- building
-def build_release(classic: bool, release: str = "default", seed: int = 0) -> Dataset:
-    """Generate a release and enforce the quality gates."""
+def build_release(classic: bool, release: str = "default", seed: int = 0, data_version: str = "v1") -> Dataset:
+    """Generate a release (``v2``: from v1's, see ``DATA_VERSIONS``) and enforce the quality gates."""
+    if data_version == "v2":
+        return repaired(build_release(classic, release, seed), seed)
     per_goal = RELEASES[release][1]
     rng = np.random.default_rng(seed + (0 if classic else 1))
     by_cell: dict[tuple[str, Scenario], list[Goal]] = defaultdict(list)
@@ -112,6 +126,28 @@ def build_release(classic: bool, release: str = "default", seed: int = 0) -> Dat
             entries.append(Entry(goal, lvl, "test_paraphrased", tuple(phrasings(goal, per_goal, rng, test=True))))
         for goal in new:
             entries.append(Entry(goal, lvl, "test_new_objects", tuple(phrasings(goal, per_goal, rng))))
+    dataset = Dataset(entries)
+    check_gates(dataset)
+    return dataset
+
+
+def repaired(v1: Dataset, seed: int = 0, tries: int = 1000) -> Dataset:
+    """v2 from a v1 release: infeasible goals dropped, each phrasing naming a foreign object drawn
+    again (a test-paraphrased one from the held-out frame) until it names none and is new; gates enforced."""
+    rng = np.random.default_rng(seed + 2)
+    used = set(v1.texts())
+    entries = []
+    for e in v1.entries:
+        if infeasible(e.goal):
+            continue
+        texts = []
+        for text in e.phrasings:
+            if foreign_objects(e.goal, text):
+                drawn = (phrase(e.goal, rng, test=e.split == "test_paraphrased") for _ in range(tries))
+                text = next(t for t in drawn if t not in used and not foreign_objects(e.goal, t))
+                used.add(text)
+            texts.append(text)
+        entries.append(Entry(e.goal, e.level, e.split, tuple(texts)))
     dataset = Dataset(entries)
     check_gates(dataset)
     return dataset
@@ -143,8 +179,10 @@ def check_gates(dataset: Dataset) -> dict[str, int]:
     return {"phrasings": len(texts), "test_phrasings_checked": sum(len(e.phrasings) for e in dataset.entries if e.split != "train")}
 
 
-def _path(classic: bool, release: str) -> Path:
-    return DATA / ("classic" if classic else "full") / RELEASES[release][0]
+def _path(classic: bool, release: str, data_version: str = "v1") -> Path:
+    if data_version not in DATA_VERSIONS:
+        raise ValueError(f"data version must be one of {DATA_VERSIONS}, not {data_version!r}")
+    return DATA / data_version / ("classic" if classic else "full") / RELEASES[release][0]
 
 
 def write(dataset: Dataset, path: Path) -> None:
@@ -158,36 +196,40 @@ def write(dataset: Dataset, path: Path) -> None:
 
 
 def build_all() -> None:
-    """Regenerate every shipped file."""
-    texts: set[str] = set()
-    for classic in (True, False):
-        for release in RELEASES:
-            dataset = build_release(classic, release)
-            write(dataset, _path(classic, release))
-            texts.update(dataset.texts())
-    (DATA / "vocab.json").write_text(json.dumps(sorted({w for t in texts for w in words(t)}), indent=0))
+    """Regenerate every shipped release file and the vocabulary (v1's words, then v2's new ones)."""
+    texts: dict[str, set[str]] = {v: set() for v in DATA_VERSIONS}
+    for data_version in DATA_VERSIONS:
+        for classic in (True, False):
+            for release in RELEASES:
+                dataset = build_release(classic, release, data_version=data_version)
+                write(dataset, _path(classic, release, data_version))
+                texts[data_version].update(dataset.texts())
+    known = sorted({w for t in texts["v1"] for w in words(t)})
+    new = sorted({w for t in texts["v2"] for w in words(t)} - set(known))
+    VOCABULARY.write_text(json.dumps(known + new, indent=0))
 
 
 # ----------------------------------------------------------------------------- loading
 @functools.cache
-def load_release(classic: bool = True, release: str = "default") -> Dataset:
-    path = _path(classic, release)
+def load_release(classic: bool = True, release: str = "default", data_version: str = "v1") -> Dataset:
+    """A whole shipped release (every level and split)."""
+    path = _path(classic, release, data_version)
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt") as f:
         return Dataset([Entry.from_json(json.loads(line), f"{path}, line {i}") for i, line in enumerate(f, 1) if line.strip()])
 
 
-def load(level: str = "medium", split: str = "train", classic: bool = True, release: str = "default") -> Dataset:
+def load(level: str = "medium", split: str = "train", classic: bool = True, release: str = "default", data_version: str = "v1") -> Dataset:
     """One level and split of a shipped release."""
     if level not in LEVELS or split not in SPLITS:
         raise ValueError(f"level must be one of {LEVELS} and split one of {SPLITS}")
-    return load_release(classic, release).select(level, split)
+    return load_release(classic, release, data_version).select(level, split)
 
 
 @functools.cache
 def vocabulary() -> Vocabulary:
     """The vocabulary of every shipped phrasing (unknown words of user instructions map to id 1)."""
-    return Vocabulary.load(DATA / "vocab.json")
+    return Vocabulary.load(VOCABULARY)
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -219,12 +261,19 @@ def statistics(dataset: Dataset) -> dict[str, dict]:
     return out
 
 
+def metadata_path(classic: bool, data_version: str) -> Path:
+    """What ``python -m craftext.validate RELEASE_FILE --metadata`` found on a version's default
+    release (shipped for v2)."""
+    return _path(classic, "default", data_version).with_name("metadata.json")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m craftext.dataset", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     stats = sub.add_parser("stats", help="goals, phrasings and vocabulary per scenario, level and split; leak check")
+    stats.add_argument("--data-version", default="v1", choices=DATA_VERSIONS, help="v1 (the paper's) or v2 (DATA_VERSIONS)")
     stats.add_argument("--release", default="default", choices=list(RELEASES))
-    stats.add_argument("--version", default="classic", choices=("classic", "full"))
+    stats.add_argument("--version", default="classic", choices=("classic", "full"), help="Craftax version")
     sub.add_parser("build", help="regenerate the shipped dataset files")
     official = sub.add_parser("import-official", help="import the official CrafText data (wheel, folder or installed copy)")
     official.add_argument("path")
@@ -241,10 +290,10 @@ def main(argv: list[str] | None = None) -> None:
 
         import_main(args.path)
     else:
-        dataset = load_release(args.version == "classic", args.release)
+        dataset = load_release(args.version == "classic", args.release, args.data_version)
         s = statistics(dataset)
         print(
-            f"CrafText {args.release} release, {args.version}: {s['total']['goals']} goals, "
+            f"CrafText {args.data_version} {args.release} release, {args.version}: {s['total']['goals']} goals, "
             f"{s['total']['phrasings']} phrasings, vocabulary {s['total']['vocabulary']}"
         )
         for group in ("scenario", "level", "split"):

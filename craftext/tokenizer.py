@@ -19,15 +19,17 @@ def words(text: str) -> list[str]:
 
 
 class Vocabulary:
-    """Word <-> id; 0 pads, 1 is any word outside the vocabulary (user-written instructions)."""
+    """Word <-> id; 0 pads, 1 is any word outside the vocabulary (user-written instructions); the
+    other ids follow the order the words are given in (so appending words keeps every id)."""
 
     def __init__(self, vocabulary_words: Iterable[str]):
-        self.words = [PAD, UNK] + sorted(set(vocabulary_words) - {PAD, UNK})
+        self.words = [PAD, UNK] + [w for w in dict.fromkeys(vocabulary_words) if w not in (PAD, UNK)]
         self.ids = {w: i for i, w in enumerate(self.words)}
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> Vocabulary:
-        return cls(w for text in texts for w in words(text))
+        """The words of ``texts``, sorted."""
+        return cls(sorted({w for text in texts for w in words(text)}))
 
     def __len__(self) -> int:
         return len(self.words)

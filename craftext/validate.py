@@ -1,6 +1,6 @@
 """Validate a goal file (``craftext.goalfile``) against the real checkers and Craftax worlds.
 
-    python -m craftext.validate FILE [--version classic|full] [--episodes-per-goal N] [--expert-steps S]
+    python -m craftext.validate FILE [--version classic|full] [--episodes-per-goal N] [--expert-steps S] [--metadata OUT.json]
 
 Checks, all reported at once:
 
@@ -12,20 +12,23 @@ Checks, all reported at once:
    must not report success;
 4. feasibility where the scripted expert plays the goal (``craftext.expert``: every scenario;
    achievements short of fighting, eating and sleeping): it plays each such goal in the ``N``
-   worlds for at most ``S`` steps, and goals it never completes are reported;
+   worlds for at most ``S`` steps (``--expert-steps 0``: not played), and goals it never
+   completes are reported;
 5. phrasings that name a block or item their goal does not involve (``foreign_objects``, by the
    lexicon's unambiguous synonyms) are reported.
 
-Prints a table per scenario and exits 1 when a check of 1-3 fails (4 and 5 are warnings: the
-expert is a sufficiency check, a goal it misses may still be feasible, and a phrasing may name
-another object on purpose, as the shipped release's flavour clauses do).
+Prints a table per scenario (``--metadata``: also writes the counts by scenario and by level,
+the command and the problems found as JSON) and exits 1 when a check of 1-3 fails (4 and 5 are
+warnings: the expert is a sufficiency check, a goal it misses may still be feasible, and a
+phrasing may name another object on purpose, as the v1 release's flavour clauses do).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import re
+import shlex
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -34,12 +37,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from craftext import lexicon
 from craftext.dataset import Dataset
-from craftext.expert import CRAFTS, PICKAXE_TIER, PICKAXES, covers
+from craftext.expert import covers
 from craftext.goalfile import GoalFileError, load_goals
-from craftext.goals import Goal, Scenario
-from craftext.world import ITEMS, NOOP
+from craftext.goals import Goal
+from craftext.quality import foreign_objects, infeasible
+from craftext.world import NOOP
 
 
 def duplicates(dataset: Dataset) -> list[str]:
@@ -58,84 +61,6 @@ def duplicates(dataset: Dataset) -> list[str]:
     return problems
 
 
-FAMILIES = ({"wood", "tree"}, {"plant", "sapling", "ripe_plant", "grass"}, {"water", "drink"}, {"crafting_table", "table"})
-"""Names that stand for one thing in a goal (wood is chopped from trees, a sapling found in grass
-and planted there, a drink taken from water)."""
-CRAFTING = {
-    "wood": {"crafting_table", "wood"},
-    "stone": {"crafting_table", "wood", "stone"},
-    "iron": {"crafting_table", "furnace", "wood", "stone", "coal", "iron"},
-    "diamond": {"crafting_table", "furnace", "wood", "diamond"},
-}
-"""What making a tool of each material involves (its recipe and stations)."""
-
-
-GRAMMAR = (
-    r"(VERBS|LINE_WORDS|SQUARE_WORDS|CROSS_WORDS|SEQUENCE|WITHOUT|SIDES|NUMBERS|CELLS|UNITS|ORIENTATIONS|TIMES|ADVERBS|ADJECTIVES|POLITE)$"
-)
-"""The lexicon's lists of grammar words (verbs, shapes, counts, manners), not flavour."""
-
-
-def _strings(value) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    values = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
-    return [s for v in values for s in _strings(v)]
-
-
-def _words(text: str) -> str:
-    """``text`` as lowercase words between single spaces, with a space at each end."""
-    return f" {' '.join(re.findall(r'[a-z]+', text.lower()))} "
-
-
-def _synonyms() -> list[tuple[str, str]]:
-    """(phrase, object) for every name of a block or item in the lexicon that names only it and is
-    not part of the grammar's other words ("track" of "track down", "wall" of a line), longest
-    phrase first."""
-    names = (lexicon.BLOCKS, lexicon.PLURALS, lexicon.ITEMS)
-    grammar = " ".join(_words(s) for key, value in vars(lexicon).items() if re.search(GRAMMAR, key) for s in _strings(value))
-    table: dict[str, set[str]] = {}
-    for source in names:
-        for name, words in source.items():
-            for word in words:
-                table.setdefault(_words(word), set()).add(name)
-    unambiguous = [(word, owners.pop()) for word, owners in table.items() if len(owners) == 1 and word not in grammar]
-    return sorted(unambiguous, key=lambda pair: -len(pair[0]))
-
-
-_SYNONYMS = _synonyms()
-
-
-def involved(goal: Goal) -> set[str]:
-    """Names of the blocks and items a goal is about (arguments and achievement words, with
-    ``FAMILIES`` and ``CRAFTING``)."""
-    names = set()
-    for key, value in goal.args:
-        for v in value if isinstance(value, tuple) else (value,):
-            if isinstance(v, str) and key not in ("side", "variant"):
-                names.add(v)
-                words = v.split("_")
-                names.update(words)
-                if words[0] == "make" and words[1] in CRAFTING:
-                    names |= CRAFTING[words[1]]
-    for family in FAMILIES:
-        if names & family:
-            names |= family
-    return names
-
-
-def foreign_objects(goal: Goal, text: str) -> list[str]:
-    """Blocks or items a phrasing names (by an unambiguous lexicon synonym, whole words, longest
-    first) that its goal does not involve."""
-    text, found = _words(text), []
-    for phrase, name in _SYNONYMS:
-        if phrase in text:
-            text = text.replace(phrase, " | ")
-            found.append(name)
-    goal_names = involved(goal)
-    return sorted({name for name in found if name not in goal_names})
-
-
 def lexicon_problems(dataset: Dataset) -> list[str]:
     """A problem per phrasing that names an object its goal does not involve (``foreign_objects``)."""
     return [
@@ -146,32 +71,6 @@ def lexicon_problems(dataset: Dataset) -> list[str]:
     ]
 
 
-def _materials(craft: str) -> set[str]:
-    """Items that crafting ``craft`` needs collected first: its recipe, and what mining those needs."""
-    recipe, _ = CRAFTS[craft]
-    needed = {item for item, count in zip(ITEMS, recipe) if count}
-    for item in list(needed):
-        if PICKAXE_TIER.get(item, 0):
-            needed |= _materials(PICKAXES[PICKAXE_TIER[item] - 1])
-    return needed
-
-
-def infeasible(goal: Goal) -> str | None:
-    """Why a goal cannot be completed from the start of an episode (empty inventory) under the
-    Craftax rules, or None: a ``CRAFT_ORDER`` whose craft needs its item collected first, or whose
-    item needs the crafted pickaxe to be mined."""
-    if goal.scenario != Scenario.CRAFT_ORDER:
-        return None
-    a = goal.arguments
-    if a["craft"] not in CRAFTS:
-        return None
-    if a["before"] and a["item"] in _materials(a["craft"]):
-        return f"{a['craft']} needs {a['item']} collected first, so it cannot come before collecting {a['item']}"
-    if not a["before"] and a["craft"] in PICKAXES and PICKAXE_TIER.get(a["item"], 0) > PICKAXES.index(a["craft"]):
-        return f"mining {a['item']} needs the pickaxe of {a['craft']} (or a better one), so it cannot be collected before {a['craft']}"
-    return None
-
-
 def playable(goal: Goal) -> bool:
     """Whether the scripted expert plays ``goal`` (it covers it) and the goal is feasible."""
     return covers(goal) and infeasible(goal) is None
@@ -180,10 +79,11 @@ def playable(goal: Goal) -> bool:
 def play(
     dataset: Dataset, classic: bool, worlds: int, expert_steps: int, seed: int = 0, quiet: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(goals,) bool arrays: whether a goal fired at reset + one no-op step in any of ``worlds``
-    worlds, and whether the scripted expert completed it in any of them within ``expert_steps``
-    steps (False for goals that are not ``playable``). One batched, jitted program; a progress bar
-    over the expert's steps unless ``quiet`` (or the environment variable ``CI`` is true)."""
+    """(goals, worlds) bool arrays: whether a goal fired at reset + one no-op step in each of
+    ``worlds`` worlds, and whether the scripted expert completed it there within ``expert_steps``
+    steps (False for goals that are not ``playable`` and in worlds where the goal fired). One
+    batched, jitted program; a progress bar over the expert's steps unless ``quiet`` (or the
+    environment variable ``CI`` is true)."""
     from tqdm.auto import tqdm
 
     import craftext
@@ -210,6 +110,8 @@ def play(
             return state, info["success"]
 
         state, fired = jax.vmap(start)(keys, goal_ids)
+        if expert_steps == 0:  # the fire-at-once check only
+            return fired, fired
 
         def step(carry, t):
             state, done = carry
@@ -231,26 +133,59 @@ def play(
             file=sys.stderr,
             flush=True,
         )
-    fired, completed = (np.asarray(x).reshape(goals, worlds).any(1) for x in run(keys, goal_ids, params))
+    fired, completed = (np.asarray(x).reshape(goals, worlds) for x in run(keys, goal_ids, params))
     bar.close()
-    return fired, completed & np.asarray([playable(e.goal) for e in dataset.entries]) & ~fired
+    return fired, completed & np.asarray([playable(e.goal) for e in dataset.entries])[:, None] & ~fired
+
+
+COLUMNS = ("goals", "fire_at_once", "expert_plays", "expert_completes", "episodes_played", "episodes_completed", "phrasings", "foreign")
+"""Counts of ``tally``: goals; goals that fired at once in some world; goals the expert plays
+(``playable``) and completes in some world; episodes of played goals, and of those the expert
+completed; phrasings, and phrasings naming objects their goal does not involve."""
+
+
+def tally(dataset: Dataset, fired: np.ndarray, completed: np.ndarray, group: str = "scenario") -> dict[str, dict[str, int]]:
+    """``COLUMNS`` per scenario (``group="scenario"``) or level (``"level"``) and for ``all``, from
+    ``play``'s (goals, worlds) arrays."""
+    rows: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(len(COLUMNS), int))
+    for e, f, c in zip(dataset.entries, fired, completed):
+        foreign = sum(bool(foreign_objects(e.goal, text)) for text in e.phrasings)
+        plays = playable(e.goal)
+        key = e.goal.scenario.name if group == "scenario" else e.level
+        rows[key] += [1, f.any(), plays, c.any(), plays * c.size, c.sum(), len(e.phrasings), foreign]
+    rows = dict(sorted(rows.items()))
+    rows["all"] = sum(rows.values(), np.zeros(len(COLUMNS), int))
+    return {name: dict(zip(COLUMNS, map(int, row))) for name, row in rows.items()}
 
 
 def report(dataset: Dataset, fired: np.ndarray, completed: np.ndarray) -> str:
-    """A Markdown table per scenario: goals, fired at once, played by the expert (``playable``), completed by it,
-    phrasings naming objects the goal does not involve; and a total row."""
-    rows: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(6, int))
-    for e, f, c in zip(dataset.entries, fired, completed):
-        foreign = sum(bool(foreign_objects(e.goal, text)) for text in e.phrasings)
-        rows[e.goal.scenario.name] += [1, f, playable(e.goal), c, len(e.phrasings), foreign]
-    rows = dict(sorted(rows.items()))
-    rows["all"] = sum(rows.values(), np.zeros(6, int))
+    """A Markdown table of ``tally`` per scenario and a total row."""
     lines = [
-        "| scenario | goals | fire at once | expert plays | expert completes | completed / played | phrasings | naming other objects |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| scenario | goals | fire at once | expert plays | expert completes | completed / played | episodes completed | phrasings "
+        "| naming other objects |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    lines += [f"| {name} | {g} | {f} | {cov} | {c} | {c / max(cov, 1):.0%} | {p} | {o} |" for name, (g, f, cov, c, p, o) in rows.items()]
+    for name, r in tally(dataset, fired, completed).items():
+        lines.append(
+            f"| {name} | {r['goals']} | {r['fire_at_once']} | {r['expert_plays']} | {r['expert_completes']} "
+            f"| {r['expert_completes'] / max(r['expert_plays'], 1):.0%} | {r['episodes_completed'] / max(r['episodes_played'], 1):.0%} "
+            f"| {r['phrasings']} | {r['foreign']} |"
+        )
     return "\n".join(lines)
+
+
+def metadata(dataset: Dataset, fired: np.ndarray, completed: np.ndarray, command: str) -> dict:
+    """What ``--metadata`` writes (a release's ``metadata.json``): ``tally`` by scenario and by
+    level of ``play``'s arrays, the command, infeasible goals and goals that fired at once."""
+    return {
+        "command": command,
+        "episodes_per_goal": fired.shape[1],
+        "jax": jax.__version__,
+        "infeasible_goals": sorted({e.goal.key() for e in dataset.entries if infeasible(e.goal)}),
+        "fire_at_once": sorted({e.goal.key() for e, f in zip(dataset.entries, fired) if f.any()}),
+        "scenario": tally(dataset, fired, completed, "scenario"),
+        "level": tally(dataset, fired, completed, "level"),
+    }
 
 
 def parser() -> argparse.ArgumentParser:
@@ -261,7 +196,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", choices=("classic", "full"), default="classic", help="Craftax version of the goals (default classic)")
     p.add_argument("--episodes-per-goal", type=int, default=4, metavar="N", help="worlds (episodes) per goal (default 4)")
     p.add_argument("--worlds", type=int, dest="episodes_per_goal", help=argparse.SUPPRESS)  # the old spelling, for one release
-    p.add_argument("--expert-steps", type=int, default=300, help="step budget of the scripted expert (default 300)")
+    p.add_argument("--expert-steps", type=int, default=300, help="step budget of the scripted expert (default 300; 0: checks 1-3 only)")
+    p.add_argument("--metadata", type=Path, metavar="OUT", help="also write the counts by scenario and level as JSON to OUT")
     p.add_argument("--quiet", action="store_true", help="no progress bar (also when the environment variable CI is true)")
     p.add_argument(
         "--no-compile-cache",
@@ -282,8 +218,8 @@ def main(argv: list[str] | None = None) -> None:
         jax.config.update("jax_compilation_cache_dir", cache)
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
     worlds = args.episodes_per_goal
-    if worlds < 1 or args.expert_steps < 1:
-        sys.exit("error: --episodes-per-goal and --expert-steps must be >= 1")
+    if worlds < 1 or args.expert_steps < 0:
+        sys.exit("error: --episodes-per-goal must be >= 1 and --expert-steps >= 0")
     classic = args.version == "classic"
     try:
         dataset = load_goals(args.file, classic)
@@ -293,9 +229,15 @@ def main(argv: list[str] | None = None) -> None:
     problems = duplicates(dataset) + [f"goal {e.goal.key()} is infeasible: {why}" for e in dataset.entries if (why := infeasible(e.goal))]
     print(f"{args.file}: {len(dataset.entries)} goals, {len(dataset.texts())} phrasings; playing {worlds} worlds per goal ...", flush=True)
     fired, completed = play(dataset, classic, worlds, args.expert_steps, quiet=args.quiet)
-    problems += [f"goal {e.goal.key()} ({e.split}) fires at reset or on the first no-op step" for e, f in zip(dataset.entries, fired) if f]
-    missed = [e.goal.key() for e, c in zip(dataset.entries, completed) if playable(e.goal) and not c]
+    for e, f in zip(dataset.entries, fired):
+        if f.any():
+            problems.append(f"goal {e.goal.key()} ({e.split}) fires at reset or on the first no-op step")
+    missed = [e.goal.key() for e, c in zip(dataset.entries, completed) if playable(e.goal) and not c.any() and args.expert_steps]
     print(report(dataset, fired, completed))
+    if args.metadata:
+        record = metadata(dataset, fired, completed, shlex.join(["python", "-m", "craftext.validate", *argv]))
+        args.metadata.write_text(json.dumps({**record, "expert_steps": args.expert_steps}, indent=1) + "\n")
+        print(f"wrote {args.metadata}")
     for key in missed:
         print(f"warning: the scripted expert did not complete {key} in {worlds} worlds x {args.expert_steps} steps")
     for problem in lexicon_problems(dataset):

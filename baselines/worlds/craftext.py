@@ -1,7 +1,7 @@
 """The CrafText family: Craftax worlds with instructions (``craftext``), as the suite uses them.
 
-Splits are the dataset's (``train``, ``test_paraphrased``, ``test_new_objects``) of one level and
-release, or of a goal file of your own (``--goals-file``), filtered by ``--goals``. Evaluation
+Splits are the dataset's (``train``, ``test_paraphrased``, ``test_new_objects``) of one level,
+release and data version, or of a goal file of your own (``--goals-file``), filtered by ``--goals``. Evaluation
 splits share one compilation: their goal tables are padded to one capacity.
 """
 
@@ -98,7 +98,7 @@ def split_pairs(spec: Mapping, split: str) -> tuple[list, dict]:
 
         pairs = file_pairs(spec["goals_file"], classic, split)
     else:
-        pairs = dataset.load(spec["level"], split, classic=classic, release=spec["release"]).pairs()
+        pairs = dataset.load(spec["level"], split, classic=classic, release=spec["release"], data_version=spec["data_version"]).pairs()
     if spec["goals"]:
         terms = goal_terms(spec["goals"])
         wanted, unwanted = [t for t in terms if not t.startswith("-")], [t[1:] for t in terms if t.startswith("-")]
@@ -171,6 +171,13 @@ FAMILY = WorldFamily(
     settings=(
         Setting("level", "medium", "CrafText level (the default of craftext.make too)", ("easy", "medium", "hard")),
         Setting("release", "default", "CrafText dataset release", ("default", "full")),
+        Setting(
+            "data_version",
+            "v1",
+            "CrafText dataset version: v1 (the paper's goals and phrasings) or v2 (no infeasible goal, no phrasing naming an "
+            "object its goal does not involve)",
+            ("v1", "v2"),
+        ),
         Setting(
             "goals",
             "",
