@@ -62,7 +62,8 @@ RUN_DEFAULTS = {
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
 EVAL_DEFAULTS = {"eval_episodes": 8, "greedy": False, "eval_splits": "", "eval_batch": 256}
-"""Evaluation settings (``--eval-episodes`` 8 per goal and split, as ``python -m baselines.bc``)."""
+"""Evaluation settings (``--eval-episodes`` 8 per goal and split, as ``python -m baselines.bc``):
+saved in ``config.json`` too; ``--resume`` evaluates with the saved ones unless a flag sets one."""
 
 
 def _flag(name: str) -> str:
@@ -73,12 +74,14 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     """The run's settings: defaults and flags for a new run; the saved ones for ``--resume`` (a flag
     that contradicts them raises SystemExit naming it). ``out`` becomes the folder to use."""
     given = {k: v for k, v in vars(args).items() if v is not None}
+    saved_evaluation = {}
     if args.resume:
         out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=bool(args.overwrite), resume=True)
         saved_path = out / "config.json"
         if not saved_path.is_file():
             raise SystemExit(f"error: --resume: {saved_path} does not exist, there is no run to continue")
-        saved = json.loads(saved_path.read_text())["command"]
+        saved_config = json.loads(saved_path.read_text())
+        saved, saved_evaluation = saved_config["command"], saved_config.get("evaluation", {})
         run = {k: saved.get(k, v) for k, v in RUN_DEFAULTS.items()}
         clash = [f"{_flag(k)} {given[k]!r} (the run has {run[k]!r})" for k in RUN_DEFAULTS if k in given and given[k] != run[k]]
         if clash:
@@ -105,7 +108,8 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     for name in ("checkpoint_every", "max_episode_steps", "data_size"):
         if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
-    evaluation = {k: given.get(k, worlds.presets()[run["preset"]].get(k, v)) for k, v in EVAL_DEFAULTS.items()}
+    preset_evaluation = worlds.presets()[run["preset"]]
+    evaluation = {k: given.get(k, saved_evaluation.get(k, preset_evaluation.get(k, v))) for k, v in EVAL_DEFAULTS.items()}
     try:
         default_splits = worlds.eval_splits(run)  # also validates a user's data or goal file
     except ValueError as error:
@@ -213,7 +217,8 @@ def train(args: argparse.Namespace) -> None:
     out.mkdir(parents=True, exist_ok=True)
     if not run.resume and lead:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
-        saved = {"ppo": dataclasses.asdict(config), "command": command, "command_line": args.command_line}
+        evaluation = {k: getattr(run, k) for k in EVAL_DEFAULTS}
+        saved = {"ppo": dataclasses.asdict(config), "command": command, "evaluation": evaluation, "command_line": args.command_line}
         (out / "config.json").write_text(json.dumps(saved, indent=1))
     print(
         f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.policy}, "

@@ -242,6 +242,7 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
     shutil.rmtree(checkpoints / "3")  # killed after checkpoint 2, with update 3 already logged
     main(["--out", str(out), "--resume"])
     assert all(np.array_equal(a, b) for a, b in zip(final, _saved_params(checkpoints / "3")))
+    assert json.loads((out / "evaluation.json").read_text())["splits"] == splits  # evaluated again with the saved --eval-episodes 1
     shown = capsys.readouterr()
     assert updates() == [1, 2, 3] and "PPO: 100%" in shown.out + shown.err and " 3/3 " in shown.out + shown.err  # the progress bar
 
