@@ -285,6 +285,8 @@ def split_statistics(items: list[BapItem]) -> dict[str, float]:
 
 
 def write_jsonl(items: list[BapItem], path: str | Path) -> None:
+    """One JSON line per item (``BapItem.to_json``); the file's folder is created if missing."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as f:
         for item in items:
             f.write(json.dumps(item.to_json()) + "\n")

@@ -47,7 +47,7 @@ def test_items_are_derived_as_the_reference_does(items):
 
 
 def test_statistics_cli_and_export(tmp_path, capsys):
-    out = tmp_path / "items.jsonl"
+    out = tmp_path / "runs" / "items.jsonl"  # a folder that does not exist yet
     data.main([str(CORPUS), "--out", str(out)])
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[:4] == ["train", "1", "4", "1"]
