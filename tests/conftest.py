@@ -1,7 +1,29 @@
 """Test-wide settings: the persistent JAX compilation cache every command uses
 (``baselines.cli.compilation_cache``: ``~/.cache/instructworlds/jax``, or ``$INSTRUCTWORLDS_JAX_CACHE``),
-so repeated runs skip recompiling."""
+so repeated runs skip recompiling; and the order in which pytest-xdist's workers take the tests."""
+
+import pytest
 
 from baselines.cli import compilation_cache
 
 compilation_cache()
+
+LONGEST_FIRST = (
+    "tests/test_scale_out.py",
+    "tests/test_docs.py::TestBcCommands",
+    "tests/test_docs.py::TestModelCommands",
+    "tests/test_docs.py::TestPpoCommands",
+    "tests/test_docs.py::TestReadmeCommands",
+    "tests/test_builder.py",
+    "tests/test_baselines.py",
+)
+"""Units of work (a test file, or a class of ``test_docs.py``: ``--dist loadscope``, pyproject.toml)
+that take longest on the 2-core CPU, longest first: started first, so that the two workers finish
+together. Every other unit follows in collection order."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, unit in enumerate(LONGEST_FIRST) if item.nodeid.startswith(unit)), len(LONGEST_FIRST))
+
+    items.sort(key=rank)  # stable: the tests of a unit keep their order

@@ -62,29 +62,62 @@ def _command_lines(page: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="class")
 def workdir(tmp_path_factory) -> Path:
-    """One folder for every page's commands, in the site's order (a page may use what an earlier
-    one made), with the repository's README, docs/ and tests/ beside them."""
+    """One folder for the commands of a class's pages (a page may use what an earlier one of its
+    class made), with the repository's README, docs/ and tests/ beside them."""
     folder = tmp_path_factory.mktemp("documented")
     for name in ("README.md", "docs", "tests"):
         (folder / name).symlink_to(ROOT / name)
     return folder
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("page", [p for p in SITE_ORDER if _command_lines(p)])
-def test_documented_commands_run_in_order(page, workdir):
-    """Every command line of the page's bash blocks, in order, in one shell: the public data replaced
-    by the fixtures and small budgets appended (``tests/documented.py``)."""
-    lines = [line for line in _command_lines(page) if not any(s in line for s in SKIPPED)]
-    script = "\n".join(["set -euo pipefail", f'python() {{ "{sys.executable}" -m tests.documented "$@"; }}', *lines])
-    done = subprocess.run(
-        ["bash", "-c", script],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "CI": "true"},
-    )
-    assert done.returncode == 0, f"{page}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+def pytest_generate_tests(metafunc):
+    if metafunc.cls is not None and issubclass(metafunc.cls, PageCommands):
+        metafunc.parametrize("page", metafunc.cls.pages())
+
+
+class PageCommands:
+    """Every command line of a page's bash blocks, in order, in one shell: the public data replaced
+    by the fixtures and small budgets appended (``tests/documented.py``). Each subclass is a set of
+    pages one pytest-xdist worker runs in the site's order (``--dist loadscope``: a class is a unit)."""
+
+    PAGES: tuple[str, ...] = ()
+
+    @classmethod
+    def pages(cls) -> list[str]:
+        return [p for p in SITE_ORDER if p in cls.PAGES and _command_lines(p)]
+
+    @pytest.mark.slow
+    def test_commands_run_in_order(self, page, workdir):
+        lines = [line for line in _command_lines(page) if not any(s in line for s in SKIPPED)]
+        script = "\n".join(["set -euo pipefail", f'python() {{ "{sys.executable}" -m tests.documented "$@"; }}', *lines])
+        done = subprocess.run(
+            ["bash", "-c", script],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "CI": "true"},
+        )
+        assert done.returncode == 0, f"{page}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+
+
+class TestReadmeCommands(PageCommands):
+    PAGES = ("README.md", "tools/episodes.md")  # episodes.md records the policy the README cloned
+
+
+class TestPpoCommands(PageCommands):
+    PAGES = ("agents/ppo.md",)
+
+
+class TestBcCommands(PageCommands):
+    PAGES = ("agents/bc.md",)
+
+
+class TestModelCommands(PageCommands):
+    PAGES = ("models/builder.md", "models/painter.md")
+
+
+class TestOtherPageCommands(PageCommands):
+    PAGES = tuple(p for p in SITE_ORDER if all(p not in pages.PAGES for pages in PageCommands.__subclasses__()))

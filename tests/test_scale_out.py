@@ -1,5 +1,6 @@
-"""Scale-out, verified: PPO on 1, 2 and 4 (forced CPU) devices, and one run trained by two OS
-processes joined with ``jax.distributed`` over loopback, give the same parameters and metrics."""
+"""Scale-out, verified: PPO on 1 and 4 (forced CPU) devices, and one run trained by two OS
+processes of 2 devices each joined with ``jax.distributed`` over loopback, give the same
+parameters and metrics."""
 
 from __future__ import annotations
 
@@ -23,11 +24,12 @@ def _env(devices: int) -> dict:
     return dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}", JAX_PLATFORMS="cpu")
 
 
-def test_one_two_and_four_devices_train_the_same_runs(tmp_path):
+def test_one_and_four_devices_train_the_same_runs(tmp_path):
     """Every policy, CrafText and Hexagons; episodes end, reset and truncate on every device; env
-    arrays sharded over the ``data`` mesh, parameters replicated."""
+    arrays sharded over the ``data`` mesh, parameters replicated. (Two devices per process: the
+    two-process test below.)"""
     runs, reports = {}, {}
-    for devices in (1, 2, 4):
+    for devices in (1, 4):
         out = tmp_path / f"devices-{devices}.npz"
         done = subprocess.run(
             [sys.executable, "tests/scale_worker.py", str(out)], env=_env(devices), cwd=ROOT, capture_output=True, text=True, timeout=900
@@ -35,7 +37,7 @@ def test_one_two_and_four_devices_train_the_same_runs(tmp_path):
         assert done.returncode == 0, done.stderr[-3000:]
         reports[devices] = json.loads(done.stdout.strip().splitlines()[-1])
         runs[devices] = dict(np.load(out))
-    for devices in (2, 4):
+    for devices in (4,):
         assert reports[devices]["devices"] == devices
         for name, case in reports[devices]["cases"].items():
             assert case["env_state_specs"] == ["P('data',)"] and case["traj_spec"] == "P(None, 'data')", name
