@@ -28,7 +28,8 @@ checker memory (which phase of a conditional goal is done), never the observatio
    places the target first if the world has none and it can be placed.
 4. **Moving**: a shortest walk (distance field relaxed ``REACH`` times) over grass, sand and path,
    and once the agent holds a pickaxe also through natural stone, which it mines on the way;
-   with nothing in reach it walks in a direction that changes every 8 steps.
+   with nothing in reach it walks in a direction that changes every 8 steps, onto open ground only
+   (Craftax lets a player walk into lava, which kills).
 
 To stay alive it drinks when its drink level is ``THIRSTY`` or lower, hunts a cow when hungry
 (unless the goal forbids it) and hits back a zombie next to it. ``covers`` says which goals it
@@ -454,7 +455,10 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
 
     neighbours = position + FACING[1:]
     cost = jax.vmap(lambda p: jnp.where(at(passable, p), dist[jnp.clip(p[0], 0, h - 1), jnp.clip(p[1], 0, w - 1)], FAR))(neighbours)
-    wander = 1 + (jnp.asarray(craftax_state.timestep, jnp.uint32) // 8 * jnp.uint32(2654435761) >> 16) % 4
+    heading = (jnp.asarray(craftax_state.timestep, jnp.uint32) // 8 * jnp.uint32(2654435761) >> 16) % 4
+    turns = (heading + jnp.arange(4)) % 4  # the heading, else the next direction onto open ground (never lava)
+    open_turns = jax.vmap(lambda d: at(walkable, neighbours[d]))(turns)
+    wander = jnp.where(open_turns.any(), 1 + turns[jnp.argmax(open_turns)], NOOP)
     best = jnp.argmin(cost)
     dig = at(tunnel, neighbours[best]) & (f.facing == neighbours[best]).all()
     move = jnp.where(cost[best] < FAR, jnp.where(dig, DO, 1 + best), wander)

@@ -62,3 +62,26 @@ def test_orders_the_recipes_contradict_are_infeasible():
         Goal.line("stone", 3),
     ):
         assert quality.infeasible(feasible) is None, feasible.key()
+
+
+def test_a_wandering_expert_never_steps_into_lava(tmp_path):
+    """Craftax lets a player walk into lava (and die): with lava on three sides and nothing in
+    reach, every wander heading (it changes every 8 steps) turns to the one open side."""
+    import jax
+    import jax.numpy as jnp
+    from craftax.craftax_classic.constants import BlockType
+
+    import craftext
+
+    path = tmp_path / "goals.jsonl"
+    path.write_text(json.dumps({"scenario": "EXPLORE", "args": {"block": "diamond"}, "phrasings": ["find a diamond"]}) + "\n")
+    env, params = craftext.make("CrafText-Classic-Symbolic-v1", load_goals(path, classic=True).pairs())
+    _, state = env.reset_env(jax.random.key(0), params)
+    state = env.set_goal(state, params.phrase_start[0], params)
+    r, c = (int(x) for x in state.world.player_position)
+    ground = state.world.map.at[r - 2 : r + 3, c - 2 : c + 3].set(BlockType.LAVA.value)
+    ground = ground.at[r, c].set(BlockType.GRASS.value).at[r, c + 1 : c + 3].set(BlockType.GRASS.value)  # open: right
+    no_zombies = state.world.zombies.replace(mask=jnp.zeros_like(state.world.zombies.mask))
+    state = state.replace(world=state.world.replace(map=ground, zombies=no_zombies))
+    actions = jax.jit(jax.vmap(lambda t: env.expert_action(state.replace(world=state.world.replace(timestep=t)), params)))(jnp.arange(64))
+    assert set(actions.tolist()) == {2}, actions  # 2: right
