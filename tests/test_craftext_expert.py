@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import json
 
+import jax
+import jax.numpy as jnp
+from craftax.craftax_classic.constants import BlockType
+
+import craftext
 from craftext import Goal, quality, validate
 from craftext.goalfile import load_goals
 from craftext.quality import foreign_objects
@@ -67,12 +72,6 @@ def test_orders_the_recipes_contradict_are_infeasible():
 def test_a_wandering_expert_never_steps_into_lava(tmp_path):
     """Craftax lets a player walk into lava (and die): with lava on three sides and nothing in
     reach, every wander heading (it changes every 8 steps) turns to the one open side."""
-    import jax
-    import jax.numpy as jnp
-    from craftax.craftax_classic.constants import BlockType
-
-    import craftext
-
     path = tmp_path / "goals.jsonl"
     path.write_text(json.dumps({"scenario": "EXPLORE", "args": {"block": "diamond"}, "phrasings": ["find a diamond"]}) + "\n")
     env, params = craftext.make("CrafText-Classic-Symbolic-v1", load_goals(path, classic=True).pairs())
