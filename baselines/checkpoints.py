@@ -56,7 +56,8 @@ def run_kind(run: str | Path) -> str:
 
 
 def run_config(run: str | Path) -> PPOConfig:
-    """The network settings of a BC or PPO run folder; ValueError naming the folder otherwise."""
+    """The network settings and training seed of a BC or PPO run folder; ValueError naming the
+    folder otherwise."""
     from baselines.ppo import PPOConfig, config_from_dict
 
     path = Path(run) / "config.json"
@@ -64,7 +65,7 @@ def run_config(run: str | Path) -> PPOConfig:
         raise ValueError(f"{run}: not a run folder of python -m baselines or python -m baselines.bc (no config.json)")
     saved = json.loads(path.read_text())
     if "network" in saved:
-        return PPOConfig(**saved["network"])
+        return PPOConfig(**saved["network"], seed=saved.get("bc", {}).get("seed", 0))
     if "ppo" in saved:
         return config_from_dict(saved["ppo"])
     raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from baselines import bc
+from baselines.checkpoints import run_config
 from baselines.episodes.episode import EpisodeError, load
 from baselines.episodes.replay import ReplayMismatch, record, replay
 from baselines.worlds import World
@@ -102,6 +103,10 @@ def test_cloning_learns_the_demonstrations_and_initialises_ppo(hexagon_demos, tm
         bc.load_params(out, PPOConfig(env_id="Hexagons-Paint-v1", layer_size=64), fresh)
     with pytest.raises(ValueError, match="not a behavioural-cloning run folder"):
         bc.load_params(tmp_path, config, fresh)
+    saved = json.loads((out / "config.json").read_text())
+    (tmp_path / "seed7").mkdir()
+    (tmp_path / "seed7" / "config.json").write_text(json.dumps({**saved, "bc": {**saved["bc"], "seed": 7}}))
+    assert run_config(tmp_path / "seed7").seed == 7  # what python -m baselines.evaluate evaluates and reports it with
 
     from baselines.episodes.agent import Agent
 
