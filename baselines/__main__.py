@@ -1,7 +1,7 @@
 """Train a PPO-T / PPO-T+ / FiLM agent, checkpoint it, and print the evaluation table.
 
-    python -m baselines                                  # main job: the quick preset, about 7 minutes on a 2-core CPU
-    python -m baselines --preset grounding               # the same conflicting goal set, 2M steps
+    python -m baselines                                  # main job: the quick preset (PPO-T + imitation), 500k steps
+    python -m baselines --preset grounding               # the same conflicting goal set, plain PPO, 2M steps
     python -m baselines --preset hexagons                # Hexagons single-tile instructions (factored heads, imitation)
     python -m baselines --preset blocks                  # blocks world: one block on a named square (BAP, imitation)
     python -m baselines --policy film --env CrafText-Classic-Pixels-v1 --paper   # Table 9 scale (GPU)

@@ -91,11 +91,13 @@ def _evaluation(run: Path) -> dict:
     return evaluation
 
 
-def summarize(runs: Sequence[Path], title: str) -> dict:
-    """The summary of ``runs`` (run folders that differ only in their seed): ``{"format",
-    "version", "title", "suite", "seeds", "commands", "meta", "splits": {split: {"goals",
-    policy: [headline metric per seed]}}}``. ResultsError names a run whose settings, splits or
-    release differ from the first's, or a seed used twice."""
+def summarize(runs: Sequence[Path], title: str, published: dict | None = None) -> dict:
+    """The summary of ``runs`` (run folders, or evaluation folders of ``python -m
+    baselines.evaluate``, that differ only in their seed): ``{"format", "version", "title",
+    "suite", "seeds", "commands", "meta", "splits": {split: {"goals", policy: [headline metric per
+    seed]}}}``, and ``published`` (``{"source": text, "splits": {split: figure}}``: the published
+    figures the tables show beside) when given. ResultsError names a run whose settings, splits or
+    release differ from the first's, a seed used twice, or a published split the runs lack."""
     evaluations = [_evaluation(run) for run in runs]
     first = evaluations[0]
     common = {k: v for k, v in first["meta"].items() if k not in PER_RUN}
@@ -111,6 +113,9 @@ def summarize(runs: Sequence[Path], title: str) -> dict:
         if list(evaluation["splits"]) != list(first["splits"]):
             raise ResultsError(f"{path}: field 'splits' is {list(evaluation['splits'])}, the first run's is {list(first['splits'])}")
     seeds = [e["meta"]["seed"] for e in evaluations]
+    unknown = sorted(set((published or {}).get("splits", {})) - set(first["splits"]))
+    if unknown:
+        raise ResultsError(f"published split {unknown[0]!r}: the runs evaluate {', '.join(first['splits'])}")
     if len(set(seeds)) < len(seeds):
         raise ResultsError(f"seeds {seeds}: a seed appears twice; a summary is over different training seeds")
     splits = {
@@ -130,6 +135,7 @@ def summarize(runs: Sequence[Path], title: str) -> dict:
         "commands": [e["meta"]["command"] for e in evaluations],
         "meta": common,
         "splits": splits,
+        **({"published": published} if published else {}),
     }
 
 
@@ -150,6 +156,14 @@ def load(path: Path) -> dict:
     for field, kind in (("title", str), ("suite", str), ("seeds", list), ("commands", list), ("meta", dict), ("splits", dict)):
         if not isinstance(summary.get(field), kind):
             raise ResultsError(f"{path}: field {field!r} missing or not a {kind.__name__}")
+    published = summary.get("published")
+    if published is not None and not (
+        isinstance(published, dict)
+        and isinstance(published.get("source"), str)
+        and isinstance(published.get("splits"), dict)
+        and all(isinstance(v, (int, float)) for v in published["splits"].values())
+    ):
+        raise ResultsError(f"{path}: field 'published': needs a 'source' (text) and 'splits' (split -> number)")
     for split, row in summary["splits"].items():
         for policy in POLICIES:
             if policy in row and len(row[policy]) != len(summary["seeds"]):
@@ -235,16 +249,26 @@ def agent_label(meta: dict) -> str:
     return label
 
 
+def _unit(meta: dict) -> str:
+    """What a summary's success is averaged over: ``goal``, or ``instruction`` (the paper protocol)."""
+    return meta.get("unit", "goal")
+
+
 def split_table(summary: dict) -> str:
     """Markdown: one row per split (policies' mean ± 95% interval over seeds, and agent - shown
-    another instruction), then a line naming metric, seeds, release, device and command."""
-    header = ["split", *(POLICY_NAMES[p] for p in POLICIES), "agent - another instruction"]
+    another instruction; the published figure where the summary has one), then a line naming
+    metric, seeds, release, device and command."""
+    published = summary.get("published")
+    header = ["split", *(POLICY_NAMES[p] for p in POLICIES), "agent - another instruction", *(["published"] if published else [])]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for split, row in summary["splits"].items():
         gaps = _gaps(row)
         cells = [_cell(row[p]) if p in row else "–" for p in POLICIES] + [_cell(gaps, sign=True) if gaps else "–"]
-        lines.append("| " + " | ".join([f"{split} ({row['goals']} goals)", *cells]) + " |")
-    return "\n".join(lines) + "\n\n" + _caption([summary])
+        if published:
+            cells.append(f"{published['splits'][split]:.2f}" if split in published["splits"] else "–")
+        lines.append("| " + " | ".join([f"{split} ({row['goals']} {_unit(summary['meta'])}s)", *cells]) + " |")
+    source = f" Published: {published['source']}." if published else ""
+    return "\n".join(lines) + "\n\n" + _caption([summary]) + source
 
 
 def rows_table(summaries: Sequence[dict]) -> str:
@@ -268,12 +292,12 @@ def _caption(summaries: Sequence[dict]) -> str:
     suites = sorted({s["suite"] for s in summaries})
     devices = sorted({f"{s['meta'].get('device', '?')}, jax {s['meta'].get('jax', '?')}" for s in summaries})
     interval_note = "mean over seeds ± 95% t-interval" if any(len(s["seeds"]) > 1 for s in summaries) else "one seed"
-    text = f"{' / '.join(metrics)} per goal, averaged over goals; {interval_note}. Suite {', '.join(suites)}; {'; '.join(devices)}."
+    unit = " / ".join(sorted({_unit(s["meta"]) for s in summaries}))
+    text = f"{' / '.join(metrics)} per {unit}, averaged over {unit}s; {interval_note}. Suite {', '.join(suites)}; {'; '.join(devices)}."
     if len(summaries) == 1:
         first = summaries[0]
-        text += (
-            f" {_seeds(first).capitalize()}, {first['meta'].get('episodes_per_goal', '?')} episodes per goal each: `{first['commands'][0]}`"
-        )
+        episodes = first["meta"].get(f"episodes_per_{unit}", "?")
+        text += f" {_seeds(first).capitalize()}, {episodes} episodes per {unit} each: `{first['commands'][0]}`"
     return text
 
 
@@ -339,13 +363,25 @@ def bars(summary: dict, path: Path) -> Path:
                 label=POLICY_NAMES[policy] if i == 0 else None,
             )
             ax.text(x, min(mean + half + 0.01, 1.08), f"{mean:.2f}", ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(range(len(splits)), [f"{s}\n({row['goals']} goals)" for s, row in splits.items()], fontsize=8)
+    ax.set_xticks(range(len(splits)), [f"{s}\n({row['goals']} {_unit(summary['meta'])}s)" for s, row in splits.items()], fontsize=8)
     ax.set(ylim=(0, 1.15), ylabel=summary["meta"].get("success_metric", "success"))
     spread = ", mean ± 95% interval" if len(summary["seeds"]) > 1 else ""
     ax.set_title(f"{summary['title']}\n{_seeds(summary)}{spread}", fontsize=9)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
     return plots.save(fig, path)
+
+
+def _published(text: str) -> dict[str, float]:
+    """``train=0.45,test_paraphrased=0.36`` -> {split: figure}; argparse error naming a bad entry."""
+    figures = {}
+    for entry in text.split(","):
+        split, _, value = entry.partition("=")
+        try:
+            figures[split.strip()] = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{entry!r}: expected SPLIT=FIGURE") from None
+    return figures
 
 
 def parser() -> argparse.ArgumentParser:
@@ -358,6 +394,14 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summarize", help="one summary of runs that differ in their training seed")
     s.add_argument("runs", nargs="+", type=Path, help="run folders of python -m baselines or python -m baselines.bc")
     s.add_argument("--title", required=True, help="what the runs are, as the tables name them")
+    s.add_argument(
+        "--published",
+        type=_published,
+        default={},
+        metavar="SPLIT=FIGURE,...",
+        help="published figures to show beside, e.g. train=0.45,test_paraphrased=0.36 (with --published-source)",
+    )
+    s.add_argument("--published-source", default="", help="where the published figures come from (paper, table, setting)")
     cli.add_out(s, "the summary file NAME.json (NAME.png is drawn beside it)", required=True)
     u = sub.add_parser("update-docs", help="rewrite the README's and docs pages' marked figures from docs/results")
     u.add_argument("--check", action="store_true", help="write nothing; exit 1 naming the pages whose figures differ")
@@ -371,7 +415,10 @@ def run(args: argparse.Namespace) -> None:
         if args.out.suffix != ".json":
             raise SystemExit(f"error: --out {args.out}: a summary is a .json file")
         cli.refuse_existing([args.out, args.out.with_suffix(".png")], args.overwrite)
-        summary = summarize(args.runs, args.title)
+        if bool(args.published) != bool(args.published_source):
+            raise SystemExit("error: --published and --published-source go together")
+        published = {"source": args.published_source, "splits": args.published} if args.published else None
+        summary = summarize(args.runs, args.title, published)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(summary, indent=1) + "\n")
         print(split_table(summary))

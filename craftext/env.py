@@ -243,10 +243,11 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         reward = jnp.where(state.done, 0.0, success.astype(jnp.float32) + params.craftax_reward_scale * world_reward)
         return self.get_obs(new, params), new, reward, new.done, {"success": success}
 
-    def expert_action(self, state: EnvState, params: EnvParams) -> Array:
+    def expert_action(self, state: EnvState, params: EnvParams, sight: bool = False) -> Array:
         """() int32: the scripted expert's action (``craftext.expert``; ``NOOP`` once the episode
-        has ended and for goals it does not cover, ``craftext.expert.covers``)."""
-        return jnp.where(state.done, NOOP, expert_action(state.world, state.goal, state.memory, state.placed, self.classic)).astype(
+        has ended and for goals it does not cover, ``craftext.expert.covers``); ``sight``: it looks
+        for blocks and cows only in the agent's view."""
+        return jnp.where(state.done, NOOP, expert_action(state.world, state.goal, state.memory, state.placed, self.classic, sight)).astype(
             jnp.int32
         )
 

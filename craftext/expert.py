@@ -30,6 +30,10 @@ checker memory (which phase of a conditional goal is done), never the observatio
    and once the agent holds a pickaxe also through natural stone, which it mines on the way;
    with nothing in reach it walks in a direction that changes every 8 steps, onto open ground only
    (Craftax lets a player walk into lava, which kills).
+5. **Sight** (``sight=True``): the expert looks for blocks, targets of placements and cows only in
+   the agent's view (7 x 9 cells in Classic, lit ones in full Craftax) and, with nothing in view
+   to go for, walks on the way it faces while that is open ground: an expert whose choices the
+   observation determines, for an agent to imitate. Its own structure's blocks it remembers.
 
 To stay alive it drinks when its drink level is ``THIRSTY`` or lower, hunts a cow when hungry
 (unless the goal forbids it) and hits back a zombie next to it. ``covers`` says which goals it
@@ -76,10 +80,11 @@ from craftext.goals import (
     Goal,
     Scenario,
 )
-from craftext.world import FACING, ITEMS, NOOP, PLACEABLE, frame, version
+from craftext.world import FACING, ITEMS, LIGHT_THRESHOLD, NOOP, PLACEABLE, frame, version
 
 DO = 5
 REACH = 32  # steps of the distance field
+SIGHT_REACH = 16  # steps of the distance field of the expert limited to the agent's view (targets within 7 cells)
 CARRY = 9  # Craftax's inventory holds at most 9 of an item
 FAR = 10_000
 PAD = 10  # cells a layout offset, with its approach, reaches from its anchor
@@ -228,16 +233,16 @@ def _window(grid: Array, centre: Array, fill) -> Array:
     return jax.lax.dynamic_slice(jnp.pad(grid, WINDOW, constant_values=fill), (centre[0], centre[1]), (size, size))
 
 
-def distance_field(start: Array, passable: Array) -> Array:
+def distance_field(start: Array, passable: Array, reach: int = REACH) -> Array:
     """(H, W) int32: steps over ``passable`` cells to the nearest ``start`` cell (0 there), ``FAR``
-    where none is within ``REACH`` steps."""
+    where none is within ``reach`` steps."""
 
     def relax(_, dist):
         shifted = _shifts(dist, FAR)
         nearest = jnp.stack([shifted(FACING[d]) for d in range(1, 5)]).min(0)
         return jnp.where(passable, jnp.minimum(dist, nearest + 1), FAR)
 
-    return jax.lax.fori_loop(0, REACH, relax, jnp.where(start & passable, 0, FAR))
+    return jax.lax.fori_loop(0, reach, relax, jnp.where(start & passable, 0, FAR))
 
 
 def _beside(cells: Array) -> Array:
@@ -315,16 +320,23 @@ def _pickaxe_tier(craftax_state, classic: bool) -> Array:
     return jnp.asarray(inv.pickaxe, jnp.int32)
 
 
-def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, classic: bool) -> Array:
+def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, classic: bool, sight: bool = False) -> Array:
     """() int32: the expert's action for a goal encoding (20,) with its checker memory (10,) and the
-    agent-placed map (Craftax map shape), in a Craftax state (module docstring)."""
+    agent-placed map (Craftax map shape), in a Craftax state (module docstring); with ``sight`` it
+    looks for blocks and cows only in the agent's view (module docstring, point 5)."""
     R, f = _RULES[classic], frame(craftax_state, classic)
     grid, position, inventory = f.floor_map, f.position, f.inventory
     h, w = grid.shape
+    seen = jnp.ones((h, w), bool)  # the cells whose blocks and cows the expert knows
+    if sight:
+        rows, cols = version(classic).view
+        seen = (jnp.abs(jnp.arange(h) - position[0]) <= rows // 2)[:, None] & (jnp.abs(jnp.arange(w) - position[1]) <= cols // 2)[None, :]
+        if f.light_map is not None:
+            seen &= f.light_map > LIGHT_THRESHOLD
     mobs = craftax_state.mob_map if classic else craftax_state.mob_map[f.floor]
     floor = None if classic else f.floor
     hostile = _mobs(craftax_state.zombies if classic else craftax_state.melee_mobs, floor, (h, w))
-    cows = _mobs(craftax_state.cows if classic else craftax_state.passive_mobs, floor, (h, w))
+    cows = _mobs(craftax_state.cows if classic else craftax_state.passive_mobs, floor, (h, w)) & seen
     mine_map = placed if classic else placed[f.floor]
     walkable = jnp.asarray(R.walkable)[grid]
     tier = _pickaxe_tier(craftax_state, classic)
@@ -365,7 +377,7 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     place_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_OBJECT], 0)]
     clearable = tunnel & (place_object != OBJECTS.index("plant"))  # stone is mined out of the way (a plant needs grass)
     rel_cell, rel_direction, rel_found = _relative_cell(
-        _window(grid, position, -1),
+        _window(jnp.where(seen, grid, -1), position, -1),
         _window(ground_of(place_object) | clearable, position, False),
         _window(walkable | tunnel, position, False),
         centre,
@@ -374,7 +386,7 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     )
     rel_cell = rel_cell + corner
     target_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_TARGET], 0)]
-    target_absent = (target_object >= 0) & ~jnp.any(C.is_block(grid, goal[PLACE_TARGET]))
+    target_absent = (target_object >= 0) & ~jnp.any(C.is_block(grid, goal[PLACE_TARGET]) & seen)
     relative = jnp.stack(
         [
             jnp.where(rel_found, PLACE_AT, jnp.where(target_absent, PLACE_ANY, GATHER)),
@@ -441,13 +453,13 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
 
     # 3. the action
     passable = walkable | tunnel
-    source = jnp.where(arg >= 0, jnp.asarray(R.source)[jnp.clip(arg, 0, MEAT)][grid], visited) & ~mine_map
+    source = jnp.where(arg >= 0, jnp.asarray(R.source)[jnp.clip(arg, 0, MEAT)][grid], visited) & ~mine_map & seen
     targets = jnp.where(kind == GATHER, jnp.where(arg == MEAT, cows, source & ~mobs), ground_of(arg) & ~mobs)
     step = jnp.asarray(_STEPS)[jnp.clip(direction - 1, 0, 3)]
     stand, before = cell - step, cell - 2 * step
     at_cell = jnp.zeros((h, w), bool).at[before[0], before[1]].set(True)
     start = jnp.where(kind == PLACE_AT, at_cell, _beside(targets))
-    dist = distance_field(start, passable)
+    dist = distance_field(start, passable, SIGHT_REACH if sight else REACH)
 
     def at(cells: Array, p: Array) -> Array:
         inside = (p >= 0).all() & (p < jnp.asarray([h, w])).all()
@@ -459,6 +471,9 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     turns = (heading + jnp.arange(4)) % 4  # the heading, else the next direction onto open ground (never lava)
     open_turns = jax.vmap(lambda d: at(walkable, neighbours[d]))(turns)
     wander = jnp.where(open_turns.any(), 1 + turns[jnp.argmax(open_turns)], NOOP)
+    if sight:  # straight on while the way ahead is open: an explorer the agent can imitate
+        ahead = jnp.asarray(craftax_state.player_direction, jnp.int32) - 1
+        wander = jnp.where(at(walkable, neighbours[jnp.clip(ahead, 0, 3)]), 1 + ahead, wander)
     best = jnp.argmin(cost)
     dig = at(tunnel, neighbours[best]) & (f.facing == neighbours[best]).all()
     move = jnp.where(cost[best] < FAR, jnp.where(dig, DO, 1 + best), wander)

@@ -348,10 +348,11 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     assert settings(parser().parse_args(["--env", "hexagons", "--out", str(tmp_path / "x")])).env == "Hexagons-Paint-v1"  # an alias
     with pytest.raises(SystemExit, match="--imitation needs a world with an expert; the scripted expert .craftext.expert. does not play"):
         settings(parser().parse_args(["--imitation", "1", "--preset", "level", "--level", "easy", "--out", str(tmp_path / "d")]))
-    assert settings(parser().parse_args(["--imitation", "1", "--out", str(tmp_path / "q")])).imitation == 1.0  # quick: goals it plays
+    assert settings(parser().parse_args(["--imitation", "0", "--out", str(tmp_path / "q")])).imitation == 0.0  # plain PPO on quick's goals
     with pytest.raises(SystemExit):
         parser().parse_args(["--imitation", "-1"])
-    assert hexagons.imitation == 1.0 and settings(parser().parse_args(["--out", str(tmp_path / "e")])).imitation == 0.0
+    assert hexagons.imitation == 1.0 and settings(parser().parse_args(["--out", str(tmp_path / "e")])).imitation == 1.0  # quick imitates
+    assert settings(parser().parse_args(["--preset", "grounding", "--out", str(tmp_path / "g")])).imitation == 0.0
 
 
 def test_world_splits_of_the_grid_worlds():

@@ -84,3 +84,27 @@ def test_a_wandering_expert_never_steps_into_lava(tmp_path):
     state = state.replace(world=state.world.replace(map=ground, zombies=no_zombies))
     actions = jax.jit(jax.vmap(lambda t: env.expert_action(state.replace(world=state.world.replace(timestep=t)), params)))(jnp.arange(64))
     assert set(actions.tolist()) == {2}, actions  # 2: right
+
+
+def test_a_sighted_expert_walks_to_a_tree_only_once_it_is_in_view(tmp_path):
+    """The map-reading expert heads for a tree 6 columns away; the one limited to the agent's view
+    (9 columns: 4 either side) keeps walking the way it faces until the tree comes into view."""
+    path = tmp_path / "goals.jsonl"
+    wood = {"required": ["collect_wood"], "forbidden": None, "ordered": False}
+    path.write_text(json.dumps({"scenario": "ACHIEVEMENTS", "args": wood, "phrasings": ["get wood"]}) + "\n")
+    env, params = craftext.make("CrafText-Classic-Symbolic-v1", load_goals(path, classic=True).pairs())
+    _, state = env.reset_env(jax.random.key(0), params)
+    state = env.set_goal(state, params.phrase_start[0], params)
+    r, c = (int(x) for x in state.world.player_position)
+    no_zombies = state.world.zombies.replace(mask=jnp.zeros_like(state.world.zombies.mask))
+    no_cows = state.world.cows.replace(mask=jnp.zeros_like(state.world.cows.mask))
+    grass = jnp.full_like(state.world.map, BlockType.GRASS.value)
+    state = state.replace(world=state.world.replace(zombies=no_zombies, cows=no_cows, player_direction=jnp.int32(1)))  # facing left
+
+    def actions(tree_column: int) -> tuple[int, int]:
+        world = state.world.replace(map=grass.at[r, c + tree_column].set(BlockType.TREE.value))
+        placed = state.replace(world=world)
+        return int(env.expert_action(placed, params)), int(env.expert_action(placed, params, sight=True))
+
+    assert actions(6) == (2, 1)  # the map expert moves right, towards the tree; the sighted one on, left
+    assert actions(4) == (2, 2)  # in view: both move towards it

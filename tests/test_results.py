@@ -58,6 +58,34 @@ def test_summarize_aggregates_seeds_and_refuses_mismatched_runs(tmp_path):
         summarize([tmp_path / "old"], "x")
 
 
+def test_paper_protocol_summaries_count_instructions_and_show_the_published_figures(tmp_path):
+    """Evaluations of ``python -m baselines.evaluate --protocol paper`` average over instructions:
+    the table says so, and shows the published figure of each split beside the agent's."""
+    paper = {"unit": "instruction", "episodes_per_instruction": 4, "episodes_per_goal": None}
+    runs = [_run(tmp_path / f"s{s}", s, {"train": a, "test": a - 0.2}, **paper) for s, a in enumerate([0.5, 0.6, 0.7])]
+    summary = summarize(runs, "CrafText Medium", {"source": "the paper's Table 2", "splits": {"train": 0.45}})
+    text = render(["medium"], _summaries(tmp_path, medium=summary))
+    assert "| split | agent | shown another instruction | uniform random | agent - another instruction | published |" in text
+    assert "| train (4 instructions) | 0.600 ± 0.248 | 0.300 ± 0.124 | 0.100 ± 0.000 | +0.300 ± 0.124 | 0.45 |" in text
+    assert "| test (4 instructions) | 0.400 ± 0.248 | 0.200 ± 0.124 | 0.100 ± 0.000 | +0.200 ± 0.124 | – |" in text  # none published
+    assert "per instruction, averaged over instructions" in text and "4 episodes per instruction each" in text
+    assert text.endswith("Published: the paper's Table 2.")
+    with pytest.raises(ResultsError, match="published split 'test_new_objects': the runs evaluate train, test"):
+        summarize(runs, "x", {"source": "p", "splits": {"test_new_objects": 0.28}})
+    bad = tmp_path / "docs" / "results" / "medium.json"
+    bad.write_text(json.dumps({**summary, "published": {"splits": {"train": "high"}}}))
+    with pytest.raises(ResultsError, match="medium.json: field 'published'"):
+        load(bad)
+
+
+def _summaries(root: Path, **summaries: dict) -> Path:
+    """``root`` with ``docs/results/NAME.json`` written for each summary."""
+    (root / "docs" / "results").mkdir(parents=True, exist_ok=True)
+    for name, summary in summaries.items():
+        (root / "docs" / "results" / f"{name}.json").write_text(json.dumps(summary))
+    return root
+
+
 def test_summary_files_are_checked(tmp_path):
     bad = tmp_path / "bad.json"
     fields = {"format": "instructworlds-results", "version": 1, "kind": "seeds", "title": "t", "suite": "0.3.0", "seeds": [0, 1]}

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from baselines.worlds.task import Task
 
 SPLITS = ("train", "test_paraphrased", "test_new_objects")
+EXPERT_SIGHTS = ("map", "view")
+"""What the scripted expert reads (``craftext.expert``): the whole map or the agent's view."""
 CATEGORIES = ("Conditional", "Building", "Localization", "Achievement", "Combo")
 """The paper's Table 2 columns, the order of the category groups in evaluation tables."""
 GROUNDING_GOALS = (
@@ -31,9 +33,17 @@ gets it half the time), so it cannot tell whether an agent read its instruction.
 
 
 def craftext_task(
-    env_id: str = "CrafText-Classic-Symbolic-v1", pairs: Sequence | None = None, level: str = "medium", split: str = "train", **settings
+    env_id: str = "CrafText-Classic-Symbolic-v1",
+    pairs: Sequence | None = None,
+    level: str = "medium",
+    split: str = "train",
+    expert: str = "map",
+    **settings,
 ) -> Task:
-    """CrafText on ``pairs`` of (Goal, phrasings) (default: the shipped ``level`` / ``split``)."""
+    """CrafText on ``pairs`` of (Goal, phrasings) (default: the shipped ``level`` / ``split``);
+    ``expert``: what the scripted expert reads (``EXPERT_SIGHTS``)."""
+    import functools
+
     import jax.numpy as jnp
     import numpy as np
 
@@ -67,7 +77,7 @@ def craftext_task(
         start,
         lambda info: info["success"],
         reset_ratio=16,
-        expert=env.expert_action if all(covers(g) for g, _ in pairs) else None,
+        expert=functools.partial(env.expert_action, sight=expert == "view") if all(covers(g) for g, _ in pairs) else None,
         goal_objects=tuple(g for g, _ in pairs),
     )
 
@@ -105,7 +115,7 @@ def split_pairs(spec: Mapping, split: str) -> tuple[list, dict]:
         pairs = [(g, p) for g, p in pairs if any(w in g.key() for w in wanted) and not any(u in g.key() for u in unwanted)]
     if not pairs:
         raise ValueError(f"no {spec['level']} goals in the {split} split match goals={spec['goals']!r}")
-    return pairs, {}
+    return pairs, {"expert": spec["expert"]}
 
 
 def goal_file_splits(spec: Mapping) -> tuple[str, ...]:
@@ -185,6 +195,13 @@ FAMILY = WorldFamily(
             "instead (e.g. 'required=collect_wood),-forbidden=eat_cow'; a whole key, commas and all, is one term)",
         ),
         Setting(
+            "expert",
+            "map",
+            "CrafText: what the scripted expert of demonstrations and --imitation labels reads: the whole map, or only "
+            "the agent's view (blocks and cows out of view unknown; it explores straight on), which an agent can imitate",
+            EXPERT_SIGHTS,
+        ),
+        Setting(
             "goals_file",
             "",
             "CrafText: a goal file of your own (craftext.goalfile: JSON lines or YAML; check it with "
@@ -199,6 +216,7 @@ FAMILY = WorldFamily(
             "goals": GROUNDING_GOALS,
             "max_episode_steps": 150,
             "total_steps": 500_000,
+            "imitation": 1.0,
             "eval_episodes": 8,
         },
         "grounding": {
@@ -245,7 +263,7 @@ FAMILY = WorldFamily(
         }
     },
 )
-"""The CrafText registry entry. Presets of ``python -m baselines``: ``quick`` (the main job, about
-7 minutes on a 2-core CPU), ``grounding`` (the same goal set at a larger budget), ``level`` (a
-whole level), ``paper`` (the paper's training setup: Classic pixels, medium level, Craftax's
+"""The CrafText registry entry. Presets of ``python -m baselines``: ``quick`` (the main job: PPO
+with imitation of the scripted expert, 500k steps), ``grounding`` (the same goal set, plain PPO at
+a larger budget), ``level`` (a whole level), ``paper`` (the paper's training setup: Classic pixels, medium level, Craftax's
 10,000-step episodes, a 768-d frozen encoder, 50 evaluation episodes per instruction)."""
