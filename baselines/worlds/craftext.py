@@ -265,5 +265,6 @@ FAMILY = WorldFamily(
 )
 """The CrafText registry entry. Presets of ``python -m baselines``: ``quick`` (the main job: PPO
 with imitation of the scripted expert, 500k steps), ``grounding`` (the same goal set, plain PPO at
-a larger budget), ``level`` (a whole level), ``paper`` (the paper's training setup: Classic pixels, medium level, Craftax's
-10,000-step episodes, a 768-d frozen encoder, 50 evaluation episodes per instruction)."""
+a larger budget), ``level`` (a whole level), ``paper`` (the paper's training setup: Classic
+pixels, medium level, Craftax's 10,000-step episodes, a 768-d frozen encoder, 50 evaluation
+episodes per instruction)."""
