@@ -103,8 +103,11 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     if run["imitation"]:
         family = worlds.family_of(run["env"])
         gap = family.expert_gap(_split(argparse.Namespace(**run), "train")[0]) if family.expert_gap else None
-        if gap:
-            raise SystemExit(f"error: --imitation needs a world with an expert; {gap}")
+        if gap and "imitation" in chosen:
+            raise SystemExit(f"error: --imitation needs a world with an expert (--imitation 0 trains without one); {gap}")
+        if gap:  # the default preset imitates its own world's expert; other goals train without it
+            print(f"--imitation 0: {gap}", file=sys.stderr)
+            run["imitation"] = 0.0
     for name in ("checkpoint_every", "max_episode_steps", "data_size"):
         if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")

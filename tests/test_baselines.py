@@ -346,8 +346,11 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     with pytest.raises(SystemExit, match="--level is not a setting of Hexagons-Paint-v1"):
         settings(parser().parse_args(["--preset", "hexagons", "--level", "hard", "--out", str(tmp_path / "c")]))
     assert settings(parser().parse_args(["--env", "hexagons", "--out", str(tmp_path / "x")])).env == "Hexagons-Paint-v1"  # an alias
-    with pytest.raises(SystemExit, match="--imitation needs a world with an expert; the scripted expert .craftext.expert. does not play"):
+    no_expert = r"--imitation needs a world with an expert \(--imitation 0 .*\); the scripted expert .craftext.expert. does not play"
+    with pytest.raises(SystemExit, match=no_expert):
         settings(parser().parse_args(["--imitation", "1", "--preset", "level", "--level", "easy", "--out", str(tmp_path / "d")]))
+    achievements = settings(parser().parse_args(["--level", "easy", "--goals", "ACHIEVEMENTS", "--out", str(tmp_path / "a")]))
+    assert achievements.imitation == 0.0  # the default preset's imitation is for its own goals
     assert settings(parser().parse_args(["--imitation", "0", "--out", str(tmp_path / "q")])).imitation == 0.0  # plain PPO on quick's goals
     with pytest.raises(SystemExit):
         parser().parse_args(["--imitation", "-1"])

@@ -91,6 +91,11 @@ def test_greedy_decoding_only_emits_feasible_actions_and_runs_them_in_the_env(gr
             emitted += 1
         np.testing.assert_array_equal(grid, end)
     assert emitted > 0
+    fitted = _fit_steps(gru, text, examples)[0].params  # stops after some items: a batch decodes until all its items have
+    batched, alone = (Decoder(gru, MAX_ACTIONS, batch_size=size)(fitted, text, examples) for size in (8, 1))
+    assert (batched[1][:, :-1] == STOP).any() and not (batched[1] == STOP).all()
+    np.testing.assert_array_equal(batched[0], alone[0])
+    np.testing.assert_array_equal(batched[1], alone[1])
 
 
 def test_gold_sequences_replayed_in_the_env_score_100(items, examples, vocabulary):

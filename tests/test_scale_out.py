@@ -64,34 +64,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-RUN = [
-    "--env",
-    "CrafText-Classic-Symbolic-v1",
-    "--level",
-    "easy",
-    "--goals",
-    "ACHIEVEMENTS",
-    "--eval-splits",
-    "train",
-    "--num-envs",
-    "8",
-    "--num-steps",
-    "8",
-    "--total-steps",
-    str(8 * 8 * 3),
-    "--layer-size",
-    "16",
-    "--max-episode-steps",
-    "24",
-    "--eval-episodes",
-    "2",
-    "--eval-batch",
-    "32",
-    "--checkpoint-every",
-    "2",
-]
-"""CrafText achievement goals, so that even an agent trained for 3 updates succeeds in some evaluation
-episodes; evaluation chunks of 32 episodes, several for each process."""
+RUN = ["--env", "BlocksWorld-Build-v1", "--data-size", "16", "--eval-splits", "train", "--num-envs", "8", "--num-steps", "8"]
+RUN += ["--total-steps", str(8 * 8 * 3), "--layer-size", "16", "--max-episode-steps", "24", "--eval-episodes", "4", "--eval-batch", "16"]
+RUN += ["--checkpoint-every", "2"]
+"""Blocks-world building goals, whose F1 is above 0 even for an agent trained for 3 updates (so the
+evaluations compared are not zeros); 64 evaluation episodes in chunks of 16, two for each process."""
 
 
 def _processes(args: list[str], count: int) -> None:
@@ -158,10 +135,10 @@ def test_two_processes_train_one_run_like_one_process(tmp_path):
     for a, b in zip(_params(single / "checkpoints" / "3"), _params(multi / "checkpoints" / "3")):
         assert np.allclose(a, b, **TOLERANCE)
     one, two = (json.loads((run / "evaluation.json").read_text())["splits"]["train"] for run in (single, multi))
-    assert sum(one[policy]["success"] for policy in one) > 0  # not a comparison of zeros
+    assert all(one[policy]["f1"] > 0 for policy in one)  # not a comparison of zeros
     for policy in one:
-        assert one[policy]["episodes"] == two[policy]["episodes"] > 32
-        assert one[policy]["per_goal"] == two[policy]["per_goal"], policy
+        assert one[policy]["episodes"] == two[policy]["episodes"] == 64
+        assert (one[policy]["f1"], one[policy]["per_goal"]) == (two[policy]["f1"], two[policy]["per_goal"]), policy
 
     shutil.rmtree(multi / "checkpoints" / "3")  # killed after checkpoint 2: both processes restore it
     _processes(["--out", str(multi), "--resume"], 2)

@@ -126,7 +126,7 @@ def evaluate(args: argparse.Namespace) -> None:
     from baselines.builder import evaluate as builder_evaluate
 
     out = cli.evaluation_folder(args.out, args.run, ("evaluation.json", "evaluation.png"), args.overwrite)
-    result = builder_evaluate.evaluate_run(args.run, args.data, args.split, args.annotations, out, _log)
+    result = builder_evaluate.evaluate_run(args.run, args.data, args.split, args.annotations, out, _log, args.synthetic_items)
     print(builder_evaluate.format_tables(result))
     print(f"wrote {out / 'evaluation.json'} and {out / 'evaluation.png'}")
 
@@ -160,6 +160,12 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--data", type=Path, help="corpus data folder (default: the one the run trained on, if any)")
     e.add_argument("--split", choices=("test", "dev"), default="test")
     e.add_argument("--annotations", type=Path, help="BAP v2 test-set annotations (JSONL, blocksworld.annotations)")
+    e.add_argument(
+        "--synthetic-items",
+        type=int,
+        help="items of each simulator's test set (default: baselines.builder.data.SYNTHETIC_EVAL_ITEMS, 300 on dev, 1,000 on test); "
+        "fewer: a quicker, noisier check",
+    )
     cli.add_out(e, "folder for evaluation.json and evaluation.png (default runs/evaluations/<run folder name>)")
     return p
 
@@ -169,6 +175,8 @@ def main(argv: list[str] | None = None) -> None:
     args = cli.parse(p, argv)
     if args.command == "train" and args.simulated_items is not None and args.simulated_items < 1:
         p.error("--simulated-items must be positive")
+    if args.command == "evaluate" and args.synthetic_items is not None and args.synthetic_items < 1:
+        p.error("--synthetic-items must be positive")
     if args.command == "evaluate" and not (args.run / "config.json").is_file():
         p.error(f"{args.run} is not a Builder run folder (no config.json)")
     from blocksworld.annotations import AnnotationError

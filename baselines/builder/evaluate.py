@@ -59,9 +59,16 @@ def _summaries(examples: builder_data.Examples, predicted: np.ndarray, align: np
 
 
 def test_sets(
-    config: TrainConfig, vocabulary: Vocabulary, data: str | None, split: str, annotations: Path | None, log: Callable[[str], None]
+    config: TrainConfig,
+    vocabulary: Vocabulary,
+    data: str | None,
+    split: str,
+    annotations: Path | None,
+    log: Callable[[str], None],
+    synthetic_items: int | None = None,
 ) -> dict[str, tuple[builder_data.Examples, np.ndarray | None]]:
-    """Examples (and the fairer metric's alignment mask, None: empty-board items) of every test set."""
+    """Examples (and the fairer metric's alignment mask, None: empty-board items) of every test set;
+    ``synthetic_items`` per simulator (default ``data.SYNTHETIC_EVAL_ITEMS[split]``)."""
     out = {}
     notes = v2.read_annotations(annotations) if annotations is not None else None  # a malformed file fails first
     if data:
@@ -78,14 +85,22 @@ def test_sets(
             items, align, name = clean.items, np.asarray(clean.multiple, bool), f"MDC v2 {split}"
         out[name] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens, context=context), align)
     for simulator, short in SIMULATOR_TEST_SETS.items():
-        items = builder_data.synthetic_items(simulator, split, builder_data.SYNTHETIC_EVAL_ITEMS[split], config.seed)
+        items = builder_data.synthetic_items(simulator, split, synthetic_items or builder_data.SYNTHETIC_EVAL_ITEMS[split], config.seed)
         out[short] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens), None)
     return out
 
 
-def evaluate_run(run: Path, data: Path | None, split: str, annotations: Path | None, out: Path, log: Callable[[str], None] = print) -> dict:
-    """Score the run's best model and the floors on every test set; writes ``evaluation.json`` and
-    ``evaluation.png`` into ``out`` (a folder)."""
+def evaluate_run(
+    run: Path,
+    data: Path | None,
+    split: str,
+    annotations: Path | None,
+    out: Path,
+    log: Callable[[str], None] = print,
+    synthetic_items: int | None = None,
+) -> dict:
+    """Score the run's best model and the floors on every test set (``synthetic_items``: see
+    ``test_sets``); writes ``evaluation.json`` and ``evaluation.png`` into ``out`` (a folder)."""
     record = json.loads((run / "config.json").read_text())
     config = TrainConfig(**record["config"])
     vocabulary = Vocabulary.load(run / "vocabulary.json")
@@ -99,7 +114,7 @@ def evaluate_run(run: Path, data: Path | None, split: str, annotations: Path | N
     decoder = Decoder(builder, config.max_actions)
     params = None
     result = {"run": str(run), "config": record, "split": split, "test_sets": {}}
-    for name, (examples, align) in test_sets(config, vocabulary, data, split, annotations, log).items():
+    for name, (examples, align) in test_sets(config, vocabulary, data, split, annotations, log, synthetic_items).items():
         text = text_inputs(config, examples, encoder)
         if params is None:
             params = load_best(builder, run, text, examples)

@@ -204,7 +204,8 @@ class Builder:
 
 # ----------------------------------------------------------------------------- greedy decoding
 class Decoder:
-    """Greedy decoding of a Builder model through the blocks-world env, in fixed-size jitted batches."""
+    """Greedy decoding of a Builder model through the blocks-world env, in fixed-size jitted batches;
+    a batch stops once each of its items has stopped (most emit 1 or 2 actions of the 10 allowed)."""
 
     def __init__(self, builder: Builder, max_actions: int, batch_size: int = 128):
         self.builder, self.max_actions, self.batch_size = builder, max_actions, batch_size
@@ -218,8 +219,12 @@ class Decoder:
         context = model.apply(params, text, method=model.context)
         previous = jnp.full((n, self.max_actions + 1), -1)
 
-        def body(carry, t):
-            state, age, previous = carry
+        def running(carry) -> Array:
+            t, state, _, _ = carry
+            return (t < self.max_actions) & ~state.done.all()
+
+        def body(carry):
+            t, state, age, previous = carry
             features = jax.vmap(world_features)(state.grid, age, state.pose)
             logits = model.apply(params, context, previous, t, features, method=model.step_logits)
             mask = jax.vmap(env.action_mask, in_axes=(0, None))(state, env_params)
@@ -227,11 +232,10 @@ class Decoder:
             keys = jax.random.split(jax.random.key(0), n)
             _, state, *_ = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(keys, state, action, env_params)
             _, age = jax.vmap(advance)(state.grid, age, action)
-            previous = previous.at[:, t + 1].set(action)
-            return (state, age, previous), action
+            return t + 1, state, age, previous.at[:, t + 1].set(action)
 
-        (state, _, _), actions = jax.lax.scan(body, (state, ages.astype(jnp.int32), previous), jnp.arange(self.max_actions))
-        return state.grid, actions.T
+        _, state, _, previous = jax.lax.while_loop(running, body, (jnp.int32(0), state, ages.astype(jnp.int32), previous))
+        return state.grid, jnp.where(previous[:, 1:] < 0, STOP, previous[:, 1:])  # steps not taken: every item had stopped
 
     def __call__(self, params, text: dict[str, np.ndarray], examples: Examples) -> tuple[np.ndarray, np.ndarray]:
         """Predicted end grids (N, 11, 9, 11) int8 and action codes (N, max_actions) (STOP after the end)."""
