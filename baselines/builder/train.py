@@ -205,7 +205,7 @@ class Builder:
 # ----------------------------------------------------------------------------- greedy decoding
 class Decoder:
     """Greedy decoding of a Builder model through the blocks-world env, in fixed-size jitted batches;
-    a batch stops once each of its items has stopped (most emit 1 or 2 actions of the 10 allowed)."""
+    a batch stops once each of its items has stopped (most emit 1 or 2 of up to ``max_actions``)."""
 
     def __init__(self, builder: Builder, max_actions: int, batch_size: int = 128):
         self.builder, self.max_actions, self.batch_size = builder, max_actions, batch_size
