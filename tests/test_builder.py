@@ -228,6 +228,10 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert "| EB (" in out and "Fairer micro F1 (%) per test set" in out and "copy last action" in out
     with pytest.raises(SystemExit, match="curriculum key"):
         main(["train", "--out", str(tmp_path / "bad"), "--curriculum", "colour"])
+    for command, flag in ((["train", "--out", str(tmp_path / "bad")], "--simulated-items"), (["evaluate", str(run)], "--synthetic-items")):
+        with pytest.raises(SystemExit):
+            main([*command, flag, "0"])
+        assert f"error: {flag} must be positive" in capsys.readouterr().err
     bad = _write(tmp_path / "bad.jsonl", [{"game_id": "g", "sample_id": 0, "context": "maybe"}])
     with pytest.raises(SystemExit, match="bad.jsonl, line 1, field 'context'"):
         main(["evaluate", str(run), "--data", str(tmp_path / "corpus"), "--annotations", str(bad), "--out", str(scored), "--overwrite"])

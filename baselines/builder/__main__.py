@@ -173,10 +173,9 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     p = parser()
     args = cli.parse(p, argv)
-    if args.command == "train" and args.simulated_items is not None and args.simulated_items < 1:
-        p.error("--simulated-items must be positive")
-    if args.command == "evaluate" and args.synthetic_items is not None and args.synthetic_items < 1:
-        p.error("--synthetic-items must be positive")
+    for name in ("simulated_items", "synthetic_items"):  # train's and evaluate's item counts
+        if getattr(args, name, None) is not None and getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be positive")
     if args.command == "evaluate" and not (args.run / "config.json").is_file():
         p.error(f"{args.run} is not a Builder run folder (no config.json)")
     from blocksworld.annotations import AnnotationError
