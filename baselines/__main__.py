@@ -58,6 +58,8 @@ RUN_DEFAULTS = {
     "planner_model": "gpt-4",
     "allow_insecure_http": False,
     "imitation": 0.0,
+    "imitation_only": False,
+    "expert_play": 0.0,
     "init_from": "",
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
@@ -157,6 +159,8 @@ def _config(run) -> PPOConfig:
         "lr": run.lr,
         "planner": run.planner,
         "imitation_coef": run.imitation,
+        "imitation_only": run.imitation_only,
+        "expert_play": run.expert_play,
     }
     values.update({k: v for k, v in overrides.items() if v is not None})
     return PPOConfig(**values)
@@ -210,7 +214,10 @@ def train(args: argparse.Namespace) -> None:
     lead = jax.process_index() == 0  # files and progress come from process 0
     out = run.out
     config = _config(run)
-    config.validate()
+    try:
+        config.validate()
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
     train_split = _split(run, "train")
     task = _task(run, train_split)
     try:
@@ -346,6 +353,8 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
             " (gold goal: not a fair result)" if config.planner == "oracle" and not run.planner_url else ""
         )
     imitation = f" + imitation {config.imitation_coef:g}" if config.imitation_coef else ""
+    if config.imitation_only:
+        imitation = f", DAgger (expert play {config.expert_play:g})"
     cloned = " from BC" if run.init_from else ""
     mode = "greedy" if run.greedy else "sample"
     labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
@@ -359,6 +368,8 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
         "data": run.data,
         "success_metric": ppo.task.metrics[0],
         "imitation_coef": config.imitation_coef,
+        "imitation_only": config.imitation_only,
+        "expert_play": config.expert_play,
         "init_from": run.init_from,
         "episodes_per_goal": run.eval_episodes,
         "max_steps": run.max_episode_steps,
@@ -443,6 +454,19 @@ def parser() -> argparse.ArgumentParser:
         metavar="COEF",
         help="weight of an auxiliary cross entropy towards the world's expert action on the agent's own rollouts "
         "(DAgger-style; worlds with an expert for the goals trained on; default 0: plain PPO)",
+    )
+    p.add_argument(
+        "--imitation-only",
+        action="store_true",
+        default=None,
+        help="train on the --imitation cross entropy alone, without PPO's terms (DAgger on the agent's own rollouts)",
+    )
+    p.add_argument(
+        "--expert-play",
+        type=_non_negative_float,
+        metavar="BETA",
+        help="with --imitation-only: probability that a rollout step plays the expert's action instead of the agent's, "
+        "decaying linearly to 0 at half of the updates (DAgger's beta; default 0)",
     )
     p.add_argument(
         "--init-from",

@@ -48,7 +48,11 @@ class PPOConfig:
     ``factored_actions``: factored policy heads where the task's actions have a grid layout
     (``Task.action_factors``: Hexagons, blocks world). ``imitation_coef``: weight of an auxiliary
     cross entropy towards the world's expert action in every visited state (DAgger-style labels on
-    the agent's own rollouts, ``Task.expert``; 0: plain PPO)."""
+    the agent's own rollouts, ``Task.expert``; 0: plain PPO). ``imitation_only``: the loss is that
+    cross entropy alone (DAgger: no PPO, value or entropy terms). ``expert_play``: DAgger's beta,
+    the probability that a rollout step plays the expert's action instead of the agent's sampled
+    one, at the first update; it decays linearly to 0 at ``EXPERT_PLAY_DECAY`` of the updates
+    (only with ``imitation_only``: PPO's ratios assume the agent's own actions)."""
 
     env_id: str = DEFAULT_ENV
     policy: str = "ppo-t"
@@ -72,6 +76,8 @@ class PPOConfig:
     planner: str = "retrieval"
     factored_actions: bool = True
     imitation_coef: float = 0.0
+    imitation_only: bool = False
+    expert_play: float = 0.0
 
     @property
     def batch_size(self) -> int:
@@ -100,7 +106,16 @@ class PPOConfig:
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0 or (name == "lr" and value == 0):
                 raise ValueError(f"PPOConfig.{name} must be a finite number {'> 0' if name == 'lr' else '>= 0'}, got {value}")
+        if self.imitation_only and self.imitation_coef == 0:
+            raise ValueError("PPOConfig.imitation_only needs imitation_coef > 0 (the loss is the imitation term alone)")
+        if not 0.0 <= self.expert_play <= 1.0:
+            raise ValueError(f"PPOConfig.expert_play must be a probability in [0, 1], got {self.expert_play}")
+        if self.expert_play and not self.imitation_only:
+            raise ValueError("PPOConfig.expert_play needs imitation_only: PPO's ratios assume the agent's own actions")
 
+
+EXPERT_PLAY_DECAY = 0.5
+"""Fraction of the updates over which ``PPOConfig.expert_play`` decays linearly to 0."""
 
 CPU_QUICK = {"num_envs": 64, "num_steps": 64, "num_minibatches": 4, "layer_size": 256, "reset_ratio": 4}
 """Overrides for a quick CPU run (Craftax is fastest at ~64 envs on a 2-core CPU)."""
@@ -222,6 +237,13 @@ class PPO:
             return jnp.zeros(self.config.num_envs, jnp.int32)
         return jax.vmap(self.task.expert, in_axes=(0, None))(env_state.env_state, self.task.params)
 
+    def _mixed(self, update: Array, key: Array, expert: Array, action: Array) -> Array:
+        """(B,) actions played: the expert's with probability ``expert_play``, decayed linearly to 0
+        at ``EXPERT_PLAY_DECAY`` of the updates, else the agent's."""
+        c = self.config
+        beta = c.expert_play * jnp.clip(1.0 - update / (EXPERT_PLAY_DECAY * c.num_updates), 0.0, 1.0)
+        return jnp.where(jax.random.uniform(jax.random.fold_in(key, 1), expert.shape) < beta, expert, action)
+
     # ------------------------------------------------------------------ API
     def init(self, key: Array) -> Runner:
         """Fresh parameters, optimizer and environments."""
@@ -245,7 +267,8 @@ class PPO:
             action = pi.sample(seed=key_act)
             log_prob = pi.log_prob(action)
             expert = self._expert(runner.env_state)
-            next_obs, env_state, reward, terminated, truncated, info = self.env.step(key_env, runner.env_state, action[0], self.task.params)
+            played = action[0] if c.expert_play == 0 else self._mixed(runner.update, key_act, expert, action[0])
+            next_obs, env_state, reward, terminated, truncated, info = self.env.step(key_env, runner.env_state, played, self.task.params)
 
             def bootstrap(_):
                 final = jax.tree.map(lambda x: x[None], info["final_observation"])
@@ -287,7 +310,10 @@ class PPO:
         actor_loss = -jnp.minimum(ratio * adv, ratio.clip(1.0 - c.clip_eps, 1.0 + c.clip_eps) * adv).mean()
         entropy = pi.entropy().mean()
         imitation = -pi.log_prob(traj.expert).mean() if c.imitation_coef else jnp.float32(0.0)
-        total = actor_loss + c.vf_coef * value_loss - c.ent_coef * entropy + c.imitation_coef * imitation
+        if c.imitation_only:
+            total = c.imitation_coef * imitation
+        else:
+            total = actor_loss + c.vf_coef * value_loss - c.ent_coef * entropy + c.imitation_coef * imitation
         return total, {"value_loss": value_loss, "actor_loss": actor_loss, "entropy": entropy, "imitation_loss": imitation}
 
     def update(self, runner: Runner) -> tuple[Runner, dict]:

@@ -157,7 +157,8 @@ def test_train_is_deterministic_and_vmaps_over_seeds(trained):
 def test_imitation_of_the_expert_lowers_its_cross_entropy():
     """The auxiliary loss is the cross entropy of the world's expert action in the visited states:
     at the start it is about log(number of feasible actions); training on it brings it down (two
-    single-tile procedures: a few tiles to learn)."""
+    single-tile procedures: a few tiles to learn), also alone (DAgger), where the expert plays the
+    first update's every step and its share decays."""
     task = make_task(
         "Hexagons-Paint-v1",
         generate(2, seed=0, kinds=("tile",)),
@@ -173,6 +174,15 @@ def test_imitation_of_the_expert_lowers_its_cross_entropy():
     assert losses[-3:].mean() < 0.3 * losses[0]
     with pytest.raises(ValueError, match="imitation_coef=1.0 needs an expert"):
         PPO(config, dataclasses.replace(task, expert=None), *tables(config, task, cache_dir=None))
+    dagger = dataclasses.replace(config, imitation_only=True, expert_play=1.0)  # the expert plays every step of update 0
+    metrics = jax.block_until_ready(jax.jit(PPO(dagger, task, *tables(dagger, task, cache_dir=None)).train)(jax.random.key(0)))["metrics"]
+    success, losses = np.asarray(metrics["success_rate"]), np.asarray(metrics["imitation_loss"])
+    assert success[0] == 1.0 and success[dagger.num_updates // 2 :].max() < 0.5  # beta decays to 0 at half of the updates
+    assert losses[-3:].mean() < 0.5 * losses[0]
+    refused = (({"imitation_only": True, "imitation_coef": 0.0}, "imitation_coef > 0"), ({"expert_play": 0.5}, "needs imitation_only"))
+    for wrong, message in refused:
+        with pytest.raises(ValueError, match=message):
+            dataclasses.replace(config, **wrong).validate()
 
 
 def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compile(trained, hex_task):
@@ -356,6 +366,13 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
         parser().parse_args(["--imitation", "-1"])
     assert hexagons.imitation == 1.0 and settings(parser().parse_args(["--out", str(tmp_path / "e")])).imitation == 1.0  # quick imitates
     assert settings(parser().parse_args(["--preset", "grounding", "--out", str(tmp_path / "g")])).imitation == 0.0
+    from baselines.__main__ import _config
+
+    dagger = settings(parser().parse_args(["--imitation-only", "--expert-play", "0.3", "--out", str(tmp_path / "k")]))
+    config = _config(dagger)
+    assert (config.imitation_coef, config.imitation_only, config.expert_play) == (1.0, True, 0.3)  # quick's imitation, alone
+    with pytest.raises(SystemExit):
+        parser().parse_args(["--expert-play", "-0.5"])
 
 
 def test_world_splits_of_the_grid_worlds():
