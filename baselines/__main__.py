@@ -124,6 +124,10 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
         if evaluation[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {evaluation[name]}")
     if not args.resume:  # only once every setting is known good: --overwrite deletes
+        try:
+            _config(argparse.Namespace(**{**vars(args), **run})).validate()
+        except ValueError as error:
+            raise SystemExit(f"error: {error}") from None
         out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True)
     return argparse.Namespace(**{**vars(args), **run, **evaluation, "out": out})
 
@@ -214,10 +218,7 @@ def train(args: argparse.Namespace) -> None:
     lead = jax.process_index() == 0  # files and progress come from process 0
     out = run.out
     config = _config(run)
-    try:
-        config.validate()
-    except ValueError as error:
-        raise SystemExit(f"error: {error}") from None
+    config.validate()
     train_split = _split(run, "train")
     task = _task(run, train_split)
     try:

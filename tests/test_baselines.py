@@ -373,6 +373,13 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     assert (config.imitation_coef, config.imitation_only, config.expert_play) == (1.0, True, 0.3)  # quick's imitation, alone
     with pytest.raises(SystemExit):
         parser().parse_args(["--expert-play", "-0.5"])
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "config.json").write_text("{}")
+    for wrong, message in ((["--imitation", "0"], "imitation_coef > 0"), (["--expert-play", "2"], r"probability in \[0, 1\]")):
+        with pytest.raises(SystemExit, match=message):  # refused before --overwrite deletes anything
+            settings(parser().parse_args(["--imitation-only", *wrong, "--out", str(kept), "--overwrite"]))
+        assert (kept / "config.json").is_file()
 
 
 def test_world_splits_of_the_grid_worlds():
