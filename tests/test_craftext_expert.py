@@ -108,3 +108,38 @@ def test_a_sighted_expert_walks_to_a_tree_only_once_it_is_in_view(tmp_path):
 
     assert actions(6) == (2, 1)  # the map expert moves right, towards the tree; the sighted one on, left
     assert actions(4) == (2, 2)  # in view: both move towards it
+
+
+def test_a_tired_expert_walls_itself_in_to_sleep_and_mines_its_way_out(tmp_path):
+    """At energy 2 beside a stone mass the expert digs a two-cell pocket, steps back, closes the way
+    in with a stone and sleeps where no zombie can reach it; awake (energy 9) it mines the stone."""
+    path = tmp_path / "goals.jsonl"
+    path.write_text(json.dumps({"scenario": "EXPLORE", "args": {"block": "diamond"}, "phrasings": ["find a diamond"]}) + "\n")
+    env, params = craftext.make("CrafText-Classic-Symbolic-v1", load_goals(path, classic=True).pairs())
+    _, state = env.reset_env(jax.random.key(0), params)
+    state = env.set_goal(state, params.phrase_start[0], params)
+    world = state.world
+    r, c = (int(x) for x in world.player_position)
+    ground = jnp.full_like(world.map, BlockType.GRASS.value).at[r - 3 : r + 4, c + 2 : c + 7].set(BlockType.STONE.value)
+    world = world.replace(
+        map=ground,
+        zombies=world.zombies.replace(mask=jnp.zeros_like(world.zombies.mask)),
+        cows=world.cows.replace(mask=jnp.zeros_like(world.cows.mask)),
+        inventory=world.inventory.replace(wood_pickaxe=1, stone=1),
+        player_energy=jnp.int32(2),
+    )
+    state = state.replace(world=world)
+
+    def step(state, t):
+        action = env.expert_action(state, params)
+        _, state, _, _, _ = env.step_env(jax.random.fold_in(jax.random.key(1), t), state, action, params)
+        w = state.world
+        return state, (w.is_sleeping, w.player_position, w.player_energy, w.map[r, c + 1])
+
+    _, (sleeping, position, energy, entrance) = jax.jit(lambda s: jax.lax.scan(step, s, jnp.arange(120)))(state)
+    asleep = int(jnp.argmax(sleeping))
+    assert sleeping.any() and asleep < 12, sleeping  # B (c + 1) -> dig A (c + 2) -> dig S (c + 3) -> in, back onto A, stone on B
+    assert position[asleep].tolist() == [r, c + 2] and int(entrance[asleep]) == BlockType.STONE.value
+    woke = asleep + int(jnp.argmin(sleeping[asleep:]))
+    assert woke > asleep and int(energy[woke]) == 9, energy
+    assert int(entrance[-1]) == BlockType.PATH.value  # mined on the way out
