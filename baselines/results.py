@@ -39,10 +39,11 @@ SUMMARIES = Path("docs") / "results"
 MARKER = re.compile(r"^([ \t]*)<!-- results: ([^>]+?) -->\n(.*?)^[ \t]*<!-- /results -->$", re.S | re.M)
 """A marked figure: its indentation (a figure inside a list item is indented like it), the
 summary names, the block."""
-PER_RUN = ("seed", "command", "suite", "best_epoch", "trained_by")
+PER_RUN = ("seed", "command", "suite", "best_epoch", "trained_by", "init_from")
 """Evaluation ``meta`` fields that may differ between the runs of one summary (``suite`` must not:
 checked separately, to name it; ``best_epoch`` is the epoch a cloning run kept; ``trained_by`` the
-training command of a run evaluated by ``python -m baselines.evaluate``)."""
+training command of a run evaluated by ``python -m baselines.evaluate``; ``init_from`` the run a
+run started from: the same for all, or each seed's own, recorded per seed)."""
 
 
 MODEL_FIELDS = (
@@ -112,6 +113,9 @@ def summarize(runs: Sequence[Path], title: str, published: dict | None = None) -
                 raise ResultsError(f"{path}: field 'meta.{key}' is {evaluation['meta'].get(key)!r}, the first run's is {common.get(key)!r}")
         if list(evaluation["splits"]) != list(first["splits"]):
             raise ResultsError(f"{path}: field 'splits' is {list(evaluation['splits'])}, the first run's is {list(first['splits'])}")
+    starts = [e["meta"].get("init_from") for e in evaluations]
+    if len(set(starts)) not in (1, len(starts)):
+        raise ResultsError(f"field 'meta.init_from': {starts}: the runs start from one run or each from its own")
     seeds = [e["meta"]["seed"] for e in evaluations]
     unknown = sorted(set((published or {}).get("splits", {})) - set(first["splits"]))
     if unknown:
@@ -133,6 +137,7 @@ def summarize(runs: Sequence[Path], title: str, published: dict | None = None) -
         "suite": first["meta"]["suite"],
         "seeds": seeds,
         "commands": [e["meta"]["command"] for e in evaluations],
+        **({"init_from": starts} if any(starts) else {}),
         "meta": common,
         "splits": splits,
         **({"published": published} if published else {}),
@@ -238,9 +243,11 @@ def _seeds(summary: dict) -> str:
     return f"seed {seeds[0]}" if len(seeds) == 1 else f"{len(seeds)} training seeds ({', '.join(map(str, seeds))})"
 
 
-def agent_label(meta: dict) -> str:
+def agent_label(summary: dict) -> str:
     """The agent as the tables name it: policy, imitation, budget (``ppo-t + imitation, 300k steps``)."""
-    label = meta["policy"] + (" + imitation" if meta.get("imitation_coef") else "") + (" from BC" if meta.get("init_from") else "")
+    meta = summary["meta"]
+    started = meta.get("init_from") or any(summary.get("init_from", []))
+    label = meta["policy"] + (" + imitation" if meta.get("imitation_coef") else "") + (" from BC" if started else "")
     if meta.get("total_steps"):
         steps = meta["total_steps"]
         label += f", {steps / 1e6:g}M steps" if steps >= 1e6 else f", {steps / 1e3:g}k steps"
@@ -279,9 +286,7 @@ def rows_table(summaries: Sequence[dict]) -> str:
         splits = summary["splits"]
         cells = [" / ".join(_cell(row[p], 2) if p in row else "–" for row in splits.values()) for p in POLICIES]
         lines.append(
-            "| "
-            + " | ".join([summary["title"], agent_label(summary["meta"]), " / ".join(splits), *cells, str(len(summary["seeds"]))])
-            + " |"
+            "| " + " | ".join([summary["title"], agent_label(summary), " / ".join(splits), *cells, str(len(summary["seeds"]))]) + " |"
         )
     return "\n".join(lines) + "\n\n" + _caption(summaries)
 
@@ -297,7 +302,7 @@ def _caption(summaries: Sequence[dict]) -> str:
     if len(summaries) == 1:
         first = summaries[0]
         episodes = first["meta"].get(f"episodes_per_{unit}", "?")
-        text += f" {_seeds(first).capitalize()}, {episodes} episodes per {unit} each: `{first['commands'][0]}`"
+        text += f" {_seeds(first).capitalize()}, {episodes} episode{'s' if episodes != 1 else ''} per {unit} each: `{first['commands'][0]}`"
     return text
 
 

@@ -50,6 +50,12 @@ def test_summarize_aggregates_seeds_and_refuses_mismatched_runs(tmp_path):
         summarize([runs[0], _run(tmp_path / "again", 0, {"train": 0.5, "test": 0.5})], "x")
     with pytest.raises(ResultsError, match=r"s4/evaluation.json: field 'splits'"):
         summarize([runs[0], _run(tmp_path / "s4", 4, {"train": 0.5})], "x")
+    cloned = [_run(tmp_path / f"c{s}", s, {"train": 0.5, "test": 0.5}, init_from=f"runs/bc-s{s}") for s in range(3)]
+    assert summarize(cloned, "x")["init_from"] == ["runs/bc-s0", "runs/bc-s1", "runs/bc-s2"]  # each seed from its own clone
+    assert "init_from" not in summary and "init_from" not in summarize(cloned[:1], "x")["meta"]
+    shared = _run(tmp_path / "c3", 3, {"train": 0.5, "test": 0.5}, init_from="runs/bc-s0")
+    with pytest.raises(ResultsError, match="field 'meta.init_from'"):
+        summarize([*cloned, shared], "x")
     old = json.loads((runs[0] / "evaluation.json").read_text())
     del old["meta"]["command"]
     (tmp_path / "old").mkdir()
