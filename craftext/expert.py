@@ -328,7 +328,8 @@ def _sleep_pocket(walkable: Array, diggable: Array, wall: Array, position: Array
     pocket; wall: cells no zombie enters."""
     h, w = walkable.shape
     r, c = jnp.arange(h)[:, None], jnp.arange(w)[None, :]
-    open_at, wall_at, walkable_at = _shifts(walkable | diggable, False), _shifts(wall, False), _shifts(walkable, False)
+    open_ = walkable | diggable
+    open_at, wall_at, walkable_at = _shifts(open_, False), _shifts(wall, False), _shifts(walkable, False)
     scores = []
     for d in range(4):
         s = _STEPS[d]
@@ -337,9 +338,8 @@ def _sleep_pocket(walkable: Array, diggable: Array, wall: Array, position: Array
         def is_at(p: Array, k: int) -> Array:  # p == S - k s
             return (r - k * s[0] == p[0]) & (c - k * s[1] == p[1])
 
-        ok = open_at(0 * s) & open_at(-s) & walkable_at(-2 * s) & wall_at(s)
-        for cell in (0 * s, -s):
-            ok &= wall_at(cell + side) & wall_at(cell - side)
+        ok = open_ & open_at(-s) & walkable_at(-2 * s) & wall_at(s)  # S, A, B and the wall ahead
+        ok &= wall_at(side) & wall_at(-side) & wall_at(side - s) & wall_at(-side - s)  # both sides of S and A
         in_a, in_s = is_at(position, 1), is_at(position, 0)
         stage = jnp.select([in_a & is_at(facing, 2), in_s & is_at(facing, -1), in_a, is_at(position, 2)], [4, 3, 2, 1], 0)
         # 4: in A facing B (place the stone), 3: in S, 2: in A, 1: on B
