@@ -478,8 +478,7 @@ def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, clas
     tired = (craftax_state.player_energy <= TIRED) & ~jnp.isin(forbidden, jnp.asarray(R.no_sleep))
     # safe: every open cell beside the player is a dead end, so no zombie can walk up to it
     beside_player = jnp.zeros((h, w), bool).at[position[0], position[1]].set(True)
-    shifted = _shifts(walkable & ~beside_player, False)
-    dead_end = ~walkable | ~jnp.stack([shifted(FACING[d]) for d in range(1, 5)]).any(0)
+    dead_end = ~walkable | ~_beside(walkable & ~beside_player)
     safe = jax.vmap(lambda p: ~at(~dead_end, p))(position + FACING[1:]).all()
     pocket, pocket_direction, pocket_found = _sleep_pocket(
         near_walkable,
