@@ -82,23 +82,32 @@ def run_world(run: str | Path) -> dict:
     raise ValueError(f"{Path(run) / 'config.json'}: neither a BC ('world') nor a PPO ('command') run configuration")
 
 
-def trained_params(run: str | Path, target: Any) -> Any:
-    """A BC run's params, or those of a PPO run's latest checkpoint, in the structure and dtypes
-    of ``target``."""
-    import jax
-    import jax.numpy as jnp
+def saved_params(run: str | Path) -> tuple[Any, str]:
+    """The params of a BC run (``params/``) or of a PPO run's latest checkpoint, as saved (numpy
+    arrays, their saved dtypes), and where in ``run`` they were read (``params`` or
+    ``checkpoints/<update>``); ValueError naming the folder if it has neither."""
     import orbax.checkpoint as ocp
 
     run = Path(run)
     if (run / "params").is_dir():
-        return restore_params(run, target)
+        with ocp.StandardCheckpointer() as checkpointer:
+            return checkpointer.restore((run / "params").absolute()), "params"
     manager = ocp.CheckpointManager((run / "checkpoints").absolute())
     step = manager.latest_step()
     if step is None:
         raise ValueError(f"{run}: no params/ and no checkpoint to load")
     runner = manager.restore(step, args=ocp.args.StandardRestore())
     manager.close()
-    return jax.tree.map(lambda saved, like: jnp.asarray(saved, like.dtype), runner["params"], target)
+    return runner["params"], f"checkpoints/{step}"
+
+
+def trained_params(run: str | Path, target: Any) -> Any:
+    """A BC run's params, or those of a PPO run's latest checkpoint (``saved_params``), in the
+    structure and dtypes of ``target`` (a run exported as float16 computes in float32)."""
+    import jax
+    import jax.numpy as jnp
+
+    return jax.tree.map(lambda saved, like: jnp.asarray(saved, like.dtype), saved_params(run)[0], target)
 
 
 def load_policy(run: str | Path, config: PPOConfig, task: Task, instructions: Any, plans: Any = None) -> tuple[ActorCritic, Any]:

@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "train": "baselines",
     "bc": "baselines.bc",
     "evaluate": "baselines.evaluate",
+    "export": "baselines.export",
     "episodes": "baselines.episodes",
     "arena": "baselines.arena",
     "textworld": "baselines.textworld",

@@ -451,7 +451,8 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     out = cli.evaluation_folder(
         args.out or Path("runs") / "evaluations" / f"{run.resolve().name}-{args.protocol}", run, EVALUATION_FILES, args.overwrite
     )
-    trained_split = json.loads((run / "config.json").read_text()).get("world", {}).get("split", "train")
+    saved = json.loads((run / "config.json").read_text())
+    trained_split = saved.get("world", {}).get("split", "train")
     splits = {name: worlds.split_episodes(spec, name) for name in dict.fromkeys([trained_split, *names])}
     trained = worlds.spec_task(spec, splits[trained_split])
     network, params = load_policy(run, config, trained, *tables(config, trained))
@@ -481,7 +482,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         "eval_mode": mode,
         "seed": config.seed,
         "command": args.command_line,
-        "trained_by": own["meta"].get("command"),
+        "trained_by": own["meta"].get("command") or saved.get("command_line"),
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }

@@ -19,7 +19,7 @@ SMALL = {
     "baselines": ["--total-steps", "512", "--num-envs", "8", "--num-steps", "8", "--layer-size", "16", "--max-episode-steps", "16"]
     + ["--eval-episodes", "1", "--eval-splits", "train", "--quiet"],
     "baselines.bc": ["--epochs", "2", "--layer-size", "16", "--eval-episodes", "1", "--eval-splits", "train", "--quiet"],
-    "baselines.evaluate": ["--quiet"],
+    "baselines.evaluate": ["--max-steps", "16", "--quiet"],
     "baselines.episodes record": ["--episodes", "2", "--quiet"],
     "baselines.episodes render": ["--quiet"],
     "baselines.textworld generate": ["--episodes", "2", "--max-steps", "4", "--batch-size", "2", "--quiet"],

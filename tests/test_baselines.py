@@ -530,3 +530,20 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     assert all(" | " in key for key in agent["per_goal"]) and "instructions x episodes" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="already exists"):
         evaluate([str(tmp_path), "--out", str(tmp_path / "suite")])
+
+    from baselines.checkpoints import saved_params
+    from baselines.export import main as export
+
+    trained, _ = saved_params(tmp_path)
+    for dtype in ("float32", "float16"):  # the run's final parameters as a small folder
+        export([str(tmp_path), "--dtype", dtype, "--out", str(tmp_path / dtype)])
+        exported, source = saved_params(tmp_path / dtype)
+        record = json.loads((tmp_path / dtype / "config.json").read_text())["export"]
+        assert source == "params" and record["params"].startswith("checkpoints/") and record["dtype"] == dtype
+        pairs = zip(jax.tree.leaves(exported), jax.tree.leaves(trained))
+        assert all(e.dtype == dtype and np.array_equal(e, t.astype(dtype)) for e, t in pairs)
+    paper16 = tmp_path / "paper16"
+    evaluate([str(tmp_path / "float16"), *paper_args, "--splits", "test_new_objects", "--out", str(paper16)])  # read as float32
+    assert json.loads((paper16 / "evaluation.json").read_text())["splits"]["test_new_objects"]["agent"]["goals"] == agent["goals"]
+    with pytest.raises(SystemExit, match="already exists"):
+        export([str(tmp_path), "--out", str(tmp_path / "float16")])

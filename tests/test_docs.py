@@ -116,7 +116,7 @@ class TestBcCommands(PageCommands):
 
 
 class TestModelCommands(PageCommands):
-    PAGES = ("models/builder.md", "models/painter.md")
+    PAGES = ("models/builder.md", "models/painter.md", "models/craftext-agents.md")
 
 
 class TestOtherPageCommands(PageCommands):

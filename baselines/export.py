@@ -1,0 +1,76 @@
+"""``python -m baselines.export RUN --out FOLDER``: a trained agent as a small folder to share or
+commit: its final parameters (float16 by default, half the size; ``evaluate`` computes in float32)
+with the run's ``config.json``, ``metrics.jsonl`` and learning curve, without checkpoints or
+optimizer state.
+
+``RUN`` is a run folder of ``python -m baselines`` (its latest checkpoint) or ``python -m
+baselines.bc``. The folder reads like the run everywhere a run is read (``python -m
+baselines.evaluate FOLDER``, ``--init-from`` for a BC run); ``config.json`` gains an ``export``
+record: where the parameters came from, their dtype and this command. Rounding to float16 changes
+sampled episodes, so evaluate the exported folder, not the run, for figures that others reproduce
+from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from baselines import cli
+from baselines.checkpoints import run_kind, save_params, saved_params
+
+DTYPES = ("float16", "bfloat16", "float32")
+COPIED = ("metrics.jsonl", "learning_curve.png")
+"""Files of the run copied beside the parameters where the run has them."""
+
+
+def export_run(run: Path, out: Path, dtype: str = "float16", command_line: str = "") -> Path:
+    """Write ``out/params`` (the run's final parameters, floating arrays cast to ``dtype``),
+    ``out/config.json`` (with an ``export`` record) and the files of ``COPIED``; returns ``out``."""
+    import jax
+    import ml_dtypes
+
+    kind = run_kind(run)
+    if kind not in ("ppo", "bc"):
+        raise ValueError(f"{run}: a run of python -m baselines or python -m baselines.bc, not of {kind}")
+    params, source = saved_params(run)
+    cast = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    params = jax.tree.map(lambda x: np.asarray(x).astype(cast) if np.issubdtype(np.asarray(x).dtype, np.floating) else x, params)
+    out.mkdir(parents=True, exist_ok=True)
+    save_params(out, params)
+    config = json.loads((run / "config.json").read_text())
+    config["export"] = {"run": str(run), "params": source, "dtype": dtype, "command": command_line}
+    (out / "config.json").write_text(json.dumps(config, indent=1))
+    for name in COPIED:
+        if (run / name).is_file():
+            shutil.copy(run / name, out / name)
+    return out
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m baselines.export", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("run", type=Path, help="run folder of python -m baselines (its latest checkpoint) or python -m baselines.bc")
+    p.add_argument("--dtype", choices=DTYPES, default="float16", help="dtype of the saved floating parameters (default float16)")
+    cli.add_out(p, "folder for params/, config.json and the run's metrics", required=True)
+    return p
+
+
+def _export(args: argparse.Namespace) -> None:
+    out = cli.prepare_out(args.out, overwrite=args.overwrite)
+    export_run(args.run, out, args.dtype, args.command_line)
+    size = sum(f.stat().st_size for f in (out / "params").rglob("*") if f.is_file())
+    print(f"{args.run} -> {out} (params {args.dtype}, {size / 1e6:.1f} MB)", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.run(parser(), _export, argv)
+
+
+if __name__ == "__main__":
+    main()
