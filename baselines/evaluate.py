@@ -55,6 +55,7 @@ import numpy as np
 from baselines import cli, distributed, worlds
 from baselines.networks import ActorCritic
 from baselines.ppo import PPOConfig, policy_inputs, tables
+from baselines.results import held_out_label
 from baselines.worlds.task import Task
 
 POLICIES = ("agent", "shuffled", "random")
@@ -257,6 +258,7 @@ def evaluate_splits(
     shared_rows = max(len(task.texts) for task in tasks.values()) if settings else None
     evaluator = Evaluator(trained, network, batch)
     key = jax.random.key(10_000 + config.seed)
+    seen = set(trained.texts)
     results: dict[str, dict] = {}
     for i, (split, task) in enumerate(tasks.items()):
         rows = shared_rows or len(task.texts)
@@ -266,6 +268,7 @@ def evaluate_splits(
             results[split] = evaluator.evaluate(
                 params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows, unit=unit
             )
+        results[split]["agent"]["texts_in_train"] = texts_in(task.texts, seen)
         for policy, summary in results[split].items():
             others = "".join(f", {name} {summary[name]:.3f}" for name in task.metrics[1:])
             print(
@@ -274,6 +277,13 @@ def evaluate_splits(
                 flush=True,
             )
     return results
+
+
+def texts_in(texts: Sequence[str], seen: set[str]) -> float:
+    """The share of the distinct non-empty ``texts`` found word for word in ``seen`` (a split's
+    instructions that the training split also has: how held out the split is)."""
+    distinct = {t for t in texts if t}
+    return sum(t in seen for t in distinct) / max(len(distinct), 1)
 
 
 RESAMPLES = 2000
@@ -357,7 +367,7 @@ def table(
     levels)."""
     labels = labels or {}
     summaries = [s for by_policy in splits.values() for s in by_policy.values()]
-    fixed = ("success", "success_ci", "gap_ci", "episodes", "goals", "unit", "groups", "per_goal")
+    fixed = ("success", "success_ci", "gap_ci", "episodes", "goals", "unit", "groups", "per_goal", "texts_in_train")
     extra = [k for k in summaries[0] if k not in fixed] if summaries else []
     unit = summaries[0].get("unit", "goal") if summaries else "goal"
     groups = sorted(
@@ -379,7 +389,11 @@ def table(
                 *(group_cell(s["groups"][g]) if g in s["groups"] else "–" for g in groups),
                 f"{s['goals']} x {s['episodes'] // max(s['goals'], 1)}",
             ]
-            lines.append("| " + " | ".join([split, labels.get(policy, policy), *cells]) + " |")
+            lines.append(
+                "| "
+                + " | ".join([held_out_label(split, by_policy["agent"].get("texts_in_train")), labels.get(policy, policy), *cells])
+                + " |"
+            )
         difference = gap(by_policy)
         if difference is not None:
             interval = by_policy["agent"].get("gap_ci")

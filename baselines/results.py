@@ -125,6 +125,7 @@ def summarize(runs: Sequence[Path], title: str, published: dict | None = None) -
     splits = {
         split: {
             "goals": by_policy["agent"]["goals"],
+            **({"texts_in_train": by_policy["agent"]["texts_in_train"]} if "texts_in_train" in by_policy["agent"] else {}),
             **{p: [e["splits"][split][p]["success"] for e in evaluations] for p in POLICIES if p in by_policy},
         }
         for split, by_policy in first["splits"].items()
@@ -256,6 +257,18 @@ def agent_label(summary: dict) -> str:
     return label
 
 
+def held_out_note(split: str, share: float | None) -> str:
+    """How held out ``split`` is: ``"N% of texts in train"`` from ``share`` (``texts_in_train`` of
+    an evaluation), or "" for ``train`` and for evaluations that did not record it."""
+    return "" if share is None or split == "train" else f"{100 * share:.0f}% of texts in train"
+
+
+def held_out_label(split: str, share: float | None) -> str:
+    """``split (N% of texts in train)``, or ``split`` where ``held_out_note`` is empty."""
+    note = held_out_note(split, share)
+    return f"{split} ({note})" if note else split
+
+
 def _unit(meta: dict) -> str:
     """What a summary's success is averaged over: ``goal``, or ``instruction`` (the paper protocol)."""
     return meta.get("unit", "goal")
@@ -273,7 +286,9 @@ def split_table(summary: dict) -> str:
         cells = [_cell(row[p]) if p in row else "–" for p in POLICIES] + [_cell(gaps, sign=True) if gaps else "–"]
         if published:
             cells.append(f"{published['splits'][split]:.2f}" if split in published["splits"] else "–")
-        lines.append("| " + " | ".join([f"{split} ({row['goals']} {_unit(summary['meta'])}s)", *cells]) + " |")
+        note = held_out_note(split, row.get("texts_in_train"))
+        name = f"{split} ({row['goals']} {_unit(summary['meta'])}s" + (f"; {note})" if note else ")")
+        lines.append("| " + " | ".join([name, *cells]) + " |")
     source = f" Published: {published['source']}." if published else ""
     return "\n".join(lines) + "\n\n" + _caption([summary]) + source
 
@@ -285,9 +300,9 @@ def rows_table(summaries: Sequence[dict]) -> str:
     for summary in summaries:
         splits = summary["splits"]
         cells = [" / ".join(_cell(row[p], 2) if p in row else "–" for row in splits.values()) for p in POLICIES]
-        lines.append(
-            "| " + " | ".join([summary["title"], agent_label(summary), " / ".join(splits), *cells, str(len(summary["seeds"]))]) + " |"
-        )
+        names = " / ".join(held_out_label(split, row.get("texts_in_train")) for split, row in splits.items())
+        row = [summary["title"], agent_label(summary), names, *cells, str(len(summary["seeds"]))]
+        lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n\n" + _caption(summaries)
 
 

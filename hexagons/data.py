@@ -9,7 +9,8 @@ and field. Quirks of the release that are not errors are accepted: the string ``
 of the agreement lists (train procedures 617-619), an empty instruction text, stray whitespace
 around texts, int/float mixtures in scores.
 
-Usage: ``python -m hexagons.data DIR`` prints procedures and drawing steps per split.
+Usage: ``python -m hexagons.data DIR`` prints procedures and drawing steps per split, and the
+dev and test steps whose instruction the train split has word for word (``in train``).
 """
 
 from __future__ import annotations
@@ -168,10 +169,14 @@ def load_dataset(directory: str | Path, splits: tuple[str, ...] = SPLITS) -> dic
     return {s: load_split(directory / f"{s}.jsonl") for s in splits}
 
 
-def split_statistics(procedures: list[Procedure]) -> dict[str, float]:
-    """Procedures, drawing steps, steps that change no tile, and changed tiles per step."""
+def split_statistics(procedures: list[Procedure], seen: set[str] | None = None) -> dict[str, float]:
+    """Procedures, drawing steps, steps that change no tile, changed tiles per step and, given
+    ``seen`` (the training split's instruction texts, stripped), the steps whose instruction is
+    one of them word for word (``steps_in_train``)."""
     changed = [int((p.boards[t] != p.boards[t - 1]).sum()) for p in procedures for t in range(1, p.num_steps + 1)]
+    in_train = {} if seen is None else {"steps_in_train": sum(t.strip() in seen for p in procedures for t in p.texts)}
     return {
+        **in_train,
         "procedures": len(procedures),
         "steps": len(changed),
         "empty_steps": sum(c == 0 for c in changed),
@@ -193,13 +198,15 @@ def main(argv: list[str] | None = None) -> None:
         dataset = load_dataset(args.directory)
     except (HexagonsDataError, FileNotFoundError) as e:
         raise SystemExit(f"error: {e}") from None
-    header = f"{'split':<6} {'procedures':>10} {'steps':>6} {'empty':>6} {'tiles/step':>10} {'max':>4} {'agreed':>6}"
+    header = f"{'split':<6} {'procedures':>10} {'steps':>6} {'empty':>6} {'tiles/step':>10} {'max':>4} {'agreed':>6} {'in train':>13}"
     print(header)
+    seen = {t.strip() for p in dataset["train"] for t in p.texts}
     for split, procedures in dataset.items():
-        s = split_statistics(procedures)
+        s = split_statistics(procedures, None if split == "train" else seen)
+        in_train = f"{s['steps_in_train']} ({100 * s['steps_in_train'] / s['steps']:.1f}%)" if "steps_in_train" in s else "-"
         print(
             f"{split:<6} {s['procedures']:>10} {s['steps']:>6} {s['empty_steps']:>6} "
-            f"{s['mean_changed_tiles']:>10.2f} {s['max_changed_tiles']:>4} {s['agreed_procedures']:>6}"
+            f"{s['mean_changed_tiles']:>10.2f} {s['max_changed_tiles']:>4} {s['agreed_procedures']:>6} {in_train:>13}"
         )
 
 

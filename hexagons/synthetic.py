@@ -34,14 +34,30 @@ def _tile(rng: np.random.Generator, row: int, col: int) -> str:
 KINDS = {"tile": 0.3, "run": 0.2, "diagonal": 0.15, "ring": 0.15, "column": 0.1, "erase": 0.1}
 """Instruction kinds and their probabilities."""
 
+HELD_OUT_EVERY = 5
+"""``held_out_tile``: one (row, column, colour) combination in this many is held out."""
 
-def _instruction(rng: np.random.Generator, board: np.ndarray, kinds: tuple[str, ...]) -> tuple[str, list[int], int]:
-    """One random instruction of one of ``kinds``: (text, tiles it paints, colour code)."""
+
+def held_out_tile(row: int, col: int, colour: int) -> bool:
+    """Whether painting tile (``row``, ``col``) (0-based) in ``colour`` (1..7) is one of the
+    combinations held out of training: 252 of the 1,260, among them every row, column and colour
+    (the combination's index, row-major then colour, is a multiple of ``HELD_OUT_EVERY``)."""
+    return ((row * COLS + col) * len(PAINTED) + colour - 1) % HELD_OUT_EVERY == 0
+
+
+def _instruction(
+    rng: np.random.Generator, board: np.ndarray, kinds: tuple[str, ...], held_out: bool | None = None
+) -> tuple[str, list[int], int]:
+    """One random instruction of one of ``kinds``: (text, tiles it paints, colour code); a
+    single-tile one of a combination ``held_out_tile`` holds out (``held_out`` True) or of another
+    (False), where ``held_out`` is not None."""
     colour = int(rng.choice(PAINTED))
-    name = COLOUR_NAMES[colour]
     row, col = int(rng.integers(ROWS)), int(rng.integers(COLS))
     weights = np.asarray([KINDS[k] for k in kinds])
     kind = rng.choice(list(kinds), p=weights / weights.sum())
+    while kind == "tile" and held_out is not None and held_out_tile(row, col, colour) != held_out:
+        colour, row, col = int(rng.choice(PAINTED)), int(rng.integers(ROWS)), int(rng.integers(COLS))
+    name = COLOUR_NAMES[colour]
     if kind == "erase" and board.any():
         tile = int(rng.choice(np.flatnonzero(board)))
         r, c = divmod(tile, COLS)
@@ -73,11 +89,18 @@ def _instruction(rng: np.random.Generator, board: np.ndarray, kinds: tuple[str, 
 
 
 def generate(
-    num_procedures: int, seed: int = 0, min_steps: int = 2, max_steps: int = 8, kinds: tuple[str, ...] = tuple(KINDS)
+    num_procedures: int,
+    seed: int = 0,
+    min_steps: int = 2,
+    max_steps: int = 8,
+    kinds: tuple[str, ...] = tuple(KINDS),
+    held_out: bool | None = None,
 ) -> list[Procedure]:
     """``num_procedures`` procedures of ``min_steps..max_steps`` instructions each, of the
     instruction ``kinds`` (default all, in the ``KINDS`` proportions; e.g. ``("tile",)``: single
-    tiles only)."""
+    tiles only). ``held_out`` True / False: single-tile instructions only of the (row, column,
+    colour) combinations ``held_out_tile`` holds out / only of the others, so that test procedures
+    share no single-tile instruction, in meaning or text, with training ones; None: any."""
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown or not kinds:
         raise ValueError(f"kinds {kinds!r}: use a non-empty subset of {', '.join(KINDS)}")
@@ -88,7 +111,7 @@ def generate(
         boards = np.zeros((num_steps + 1, NUM_TILES), dtype=np.int8)
         texts = []
         for t in range(1, num_steps + 1):
-            text, tiles, colour = _instruction(rng, boards[t - 1], tuple(kinds))
+            text, tiles, colour = _instruction(rng, boards[t - 1], tuple(kinds), held_out)
             boards[t] = boards[t - 1]
             boards[t, tiles] = colour
             texts.append(text)

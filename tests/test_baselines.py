@@ -392,7 +392,7 @@ def test_world_splits_of_the_grid_worlds():
     test, _ = world_split("Hexagons-Paint-v1", "tiles", "test", 6)
     assert settings == {"max_paints_per_instruction": 1} and len(train) == 6 and len(test) == 6
     assert all(((p.boards[1:] != p.boards[:-1]).sum(1) <= 1).all() for p in train)
-    assert train[0].texts != test[0].texts
+    assert not {t for p in train for t in p.texts} & {t for p in test for t in p.texts}  # test instructions are held out
     items, _ = world_split("BlocksWorld-BAP-v1", "explicit", "test", 5)
     assert len(items) == 5 and {i.split for i in items} == {"test"} and all(len(i.end) == 1 and not i.start for i in items)
     targets, _ = world_split("BlocksWorld-Build-v1", "blocks", "dev", 2)
@@ -449,6 +449,9 @@ def test_summaries_and_table():
     s["gap_ci"] = [0.05, 0.15]
     md = evaluate.table({"train": {"agent": s, "shuffled": blind}})
     assert "| train | **gap agent - shuffled** | **+0.100** [+0.050, +0.150] |" in md
+    assert evaluate.texts_in(("put a", "put b", "put b", "", "put c", "put d"), {"put b", "put x"}) == 0.25  # distinct, non-empty
+    md = evaluate.table({"test": {"agent": dict(s, texts_in_train=0.25), "shuffled": blind}})
+    assert "| test (25% of texts in train) | agent | 0.250" in md and "| test (25% of texts in train) | shuffled |" in md
 
 
 def test_bootstrap_intervals_cover_the_true_rate_and_narrow_with_episodes():

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from baselines.builder import data as builder_data
+from baselines.builder import evaluate as builder_evaluate
 from baselines.builder.__main__ import main
 from baselines.builder.evaluate import copy_last_action
 from baselines.builder.model import world_features
@@ -226,6 +227,9 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert set(result["test_sets"]) == {"RND", "BLK", "SHP"}
     out = capsys.readouterr().out
     assert "| EB (" in out and "Fairer micro F1 (%) per test set" in out and "copy last action" in out
+    assert "another item's dialogue" in out and set(result["test_sets"]["RND"]) == {"items", *builder_evaluate.POLICIES}
+    tokens = np.arange(5)[:, None] * np.ones((5, 3), int)
+    assert builder_evaluate.another_items_text({"tokens": tokens})["tokens"][:, 0].tolist() == [3, 4, 0, 1, 2]  # none its own
     with pytest.raises(SystemExit, match="curriculum key"):
         main(["train", "--out", str(tmp_path / "bad"), "--curriculum", "colour"])
     for command, flag in ((["train", "--out", str(tmp_path / "bad")], "--simulated-items"), (["evaluate", str(run)], "--synthetic-items")):

@@ -36,6 +36,9 @@ def test_cli_prints_per_split_counts(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].split()[:3] == ["train", "3", "6"]
     assert out[2].split()[:3] == ["dev", "1", "1"]
+    assert out[0].endswith("in train") and out[1].endswith(" -") and out[3].endswith(" 0 (0.0%)")  # no test text is in train
+    test = data.load_split(FIXTURE / "test.jsonl")
+    assert data.split_statistics(test, {test[0].texts[0].strip()})["steps_in_train"] == 1  # one of its two steps
 
 
 def _mutations():

@@ -46,6 +46,27 @@ def test_synthetic_is_deterministic_and_cumulative():
         assert not p.boards[0].any() and p.boards.shape == (p.num_steps + 1, 180)
 
 
+def test_held_out_tile_combinations_never_reach_training():
+    """The tiles data's dev and test paint (row, column, colour) combinations that train never
+    does, while every row, column and colour word appears in both."""
+    combinations = {(r, c, k) for r in range(10) for c in range(18) for k in synthetic.PAINTED}
+    held = {x for x in combinations if synthetic.held_out_tile(*x)}
+    assert len(held) == 252 and all({x[i] for x in held} == {x[i] for x in combinations - held} for i in range(3))
+
+    def painted(held_out: bool) -> set:
+        procedures = synthetic.generate(60, seed=int(held_out), kinds=("tile",), held_out=held_out)
+        return {
+            (*divmod(int(t), 18), int(p.boards[s + 1, t]))
+            for p in procedures
+            for s in range(p.num_steps)
+            for t in np.flatnonzero(p.boards[s + 1] != p.boards[s])
+        }
+
+    train, test = painted(False), painted(True)
+    assert test <= held and not train & held and len(test) > 100
+    assert [p.texts for p in synthetic.generate(5, seed=9, held_out=None)] == [p.texts for p in synthetic.generate(5, seed=9)]
+
+
 def test_tokenizer_and_vocabulary(tmp_path):
     assert tokenize("Paint the 5th tile, RED!") == ["paint", "the", "5th", "tile", ",", "red", "!"]
     vocab = Vocabulary.build(["paint red", "paint blue"])

@@ -17,13 +17,16 @@ from baselines.results import ResultsError, interval, load, main, model_table, p
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(folder: Path, seed: int, agent: dict[str, float], **meta) -> Path:
-    """A run folder whose ``evaluation.json`` is written by ``evaluate.save`` (4 goals x 8 episodes)."""
+def _run(folder: Path, seed: int, agent: dict[str, float], seen: dict[str, float] | None = None, **meta) -> Path:
+    """A run folder whose ``evaluation.json`` is written by ``evaluate.save`` (4 goals x 8 episodes);
+    ``seen``: split -> the share of its texts in train, where the evaluation recorded one."""
 
     def summary(success: float) -> dict:
         return {"success": success, "episodes": 32, "goals": 4, "groups": {}, "per_goal": {}}
 
     splits = {split: {"agent": summary(a), "shuffled": summary(a / 2), "random": summary(0.1)} for split, a in agent.items()}
+    for split, share in (seen or {}).items():
+        splits[split]["agent"]["texts_in_train"] = share
     base = {"env": "Hexagons-Paint-v1", "policy": "ppo-t", "success_metric": "exact_match", "episodes_per_goal": 8}
     base.update({"total_steps": 400000, "device": "cpu:0", "jax": "0.10.2", "seed": seed, "command": f"python -m baselines --seed {seed}"})
     evaluate.save(splits, folder, {**base, **meta})
@@ -68,12 +71,14 @@ def test_paper_protocol_summaries_count_instructions_and_show_the_published_figu
     """Evaluations of ``python -m baselines.evaluate --protocol paper`` average over instructions:
     the table says so, and shows the published figure of each split beside the agent's."""
     paper = {"unit": "instruction", "episodes_per_instruction": 4, "episodes_per_goal": None}
-    runs = [_run(tmp_path / f"s{s}", s, {"train": a, "test": a - 0.2}, **paper) for s, a in enumerate([0.5, 0.6, 0.7])]
+    seen = {"train": 1.0, "test": 0.0}
+    runs = [_run(tmp_path / f"s{s}", s, {"train": a, "test": a - 0.2}, seen, **paper) for s, a in enumerate([0.5, 0.6, 0.7])]
     summary = summarize(runs, "CrafText Medium", {"source": "the paper's Table 2", "splits": {"train": 0.45}})
     text = render(["medium"], _summaries(tmp_path, medium=summary))
     assert "| split | agent | shown another instruction | uniform random | agent - another instruction | published |" in text
     assert "| train (4 instructions) | 0.600 ± 0.248 | 0.300 ± 0.124 | 0.100 ± 0.000 | +0.300 ± 0.124 | 0.45 |" in text
-    assert "| test (4 instructions) | 0.400 ± 0.248 | 0.200 ± 0.124 | 0.100 ± 0.000 | +0.200 ± 0.124 | – |" in text  # none published
+    test_row = "| test (4 instructions; 0% of texts in train) | 0.400 ± 0.248 | 0.200 ± 0.124 | 0.100 ± 0.000 | +0.200 ± 0.124 | – |"
+    assert test_row in text  # how held out the split is; none published
     assert "per instruction, averaged over instructions" in text and "4 episodes per instruction each" in text
     assert text.endswith("Published: the paper's Table 2.")
     with pytest.raises(ResultsError, match="published split 'test_new_objects': the runs evaluate train, test"):

@@ -2,9 +2,11 @@
 
 Test sets: the corpus split (``MDC``; the legacy test set, or with ``--annotations`` the v2 clean
 test set, ``blocksworld.annotations``) and each simulator's test split (``RND``, ``BLK``, ``SHP``;
-``data.SYNTHETIC_EVAL_ITEMS``). Each is scored for the run's best model (greedy decoding in the env)
-and two floors: ``empty`` (predict STOP at once) and ``copy last action`` (repeat the game's previous
-action: same kind and colour, in the feasible cell nearest to it; STOP when the game has none).
+``data.SYNTHETIC_EVAL_ITEMS``). Each is scored for the run's best model (greedy decoding in the env),
+the same model reading another item's dialogue in the item's own world (``BLIND``, a blind control:
+what the model builds from the world alone; ``another_items_text``) and two floors: ``empty``
+(predict STOP at once) and ``copy last action`` (repeat the game's previous action: same kind and
+colour, in the feasible cell nearest to it; STOP when the game has none).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELLS, SHAPE
 from blocksworld.tokenizer import Vocabulary
 
 SIMULATOR_TEST_SETS = {"random": "RND", "blocks": "BLK", "shapes": "SHP"}
-POLICIES = ("model", "empty", "copy last action")
+BLIND = "another item's dialogue"
+POLICIES = ("model", BLIND, "empty", "copy last action")
 COLUMNS = (
     ("type", "Type"),
     ("colour", "Colour"),
@@ -53,9 +56,16 @@ def copy_last_action(start: jax.Array, last: jax.Array) -> jax.Array:
     return advance(start, jnp.zeros(SHAPE, jnp.int32), code)[0]
 
 
-def _summaries(examples: builder_data.Examples, predicted: np.ndarray, align: np.ndarray | None) -> dict:
+def another_items_text(text: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each item's text inputs (leading axis: items) replaced by those of the item half the set
+    away: another game's in the corpus, whose items follow game order."""
+    return {name: np.roll(value, len(value) // 2, axis=0) for name, value in text.items()}
+
+
+def _summaries(examples: builder_data.Examples, predicted: np.ndarray, blind: np.ndarray, align: np.ndarray | None) -> dict:
     floors = {"empty": examples.starts, "copy last action": np.asarray(copy_last_action(examples.starts, examples.last_action))}
-    return {"model": score(examples, predicted, align), **{name: score(examples, grids, align) for name, grids in floors.items()}}
+    grids = {"model": predicted, BLIND: blind, **floors}
+    return {policy: score(examples, grids[policy], align) for policy in POLICIES}
 
 
 def test_sets(
@@ -119,7 +129,8 @@ def evaluate_run(
         if params is None:
             params = load_best(builder, run, text, examples)
         predicted, _ = decoder(params, text, examples)
-        result["test_sets"][name] = {"items": len(examples), **_summaries(examples, predicted, align)}
+        blind, _ = decoder(params, another_items_text(text), examples)
+        result["test_sets"][name] = {"items": len(examples), **_summaries(examples, predicted, blind, align)}
         log(f"{name}: {len(examples)} items, fairer F1 {result['test_sets'][name]['model']['all']['fairer']['micro_f1']:.1f}")
     out.mkdir(parents=True, exist_ok=True)
     (out / "evaluation.json").write_text(json.dumps(result, indent=1))
@@ -156,7 +167,8 @@ def format_tables(result: dict) -> str:
 
 
 def plot_evaluation(out: Path, result: dict) -> Path:
-    """``out/evaluation.png``: fairer and strict micro F1 of the model and the floors per test set."""
+    """``out/evaluation.png``: fairer and strict micro F1 of the model, its blind control and the
+    floors per test set."""
     plt = plots.pyplot()
     names = list(result["test_sets"])
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharey=True)
@@ -164,7 +176,7 @@ def plot_evaluation(out: Path, result: dict) -> Path:
     for ax, metric in zip(axes, ("fairer", "strict")):
         for k, policy in enumerate(POLICIES):
             values = [result["test_sets"][n][policy]["all"][metric]["micro_f1"] for n in names]
-            ax.bar(np.arange(len(names)) + (k - 1) * width, values, width, label=policy)
+            ax.bar(np.arange(len(names)) + (k - (len(POLICIES) - 1) / 2) * width, values, width, label=policy)
         ax.set_xticks(np.arange(len(names)), names)
         ax.set(title=f"{metric} micro F1 (%)")
     axes[0].legend()

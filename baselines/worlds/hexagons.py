@@ -2,7 +2,8 @@
 
 Data (``--data``): ``synthetic`` (every kind of ``hexagons.synthetic``, the default) or ``tiles``
 (single-tile instructions, one paint each: the paint budget is 1, so an instruction ends after one
-paint), their splits the generator seeds 0 / 1 / 2; a folder of the released JSONL
+paint; dev and test paint only the (row, column, colour) combinations that train never does,
+``hexagons.synthetic.held_out_tile``), their splits the generator seeds 0 / 1 / 2; a folder of the released JSONL
 (``hexagons.data``); or a JSON lines file of your own procedures in the released format (one set,
 used as every split).
 """
@@ -76,7 +77,8 @@ def procedures_of(spec: Mapping, split: str) -> tuple[list, dict]:
     data = spec["data"] or SOURCES[0]
     size = generated_size(spec, split)
     if data == "tiles":
-        return synthetic.generate(size, GENERATOR_SEEDS[split], kinds=("tile",)), {"max_paints_per_instruction": 1}
+        tiles = synthetic.generate(size, GENERATOR_SEEDS[split], kinds=("tile",), held_out=split != "train")
+        return tiles, {"max_paints_per_instruction": 1}
     if data == "synthetic":
         return synthetic.generate(size, GENERATOR_SEEDS[split]), {}
     if Path(data).is_dir():
