@@ -4,8 +4,10 @@
     python -m baselines.evaluate RUN --protocol paper   # CrafText Table 2: every instruction, 50 worlds each
 
 ``RUN`` is a run folder of ``python -m baselines`` (its latest checkpoint) or ``python -m
-baselines.bc``. The results go to ``--out`` (default ``runs/evaluations/<run>-<protocol>``, never
-the run folder, which may be committed): ``evaluation.{json,md,png}``.
+baselines.bc``; ``--world SETTING=VALUE`` evaluates it in its world with a setting changed (a
+CrafText agent of data version v1 on v2's splits, or on another level). The results go to
+``--out`` (default ``runs/evaluations/<run>-<protocol>``, never the run folder, which may be
+committed): ``evaluation.{json,md,png}``.
 
 * ``agent``: the trained agent with each episode's own instruction;
 * ``shuffled``: the same agent shown the instruction of *another* goal of the split (a blind
@@ -436,6 +438,28 @@ def protocols() -> dict[str, str]:
 EVALUATION_FILES = ("evaluation.json", "evaluation.md", "evaluation.png")
 
 
+def world_changes(pairs: Sequence[str], spec: Mapping) -> dict:
+    """``SETTING=VALUE`` pairs (``--world``) -> the world settings to evaluate with instead of the
+    run's ``spec`` (``data_version=v2``, ``level=hard``); ValueError names a pair that is not a
+    setting of the run's world or not one of its values."""
+    known = worlds.settings()
+    changes = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        name = name.strip().replace("-", "_")
+        if name not in known or not equals:
+            raise ValueError(f"--world {pair!r}: use SETTING=VALUE with a world setting ({', '.join(known)})")
+        setting = known[name]
+        if setting.choices and value not in setting.choices:
+            raise ValueError(f"--world {pair!r}: {name} is one of {', '.join(setting.choices)}")
+        try:
+            changes[name] = type(setting.default)(value)
+        except ValueError:
+            raise ValueError(f"--world {pair!r}: {name} takes a {type(setting.default).__name__}") from None
+    worlds.check_spec({**spec, **changes}, changes)
+    return changes
+
+
 def evaluate_run(args: argparse.Namespace) -> Path:
     """``python -m baselines.evaluate``: the three policies on the splits of a trained run under
     ``args.protocol``; returns the folder written."""
@@ -448,6 +472,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     if kind not in ("ppo", "bc"):
         raise ValueError(f"{run}: a run of python -m baselines or python -m baselines.bc, not of {kind}")
     config, spec = run_config(run), run_world(run)
+    evaluated = {**spec, **world_changes(args.world, spec)}
     family = worlds.family_of(spec["env"])
     if args.protocol != "suite" and args.protocol not in family.protocols:
         raise ValueError(
@@ -466,13 +491,11 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         args.out or Path("runs") / "evaluations" / f"{run.resolve().name}-{args.protocol}", run, EVALUATION_FILES, args.overwrite
     )
     saved = json.loads((run / "config.json").read_text())
-    trained_split = saved.get("world", {}).get("split", "train")
-    splits = {name: worlds.split_episodes(spec, name) for name in dict.fromkeys([trained_split, *names])}
-    trained = worlds.spec_task(spec, splits[trained_split])
+    trained = worlds.spec_task(spec, saved.get("world", {}).get("split", "train"))
     network, params = load_policy(run, config, trained, *tables(config, trained))
     results = evaluate_splits(
-        spec,
-        {name: splits[name] for name in names},
+        evaluated,
+        {name: worlds.split_episodes(evaluated, name) for name in names},
         trained,
         network,
         params,
@@ -486,7 +509,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     )
     mode = "greedy" if greedy else "sample"
     meta = {
-        **spec,
+        **evaluated,
         "policy": config.policy,
         "success_metric": trained.metrics[0],
         "protocol": args.protocol,
@@ -524,6 +547,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--splits", help="comma-separated splits (default: those the run evaluated, else the world's evaluation splits)")
     p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action (default: the protocol's, else the run's)")
     p.add_argument("--batch", type=int, default=256, help="episodes run at once (default 256)")
+    p.add_argument(
+        "--world",
+        action="append",
+        default=[],
+        metavar="SETTING=VALUE",
+        help="evaluate in the run's world with a setting changed, e.g. data_version=v2 or level=hard (repeatable; "
+        "the evaluation's meta records the settings used)",
+    )
     cli.add_out(p, "folder for evaluation.{json,md,png} (default runs/evaluations/<run>-<protocol>)")
     cli.add_run_options(p)
     return p

@@ -517,7 +517,8 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
         ]
     )
     out = capsys.readouterr().out
-    assert "| test_new_objects | agent (ppo-t+, retrieval plans, sample) |" in out and "| test_new_objects | random |" in out
+    held_out = "| test_new_objects (0% of texts in train) |"  # no test instruction is a training one
+    assert f"{held_out} agent (ppo-t+, retrieval plans, sample) |" in out and f"{held_out} random |" in out
     results = json.loads((tmp_path / "evaluation.json").read_text())["splits"]["test_new_objects"]
     assert 0.0 <= results["random"]["success"] <= 1.0 and results["random"]["goals"] == 10
 
@@ -550,3 +551,9 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     assert json.loads((paper16 / "evaluation.json").read_text())["splits"]["test_new_objects"]["agent"]["goals"] == agent["goals"]
     with pytest.raises(SystemExit, match="already exists"):
         export([str(tmp_path), "--out", str(tmp_path / "float16")])
+    v2 = tmp_path / "v2"  # the same agent on data version v2's splits
+    evaluate([str(tmp_path), *paper_args, "--splits", "test_new_objects", "--world", "data_version=v2", "--out", str(v2)])
+    assert json.loads((v2 / "evaluation.json").read_text())["meta"]["data_version"] == "v2"
+    for world, message in (("level=impossible", "level is one of easy, medium, hard"), ("data=tiles", "--data is not a setting")):
+        with pytest.raises(SystemExit, match=message):
+            evaluate([str(tmp_path), "--world", world, "--out", str(tmp_path / "refused")])
