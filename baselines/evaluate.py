@@ -393,7 +393,7 @@ def table(
             ]
             lines.append(
                 "| "
-                + " | ".join([held_out_label(split, by_policy["agent"].get("texts_in_train")), labels.get(policy, policy), *cells])
+                + " | ".join([held_out_label(split, by_policy.get("agent", {}).get("texts_in_train")), labels.get(policy, policy), *cells])
                 + " |"
             )
         difference = gap(by_policy)
