@@ -384,6 +384,7 @@ def table(
         return f"{group['success']:.2f}{interval} ({group['goals']})"
 
     for split, by_policy in splits.items():
+        name = held_out_label(split, by_policy.get("agent", {}).get("texts_in_train"))
         for policy, s in by_policy.items():
             cells = [
                 f"{s['success']:.3f}" + (" [{:.3f}, {:.3f}]".format(*s["success_ci"]) if "success_ci" in s else ""),
@@ -391,11 +392,7 @@ def table(
                 *(group_cell(s["groups"][g]) if g in s["groups"] else "–" for g in groups),
                 f"{s['goals']} x {s['episodes'] // max(s['goals'], 1)}",
             ]
-            lines.append(
-                "| "
-                + " | ".join([held_out_label(split, by_policy.get("agent", {}).get("texts_in_train")), labels.get(policy, policy), *cells])
-                + " |"
-            )
+            lines.append("| " + " | ".join([name, labels.get(policy, policy), *cells]) + " |")
         difference = gap(by_policy)
         if difference is not None:
             interval = by_policy["agent"].get("gap_ci")

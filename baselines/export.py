@@ -38,8 +38,13 @@ def export_run(run: Path, out: Path, dtype: str = "float16", command_line: str =
     if kind not in ("ppo", "bc"):
         raise ValueError(f"{run}: a run of python -m baselines or python -m baselines.bc, not of {kind}")
     params, source = saved_params(run)
-    cast = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
-    params = jax.tree.map(lambda x: np.asarray(x).astype(cast) if np.issubdtype(np.asarray(x).dtype, np.floating) else x, params)
+    floating = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+
+    def cast(leaf) -> np.ndarray:
+        leaf = np.asarray(leaf)
+        return leaf.astype(floating) if np.issubdtype(leaf.dtype, np.floating) else leaf
+
+    params = jax.tree.map(cast, params)
     out.mkdir(parents=True, exist_ok=True)
     save_params(out, params)
     config = json.loads((run / "config.json").read_text())
