@@ -259,8 +259,9 @@ def agent_label(summary: dict) -> str:
 
 def held_out_note(split: str, share: float | None) -> str:
     """How held out ``split`` is: ``"N% of texts in train"`` from ``share`` (``texts_in_train`` of
-    an evaluation), or "" for ``train`` and for evaluations that did not record it."""
-    return "" if share is None or split == "train" else f"{100 * share:.0f}% of texts in train"
+    an evaluation), or "" for evaluations that did not record it and for the training split itself
+    (``train`` with every text in train; another world's ``train``, ``evaluate --world``, gets it)."""
+    return "" if share is None or (split == "train" and share == 1) else f"{100 * share:.0f}% of texts in train"
 
 
 def held_out_label(split: str, share: float | None) -> str:

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from baselines import __version__, evaluate
-from baselines.results import ResultsError, interval, load, main, model_table, pages, render, summarize, update_docs
+from baselines.results import ResultsError, held_out_note, interval, load, main, model_table, pages, render, summarize, update_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,6 +79,7 @@ def test_paper_protocol_summaries_count_instructions_and_show_the_published_figu
     assert "| train (4 instructions) | 0.600 ± 0.248 | 0.300 ± 0.124 | 0.100 ± 0.000 | +0.300 ± 0.124 | 0.45 |" in text
     test_row = "| test (4 instructions; 0% of texts in train) | 0.400 ± 0.248 | 0.200 ± 0.124 | 0.100 ± 0.000 | +0.200 ± 0.124 | – |"
     assert test_row in text  # how held out the split is; none published
+    assert held_out_note("train", 1.0) == "" and held_out_note("train", 0.0) == "0% of texts in train"  # another world's train
     assert "per instruction, averaged over instructions" in text and "4 episodes per instruction each" in text
     assert text.endswith("Published: the paper's Table 2.")
     with pytest.raises(ResultsError, match="published split 'test_new_objects': the runs evaluate train, test"):
