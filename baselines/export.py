@@ -3,9 +3,10 @@ commit: its final parameters (float16 by default, half the size; ``evaluate`` co
 with the run's ``config.json``, ``metrics.jsonl`` and learning curve, without checkpoints or
 optimizer state.
 
-``RUN`` is a run folder of ``python -m baselines`` (its latest checkpoint) or ``python -m
-baselines.bc``. The folder reads like the run everywhere a run is read (``python -m
-baselines.evaluate FOLDER``, ``--init-from`` for a BC run); ``config.json`` gains an ``export``
+``RUN`` is a run folder of ``python -m baselines`` (its latest checkpoint), ``python -m
+baselines.bc`` or ``python -m baselines.painter``. The folder reads like the run everywhere a run
+is read (``python -m baselines.evaluate FOLDER``, ``--init-from`` for a BC run, ``python -m
+baselines.painter evaluate FOLDER``); ``config.json`` gains an ``export``
 record: where the parameters came from, their dtype and this command. Rounding to float16 changes
 sampled episodes, so evaluate the exported folder, not the run, for figures that others reproduce
 from it.
@@ -24,7 +25,7 @@ from baselines import cli
 from baselines.checkpoints import run_kind, save_params, saved_params
 
 DTYPES = ("float16", "bfloat16", "float32")
-COPIED = ("metrics.jsonl", "learning_curve.png")
+COPIED = ("metrics.jsonl", "learning_curve.png", "vocabulary.json")
 """Files of the run copied beside the parameters where the run has them."""
 
 
@@ -35,8 +36,8 @@ def export_run(run: Path, out: Path, dtype: str = "float16", command_line: str =
     import ml_dtypes
 
     kind = run_kind(run)
-    if kind not in ("ppo", "bc"):
-        raise ValueError(f"{run}: a run of python -m baselines or python -m baselines.bc, not of {kind}")
+    if kind not in ("ppo", "bc", "painter"):
+        raise ValueError(f"{run}: a run of python -m baselines, baselines.bc or baselines.painter, not of {kind}")
     params, source = saved_params(run)
     floating = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
 
@@ -60,7 +61,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m baselines.export", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("run", type=Path, help="run folder of python -m baselines (its latest checkpoint) or python -m baselines.bc")
+    p.add_argument(
+        "run", type=Path, help="run folder of python -m baselines (its latest checkpoint), python -m baselines.bc or baselines.painter"
+    )
     p.add_argument("--dtype", choices=DTYPES, default="float16", help="dtype of the saved floating parameters (default float16)")
     cli.add_out(p, "folder for params/, config.json and the run's metrics", required=True)
     return p

@@ -80,12 +80,16 @@ class _Bert(nn.Module):
     positions: int
     eps: float
     pooled: bool = True
+    frozen_words: bool = False  # the word-piece table is the "pretrained" collection, not a parameter
 
     @nn.compact
-    def __call__(self, ids, mask):
-        x = nn.Embed(self.vocab, self.width, name="word")(ids)
+    def __call__(self, ids, mask, types=None):
+        if self.frozen_words:
+            x = jnp.take(self.variable("pretrained", "word", jnp.zeros, (self.vocab, self.width)).value, ids, axis=0)
+        else:
+            x = nn.Embed(self.vocab, self.width, name="word")(ids)
         x = x + nn.Embed(self.positions, self.width, name="position")(jnp.arange(ids.shape[1]))[None]
-        x = x + nn.Embed(2, self.width, name="token_type")(jnp.zeros_like(ids))
+        x = x + nn.Embed(2, self.width, name="token_type")(jnp.zeros_like(ids) if types is None else types)
         x = nn.LayerNorm(epsilon=self.eps, name="embedding_norm")(x)
         for i in range(self.layers):
             x = _Layer(self.heads, self.eps, name=f"layer_{i}")(x, mask)
@@ -134,30 +138,56 @@ def minilm_directory() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "model"
 
 
+def minilm_tokenizer(directory: str | Path | None = None):
+    """MiniLM's WordPiece tokenizer (``tokenizers.Tokenizer``), without padding or truncation."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str((Path(directory) if directory else minilm_directory()) / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def minilm_bert(layers: int | None = None, positions: int | None = None, directory: str | Path | None = None, **options) -> _Bert:
+    """MiniLM's BERT (its first ``layers`` layers, ``positions`` position slots; default all),
+    untrained; ``options``: ``pooled``, ``frozen_words``."""
+    config = json.loads(((Path(directory) if directory else minilm_directory()) / "config.json").read_text())
+    return _Bert(
+        config["vocab_size"],
+        config["hidden_size"],
+        layers or config["num_hidden_layers"],
+        config["num_attention_heads"],
+        positions or config["max_position_embeddings"],
+        config["layer_norm_eps"],
+        **options,
+    )
+
+
+def minilm_weights(bert: _Bert, directory: str | Path | None = None) -> dict:
+    """The pretrained variables of ``bert`` (from ``minilm_bert``): ``{"params": ...}``, plus
+    ``{"pretrained": {"word": table}}`` when its word table is frozen; positions cut to its slots."""
+    from safetensors.numpy import load_file
+
+    tensors = load_file(str((Path(directory) if directory else minilm_directory()) / "model.safetensors"))
+    params = _bert_params(tensors, bert.layers)["params"]
+    params["position"]["embedding"] = params["position"]["embedding"][: bert.positions]
+    if not bert.frozen_words:
+        return {"params": params}
+    return {"params": params, "pretrained": {"word": params.pop("word")["embedding"]}}
+
+
 class MiniLM:
     """all-MiniLM-L6-v2 sentence embeddings, (N, 384) float32, unit norm; texts cut at 128 word pieces."""
 
     name = "all-minilm-l6-v2"
 
     def __init__(self, directory: str | Path | None = None, max_tokens: int = 128, batch: int = 64):
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
-
-        folder = Path(directory) if directory else minilm_directory()
-        config = json.loads((folder / "config.json").read_text())
-        self.dim, self.batch = config["hidden_size"], batch
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.model = minilm_bert(directory=directory)
+        self.dim, self.batch = self.model.width, batch
+        self.tokenizer = minilm_tokenizer(directory)
         self.tokenizer.enable_truncation(max_tokens)
         self.tokenizer.enable_padding(pad_id=0)
-        self.model = _Bert(
-            config["vocab_size"],
-            config["hidden_size"],
-            config["num_hidden_layers"],
-            config["num_attention_heads"],
-            config["max_position_embeddings"],
-            config["layer_norm_eps"],
-        )
-        self.params = _bert_params(load_file(str(folder / "model.safetensors")), config["num_hidden_layers"])
+        self.params = minilm_weights(self.model, directory)
         self.apply = jax.jit(self.model.apply)
         self.apply_tokens = jax.jit(self.model.clone(pooled=False).apply)
 

@@ -151,6 +151,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m hexagons.baseline", description=__doc__.split("\n\n")[0])
     p.add_argument("directory", help="folder holding the released train/dev/test.jsonl")
     p.add_argument("--split", default="test", choices=("train", "dev", "test"))
+    p.add_argument("--by-category", action="store_true", help="also score each procedure category (convention 'one')")
     return p
 
 
@@ -166,6 +167,9 @@ def main(argv: list[str] | None = None) -> None:
             f"{args.split} action-based ({convention:>7}, {s['steps']} steps): "
             f"P {s['precision']:.2f}  R {s['recall']:.2f}  F1 {s['f1']:.2f}  EM {s['exact_match']:.2f}"
         )
+    for category in sorted({p.category for p in procedures}) if args.by_category else ():
+        s = evaluate([p for p in procedures if p.category == category])
+        print(f"  {category:<22} ({s['steps']:>3} steps): F1 {s['f1']:6.2f}  EM {s['exact_match']:6.2f}")
 
 
 if __name__ == "__main__":

@@ -38,9 +38,13 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self.words)
 
+    def token_ids(self, text: str) -> list[int]:
+        """The id of every token of ``text`` (unknown words: ``UNK_ID``)."""
+        return [self.ids.get(tok, UNK_ID) for tok in tokenize(text)]
+
     def encode(self, text: str, max_tokens: int) -> tuple[np.ndarray, bool]:
         """(max_tokens,) int32 ids padded with 0, and whether the text had to be truncated."""
-        ids = [self.ids.get(tok, UNK_ID) for tok in tokenize(text)]
+        ids = self.token_ids(text)
         out = np.zeros(max_tokens, dtype=np.int32)
         out[: min(len(ids), max_tokens)] = ids[:max_tokens]
         return out, len(ids) > max_tokens

@@ -26,7 +26,8 @@ SMALL = {
     "baselines.builder train": ["--max-epochs", "1", "--simulated-items", "16", "--max-actions", "2", "--batch-size", "16"]
     + ["--embeddings", "learned", "--quiet"],
     "baselines.builder evaluate": ["--synthetic-items", "16"],
-    "baselines.painter train": ["--epochs", "1", "--width", "16", "--tile-layers", "1", "--synthetic-procedures", "8", "--quiet"],
+    "baselines.painter train": ["--epochs", "1", "--width", "16", "--tile-layers", "1", "--text-layers", "1", "--synthetic-procedures", "8"]
+    + ["--quiet"],
     "hexagons.abstractions": ["--procedures", "10"],
     "blocksworld.synthetic": ["--games", "5"],
     "craftext.validate": ["--episodes-per-goal", "1", "--expert-steps", "20", "--quiet"],

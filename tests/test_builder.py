@@ -219,6 +219,11 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["epoch"] for r in rows] == [1, 2]
     assert "resumed from" in capsys.readouterr().out
+    whole = tmp_path / "one-sitting"  # two sittings give the run that one sitting gives
+    main([common[0], "--out", str(whole), *common[3:], "--max-epochs", "2", "--quiet"])
+    once = [json.loads(line) for line in (whole / "metrics.jsonl").read_text().splitlines()]
+    for key in ("train_loss", "dev_loss", "dev_strict_f1", "dev_fairer_f1"):
+        assert [r[key] for r in once] == [r[key] for r in rows], key
     assert (run / "learning_curve.png").stat().st_size > 0
     scored = tmp_path / "scored"
     main(["evaluate", str(run), "--out", str(scored)])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from hexagons import baseline, synthetic
+from hexagons.data import load_split
 from hexagons.geometry import tile_index
 from hexagons.render import save_png, to_image, to_terminal
 from hexagons.text import describe, facts
@@ -31,8 +32,11 @@ def test_rule_baseline_patterns(text, expected):
 
 
 def test_rule_baseline_on_fixture_and_synthetic(capsys):
-    baseline.main([str(FIXTURE), "--split", "train"])
-    assert "F1 83.33" in capsys.readouterr().out
+    baseline.main([str(FIXTURE), "--split", "train", "--by-category"])
+    out = capsys.readouterr().out
+    assert "F1 83.33" in out
+    categories = {p.category for p in load_split(FIXTURE / "train.jsonl")}
+    assert len(categories) > 1 and all(f"  {c}" in out for c in categories)  # one line per category
     scores = baseline.evaluate(synthetic.generate(40, seed=5))
     assert scores["f1"] > 60  # explicit synthetic instructions are mostly parsed
 

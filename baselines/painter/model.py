@@ -1,8 +1,12 @@
 """The painter network: instruction tokens and the current board in, a paint per tile out.
 
-Text: the current instruction and its context (earlier instructions) as learned token embeddings
-with positions, a segment embedding (0 context, 1 current) and the embedding of the number a token
-denotes ("fifth", "5": 5; 0 for other tokens), through ``text_layers`` transformer layers. Board:
+Text (``text="learned"``): the current instruction and its context (earlier instructions) as
+learned token embeddings with positions, a segment embedding (0 context, 1 current) and the
+embedding of the number a token denotes ("fifth", "5": 5; 0 for other tokens), through
+``text_layers`` transformer layers. ``text="minilm"``: the word pieces through the first
+``text_layers`` layers of the pretrained MiniLM (segments as its token types; its word-piece table
+is the frozen ``pretrained`` collection, the rest fine-tuned), projected to ``width``, plus the
+number embedding. Board:
 each of the 180 tiles embeds its colour, and its 1-based row and column through the same number
 embedding (each by its own linear map), so "the fifth column" and column 5 start out alike; then
 ``tile_layers``
@@ -17,6 +21,7 @@ import jax.numpy as jnp
 from jax import Array
 
 from baselines.painter.data import MAX_NUMBER
+from baselines.text_encoders import minilm_bert
 from hexagons.geometry import COLS, NUM_COLOURS, NUM_TILES
 
 NUM_CLASSES = NUM_COLOURS + 1
@@ -50,20 +55,26 @@ class PainterNet(nn.Module):
     text_layers: int = 2
     tile_layers: int = 3
     hints: bool = False
+    text: str = "learned"
 
     @nn.compact
     def __call__(self, tokens: Array, numbers: Array, segments: Array, board: Array, hint: Array) -> Array:
         present = tokens != 0
         number = nn.Embed(MAX_NUMBER + 1, self.width)
-        text = (
-            nn.Embed(self.vocabulary_size, self.width)(tokens)
-            + nn.Embed(self.max_tokens, self.width)(jnp.arange(tokens.shape[-1]))
-            + nn.Embed(2, self.width)(segments)
-            + number(numbers)
-        )
-        text_mask = nn.make_attention_mask(present, present)
-        for _ in range(self.text_layers):
-            text = Block(self.width, self.heads, cross=False)(text, text_mask)
+        if self.text == "minilm":
+            bert = minilm_bert(self.text_layers, self.max_tokens, pooled=False, frozen_words=True, name="minilm")
+            states = bert(tokens, present, segments)
+            text = nn.Dense(self.width)(states) + number(numbers)
+        else:
+            text = (
+                nn.Embed(self.vocabulary_size, self.width)(tokens)
+                + nn.Embed(self.max_tokens, self.width)(jnp.arange(tokens.shape[-1]))
+                + nn.Embed(2, self.width)(segments)
+                + number(numbers)
+            )
+            text_mask = nn.make_attention_mask(present, present)
+            for _ in range(self.text_layers):
+                text = Block(self.width, self.heads, cross=False)(text, text_mask)
         text = nn.LayerNorm()(text)
         tile = jnp.arange(NUM_TILES)
         tiles = (

@@ -29,8 +29,9 @@ import optax
 
 from baselines.checkpoints import restore_params, save_params
 from baselines.cli import progress
-from baselines.painter.data import Examples, Layout, apply, examples, hints, number_table
+from baselines.painter.data import TEXTS, Examples, Layout, WordPieces, apply, examples, hints, number_table
 from baselines.painter.model import PainterNet
+from baselines.text_encoders import minilm_bert, minilm_weights
 from hexagons.geometry import NUM_TILES
 from hexagons.metrics import action_scores, board_scores, mean_scores
 from hexagons.procedure import Procedure
@@ -51,11 +52,14 @@ class Config:
     batch: int = 32
     lr: float = 1e-3
     warmup: int = 300
+    decay: bool = False
     paint_weight: float = 5.0
     epochs: int = 200
     minutes: float = 45.0
     synthetic: int = 0
     hints: bool = False
+    text: str = "learned"
+    text_lr: float = 1e-4
     seed: int = 0
 
     def __post_init__(self):
@@ -65,47 +69,89 @@ class Config:
             ("batch", self.batch >= 1, ">= 1"),
             ("synthetic", self.synthetic >= 0, ">= 0"),
             ("width", self.width % self.heads == 0 and self.width > 0, f"a positive multiple of heads ({self.heads})"),
+            ("text", self.text in TEXTS, f"one of {', '.join(TEXTS)}"),
+            ("text_layers", self.text_layers >= 0 if self.text == "learned" else 0 < self.text_layers <= 6, ">= 0, 1..6 for minilm"),
         ):
             if not ok:
                 raise ValueError(f"{name} must be {need}, got {getattr(self, name)}")
 
     def model(self, vocabulary_size: int) -> PainterNet:
-        return PainterNet(vocabulary_size, self.layout.tokens, self.width, self.heads, self.text_layers, self.tile_layers, self.hints)
+        return PainterNet(
+            vocabulary_size, self.layout.tokens, self.width, self.heads, self.text_layers, self.tile_layers, self.hints, self.text
+        )
+
+    def vocabulary(self, run: Path) -> Vocabulary | WordPieces:
+        """The token ids of a run saved with this config: MiniLM's word pieces, or ``run/vocabulary.json``."""
+        return WordPieces() if self.text == "minilm" else Vocabulary.load(run / "vocabulary.json")
+
+    def optimizer(self, total_steps: int = 0) -> optax.GradientTransformation:
+        """AdamW with linear warm-up and gradient clipping, then a constant rate or (``decay``) a
+        linear decay to 0 at ``total_steps``; the pretrained MiniLM layers at ``text_lr``."""
+
+        def adamw(lr: float) -> optax.GradientTransformation:
+            warmup = optax.linear_schedule(0.0, lr, self.warmup)
+            after = optax.linear_schedule(lr, 0.0, max(1, total_steps - self.warmup)) if self.decay else optax.constant_schedule(lr)
+            return optax.adamw(optax.join_schedules([warmup, after], [self.warmup]), weight_decay=0.01)
+
+        def labels(params):
+            return jax.tree_util.tree_map_with_path(lambda path, _: "text" if "minilm" in jax.tree_util.keystr(path) else "rest", params)
+
+        rates = {"rest": adamw(self.lr), "text": adamw(self.text_lr)}
+        return optax.chain(optax.clip_by_global_norm(1.0), optax.multi_transform(rates, labels))
+
+    def initial_variables(self, vocabulary_size: int) -> tuple[dict, dict]:
+        """(params, constants): fresh ``{"params": ...}`` (the MiniLM layers pretrained) and the
+        frozen collections (``{"pretrained": ...}``, MiniLM's word-piece table; else empty)."""
+        variables = dict(self.model(vocabulary_size).init(jax.random.key(self.seed), *_dummy(self)))
+        params = {"params": variables.pop("params")}
+        if self.text == "minilm":
+            bert = minilm_bert(self.text_layers, self.layout.tokens, pooled=False, frozen_words=True)
+            weights = minilm_weights(bert)
+            params["params"]["minilm"] = weights["params"]
+            variables = {"pretrained": {"minilm": weights["pretrained"]}}
+        return params, variables
 
     def to_json(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict) -> Config:
-        return cls(**{**data, "layout": Layout(**data["layout"])})
+        """The config saved in a run's ``config.json`` (an ``export`` record beside it is skipped)."""
+        return cls(**{**{k: v for k, v in data.items() if k != "export"}, "layout": Layout(**data["layout"])})
 
 
 class Painter:
-    """A trained painter: its config, vocabulary and params; ``classes`` predicts per tile."""
+    """A trained painter: its config, vocabulary, params and frozen ``constants`` (MiniLM's word-piece
+    table, loaded from its package; not saved); ``classes`` predicts per tile."""
 
-    def __init__(self, config: Config, vocabulary: Vocabulary, params):
-        self.config, self.vocabulary, self.params = config, vocabulary, params
+    def __init__(self, config: Config, vocabulary: Vocabulary | WordPieces, params, constants: dict):
+        self.config, self.vocabulary, self.params, self.constants = config, vocabulary, params, constants
         self.model = config.model(len(vocabulary))
         inputs = network_inputs(config, vocabulary)
-        self._forward = jax.jit(lambda params, tokens, board, hint: jnp.argmax(self.model.apply(params, *inputs(tokens), board, hint), -1))
+        self._forward = jax.jit(
+            lambda params, tokens, board, hint: jnp.argmax(self.model.apply({**params, **constants}, *inputs(tokens), board, hint), -1)
+        )
 
     def classes(self, tokens: np.ndarray, before: np.ndarray, rule: np.ndarray) -> np.ndarray:
         """(N, 180) predicted classes for token rows (N, T), boards (N, 180) and the rule
-        baseline's paints (N, 180), in fixed-size batches (one compilation)."""
+        baseline's paints (N, 180), in batches of ``BATCH_EVAL`` (a smaller rest padded to a power
+        of two from 16: a few compilations, little padding)."""
         out = []
         hint = hints(rule, before)
         for s in range(0, len(tokens), BATCH_EVAL):
             t, b, h = tokens[s : s + BATCH_EVAL], before[s : s + BATCH_EVAL], hint[s : s + BATCH_EVAL]
-            pad = BATCH_EVAL - len(t)
+            pad = min(BATCH_EVAL, max(16, 1 << (len(t) - 1).bit_length())) - len(t)
             t, b, h = (np.concatenate([x, np.zeros((pad, x.shape[1]), x.dtype)]) for x in (t, b, h))
             out.append(np.asarray(self._forward(self.params, jnp.asarray(t), jnp.asarray(b, jnp.int32), jnp.asarray(h)))[: len(t) - pad])
         return np.concatenate(out) if out else np.zeros((0, before.shape[1]), np.int32)
 
     def save(self, run: Path) -> None:
-        """``config.json``, ``vocabulary.json`` and the params (``params/``, orbax) in ``run``."""
+        """``config.json``, ``vocabulary.json`` (a learned vocabulary) and the params (``params/``,
+        orbax) in ``run``."""
         run.mkdir(parents=True, exist_ok=True)
         (run / "config.json").write_text(json.dumps(self.config.to_json(), indent=1))
-        self.vocabulary.save(run / "vocabulary.json")
+        if isinstance(self.vocabulary, Vocabulary):
+            self.vocabulary.save(run / "vocabulary.json")
         save_params(run, self.params)
 
     @classmethod
@@ -116,8 +162,8 @@ class Painter:
         if not (run / "config.json").is_file():
             raise ValueError(f"{run}: not a painter run (no config.json)")
         config = Config.from_json(json.loads((run / "config.json").read_text()))
-        vocabulary = Vocabulary.load(run / "vocabulary.json")
-        template = config.model(len(vocabulary)).init(jax.random.key(0), *_dummy(config))
+        vocabulary = config.vocabulary(run)
+        template, constants = config.initial_variables(len(vocabulary))
         if not (run / "params").is_dir() and (run / "params.msgpack").is_file():
             from flax import serialization
 
@@ -127,11 +173,11 @@ class Painter:
                 DeprecationWarning,
                 stacklevel=2,
             )
-            return cls(config, vocabulary, serialization.from_bytes(template, (run / "params.msgpack").read_bytes()))
-        return cls(config, vocabulary, restore_params(run, template))
+            return cls(config, vocabulary, serialization.from_bytes(template, (run / "params.msgpack").read_bytes()), constants)
+        return cls(config, vocabulary, restore_params(run, template), constants)
 
 
-def network_inputs(config: Config, vocabulary: Vocabulary):
+def network_inputs(config: Config, vocabulary: Vocabulary | WordPieces):
     """tokens (B, T) -> (tokens, numbers, segments), the network's text inputs (traceable)."""
     numbers, segments = jnp.asarray(number_table(vocabulary)), jnp.asarray(config.layout.segments())
     return lambda tokens: (tokens, numbers[tokens], jnp.broadcast_to(segments, tokens.shape))
@@ -181,7 +227,7 @@ def evaluate(painter: Painter, procedures: list[Procedure], mechanisms: dict | N
 
 
 def train(
-    config: Config, vocabulary: Vocabulary, data: Examples, dev: Examples, run: Path, quiet: bool = False
+    config: Config, vocabulary: Vocabulary | WordPieces, data: Examples, dev: Examples, run: Path, quiet: bool = False
 ) -> tuple[Painter, list[dict]]:
     """Train on ``data``, keep the params with the best dev action F1 (oracle board), write
     ``run/metrics.jsonl`` as it goes (a progress bar over the epochs unless ``quiet``); returns the
@@ -189,18 +235,15 @@ def train(
     if len(data) < config.batch:
         raise ValueError(f"{len(data)} training steps, fewer than one minibatch of {config.batch}")
     model = config.model(len(vocabulary))
-    params = model.init(jax.random.key(config.seed), *_dummy(config))
-    schedule = optax.join_schedules(
-        [optax.linear_schedule(0.0, config.lr, config.warmup), optax.constant_schedule(config.lr)], [config.warmup]
-    )
-    optimizer = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.01))
+    params, constants = config.initial_variables(len(vocabulary))
+    optimizer = config.optimizer(config.epochs * (len(data) // config.batch))
     state = optimizer.init(params)
     inputs = network_inputs(config, vocabulary)
 
     @jax.jit
     def step(params, state, tokens, before, hint, targets):
         def loss_fn(params):
-            logits = model.apply(params, *inputs(tokens), before, hint)
+            logits = model.apply({**params, **constants}, *inputs(tokens), before, hint)
             weight = jnp.where(targets > 0, config.paint_weight, 1.0)
             losses = optax.softmax_cross_entropy_with_integer_labels(logits, targets)
             return jnp.sum(losses * weight) / jnp.sum(weight)
@@ -211,7 +254,7 @@ def train(
 
     targets, hint = data.targets, hints(data.rule, data.before)
     rng = np.random.default_rng(config.seed)
-    painter = Painter(config, vocabulary, params)
+    painter = Painter(config, vocabulary, params, constants)
     best, history = (-1.0, params), []
     started = time.monotonic()
     (run / "metrics.jsonl").write_text("")
