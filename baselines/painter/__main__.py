@@ -32,7 +32,7 @@ def parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--rule-hints", action="store_true", help="give the network the rule baseline's paints per tile as an input")
     train.add_argument(
-        "--text",
+        "--encoder",
         choices=TEXTS,
         default="learned",
         help="text encoder: word embeddings and transformer layers learned from scratch (default), or the pretrained MiniLM "
@@ -102,9 +102,9 @@ def _run(args: argparse.Namespace) -> None:
     config = Config(
         width=args.width,
         tile_layers=args.tile_layers,
-        text_layers=args.text_layers if args.text_layers is not None else 6 if args.text == "minilm" else 1,
-        layout=Layout(history=args.history) if args.text == "learned" else Layout(0 if args.history == "none" else 32, 56, args.history),
-        text=args.text,
+        text_layers=args.text_layers if args.text_layers is not None else 6 if args.encoder == "minilm" else 1,
+        layout=Layout(history=args.history) if args.encoder == "learned" else Layout(0 if args.history == "none" else 32, 56, args.history),
+        text=args.encoder,
         text_lr=args.text_lr,
         minutes=args.minutes,
         epochs=args.epochs,
@@ -117,7 +117,7 @@ def _run(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     synthetic = abstractions.generate(args.synthetic_procedures, seed=args.seed) if args.synthetic_procedures else []
     procedures = real + [s.procedure for s in synthetic]
-    vocabulary = text_vocabulary(args.text, [text for p in procedures for text in p.texts])
+    vocabulary = text_vocabulary(args.encoder, [text for p in procedures for text in p.texts])
     mechanisms = {s.procedure.index: s.mechanisms for s in synthetic}
     data = Examples.concatenate(
         [examples(real, vocabulary, config.layout), examples([s.procedure for s in synthetic], vocabulary, config.layout, mechanisms)]
