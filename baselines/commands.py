@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "benchmark-scaling": "benchmarks.scaling",
     "benchmark-textworld": "benchmarks.textworld",
     "benchmark-imports": "benchmarks.imports",
+    "benchmark-builder": "benchmarks.builder_encoders",
     "craftext-dataset": "craftext.dataset",
     "craftext-validate": "craftext.validate",
     "hexagons-data": "hexagons.data",

@@ -62,3 +62,14 @@ def test_import_times_are_measured_in_fresh_processes(tmp_path):
         tmp_path,
     )
     assert picture.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_builder_encoder_benchmark_times_both_encoders(tmp_path):
+    from benchmarks.builder_encoders import main as builder_main
+
+    result = builder_main(["--quick", "--out", str(tmp_path), "--quiet"])
+    assert [r["encoder"] for r in result["results"]] == ["cnn", "set"]
+    for row in result["results"]:
+        assert row["params"] > 0 and row["train_2_steps"]["boards_per_s"] > 0 and row["decode"]["items_per_s"] > 0
+    assert json.loads((tmp_path / "builder_encoders.json").read_text())["steps"] == [2]
+    assert (tmp_path / "builder_encoders.png").read_bytes()[:4] == b"\x89PNG"

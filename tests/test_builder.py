@@ -10,7 +10,7 @@ from baselines.builder import data as builder_data
 from baselines.builder import evaluate as builder_evaluate
 from baselines.builder.__main__ import main
 from baselines.builder.evaluate import copy_last_action
-from baselines.builder.model import world_features
+from baselines.builder.model import MAX_BLOCKS, SetWorldEncoder, neighbour_features, world_features
 from baselines.builder.train import Builder, Decoder, TrainConfig, score
 from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
 from blocksworld.env import BlocksWorld
@@ -62,10 +62,13 @@ def test_examples_cap_actions_and_end_with_stop_only_when_complete(items, exampl
     assert (examples.ages[later] < 5).any(axis=(1, 2, 3)).all(), "recently changed cells carry a recency age"
 
 
-@pytest.mark.parametrize("kind", ["gru", "transformer"])
+@pytest.mark.parametrize("kind", ["gru", "transformer", "gru-cnn"])
 def test_teacher_forced_loss_decreases(kind, gru, examples, vocabulary):
     if kind == "gru":
         builder, text = gru, {"tokens": examples.tokens}
+    elif kind == "gru-cnn":
+        builder = Builder(TrainConfig(world_encoder="cnn", max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24), len(vocabulary))
+        text = {"tokens": examples.tokens}
     else:
         builder = Builder(TrainConfig(model="transformer", max_actions=MAX_ACTIONS, lr=1e-3), len(vocabulary))
         rng = np.random.default_rng(0)
@@ -127,6 +130,34 @@ def test_perspective_features_follow_the_builders_yaw():
         feats = np.asarray(world_features(grid, ages, np.array([0, 1, 0, yaw, 0], np.float32)))
         np.testing.assert_allclose(feats[ahead][8:10], [forward, right], atol=1e-6)
     assert feats.shape == (11, 9, 11, 11) and (feats[..., 7] == 0).all()
+
+
+def test_neighbour_features_are_the_six_face_neighbours_cells():
+    grid = np.zeros((11, 9, 11), np.int8)
+    grid[5, 4, 5] = 3
+    feats = world_features(grid, np.full((11, 9, 11), 5), np.zeros(5, np.float32))
+    near = np.asarray(neighbour_features(feats)).reshape(11, 9, 11, 6, 7)
+    # (neighbour order -x, +x, -y, +y, -z, +z): the cell at x=4 sees the block at its +x side
+    for cell, side in (((4, 4, 5), 1), ((6, 4, 5), 0), ((5, 3, 5), 3), ((5, 5, 5), 2), ((5, 4, 4), 5), ((5, 4, 6), 4)):
+        assert near[cell][side].argmax() == 3 and near[cell][side].sum() == 1
+    assert (near[5, 4, 5, :, 0] == 1).all(), "the block's own neighbours are empty cells"
+    assert (near[0, :, :, 0] == 0).all() and (near[:, 8, :, 3] == 0).all(), "outside the grid: all zero"
+
+
+def test_set_encoder_lets_every_cell_see_a_distant_block_and_takes_full_boards():
+    import jax
+
+    ages = np.full((11, 9, 11), 5)
+    pose = np.zeros(5, np.float32)
+    empty = np.zeros((11, 9, 11), np.int8)
+    one = empty.copy()
+    one[10, 0, 10] = 2
+    full = np.ones((11, 9, 11), np.int8)  # 1,089 blocks, more than MAX_BLOCKS
+    feats = np.stack([np.asarray(world_features(g, ages, pose)) for g in (empty, one, full)])
+    encoder = SetWorldEncoder()
+    out = np.asarray(encoder.apply(encoder.init(jax.random.key(0), feats), feats))
+    assert out.shape == (3, 11, 9, 11, 32) and np.isfinite(out).all() and (full != 0).sum() > MAX_BLOCKS
+    assert not np.allclose(out[0, 0, 0, 0], out[1, 0, 0, 0]), "a cell far from the block reads it through the board token"
 
 
 # ----------------------------------------------------------------------------- v2 annotations

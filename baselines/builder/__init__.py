@@ -2,7 +2,7 @@
 actions from the dialogue and the world, trained on the Minecraft Dialogue Corpus and the
 simulators' data, decoded in the JAX blocks world and scored by ``blocksworld.metrics``.
 
-``python -m baselines.builder train|evaluate`` (see ``baselines/builder/__main__.py``); models in
+``python -m baselines.builder train|evaluate|compare`` (see ``baselines/builder/__main__.py``); models in
 ``model``, arrays and training sets in ``data``, the loss, decoder and loop in ``train``, tables and
 floors in ``evaluate``.
 """

@@ -2,6 +2,7 @@
 
     python -m baselines.builder train --out RUN [--data DIR] [--synthetic] [--curriculum KEY] [--model gru|transformer]
     python -m baselines.builder evaluate RUN [--data DIR] [--split test|dev] [--annotations FILE] [--out DIR]
+    python -m baselines.builder compare RUN RUN [...] --out FILE.png   # dev curves against training minutes
 
 ``--data`` is the Minecraft Dialogue Corpus ``data`` folder (``blocksworld.data``); without it the
 run trains and evaluates on the three simulators' data alone (no download). The run folder holds
@@ -68,7 +69,7 @@ def train(args: argparse.Namespace) -> None:
             raise SystemExit(f"error: --resume: {saved} does not exist, there is no run to continue")
         record = json.loads(saved.read_text())
         budget = {name: getattr(args, name) for name in BUDGET if getattr(args, name) is not None}
-        config, data, sizes = TrainConfig(**{**record["config"], **budget}), record["data"], record["simulated_items"]
+        config, data, sizes = TrainConfig.from_saved({**record["config"], **budget}), record["data"], record["simulated_items"]
         _log(f"continuing the run in {out} with its saved settings" + (f", new budget {budget}" if budget else ""))
     else:
         has_corpus = args.data is not None
@@ -131,6 +132,17 @@ def evaluate(args: argparse.Namespace) -> None:
     print(f"wrote {out / 'evaluation.json'} and {out / 'evaluation.png'}")
 
 
+def compare(args: argparse.Namespace) -> None:
+    from baselines.builder import evaluate as builder_evaluate
+
+    missing = [str(run / "metrics.jsonl") for run in args.runs if not (run / "metrics.jsonl").is_file()]
+    if missing:
+        raise SystemExit(f"error: {', '.join(missing)} does not exist; compare takes Builder run folders")
+    cli.refuse_existing([args.out], args.overwrite)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    print(f"wrote {builder_evaluate.plot_comparison(args.runs, args.out)}")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m baselines.builder", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -146,6 +158,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--curriculum", help="curriculum difficulty key: dataset, actions, input or a comma-separated tuple")
     t.add_argument("--num-buckets", type=int, help="curriculum buckets (default 5)")
     t.add_argument("--model", choices=("gru", "transformer"), help="decoder (default gru)")
+    t.add_argument("--world-encoder", choices=("set", "cnn"), help="the blocks as a set (default) or a 3D CNN over every cell")
     t.add_argument("--max-actions", type=int, help="decoding cap (default 10 on the corpus alone, 20 with simulated data)")
     t.add_argument("--batch-size", type=int, help="items per batch (default 32)")
     t.add_argument("--lr", type=float, help="AdamW learning rate (default 1e-3)")
@@ -167,6 +180,9 @@ def parser() -> argparse.ArgumentParser:
         "fewer: a quicker, noisier check",
     )
     cli.add_out(e, "folder for evaluation.json and evaluation.png (default runs/evaluations/<run folder name>)")
+    c = sub.add_parser("compare", help="draw several runs' dev loss and dev F1 against training minutes in one PNG")
+    c.add_argument("runs", type=Path, nargs="+", metavar="RUN")
+    cli.add_out(c, "the PNG to write", required=True)
     return p
 
 
@@ -182,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
     from blocksworld.data import MdcDataError
 
     try:
-        train(args) if args.command == "train" else evaluate(args)
+        {"train": train, "evaluate": evaluate, "compare": compare}[args.command](args)
     except (MdcDataError, AnnotationError) as error:  # a malformed corpus log or annotation file: name it, no traceback
         raise SystemExit(f"error: {error}") from None
 

@@ -112,7 +112,7 @@ def evaluate_run(
     """Score the run's best model and the floors on every test set (``synthetic_items``: see
     ``test_sets``); writes ``evaluation.json`` and ``evaluation.png`` into ``out`` (a folder)."""
     record = json.loads((run / "config.json").read_text())
-    config = TrainConfig(**record["config"])
+    config = TrainConfig.from_saved(record["config"])
     vocabulary = Vocabulary.load(run / "vocabulary.json")
     data = str(data) if data else record["data"]
     encoder = None
@@ -198,3 +198,23 @@ def plot_learning_curve(run: Path) -> Path:
     right.set(xlabel="epoch", ylabel="micro F1 (%)", title="dev F1 (greedy decoding)")
     right.legend()
     return plots.save(fig, run / "learning_curve.png", run.name)
+
+
+def plot_comparison(runs: list[Path], out: Path) -> Path:
+    """A PNG at ``out`` of several runs' dev loss and dev strict / fairer F1 (``metrics.jsonl``)
+    against the training minutes each had: runs compared at equal time on one machine."""
+    plt = plots.pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    for k, run in enumerate(runs):
+        rows = plots._metrics(run)
+        minutes = [r["seconds"] / 60 for r in rows]
+        colour = f"C{k}"
+        left.plot(minutes, [r["dev_loss"] for r in rows], "o-", color=colour, label=run.name)
+        right.plot(minutes, [r["dev_strict_f1"] for r in rows], "o-", color=colour, label=f"{run.name} strict")
+        right.plot(minutes, [r["dev_fairer_f1"] for r in rows], "o--", color=colour, alpha=0.6, label=f"{run.name} fairer")
+    left.set(xlabel="training minutes (wall clock)", ylabel="dev cross entropy per action", title="dev loss")
+    right.set(xlabel="training minutes (wall clock)", ylabel="micro F1 (%)", title="dev F1 (greedy decoding)")
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    return plots.save(fig, out)

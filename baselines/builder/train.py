@@ -28,7 +28,7 @@ from flax.training import train_state
 from jax import Array
 
 from baselines.builder.data import Examples, batches, step_buckets
-from baselines.builder.model import MODELS, BuilderModel, advance, world_features
+from baselines.builder.model import MODELS, WORLDS, BuilderModel, advance, world_features
 from blocksworld import curriculum as curricula
 from blocksworld import metrics
 from blocksworld.env import BlocksWorld, feasible_actions, inventory_of, stack_params
@@ -45,9 +45,11 @@ class TrainConfig:
     the corpus alone, 20 with synthetic data, as in the paper); ``minutes``: wall-clock budget
     (the run stops after the epoch that passes it); ``patience``: early stopping after this many
     epochs without a better dev loss; ``text_tokens``: word pieces of the frozen encoder
-    (transformer); ``num_buckets``: curriculum buckets."""
+    (transformer); ``num_buckets``: curriculum buckets; ``world_encoder``: the world encoder (``set`` or
+    ``cnn``, ``baselines.builder.model``)."""
 
     model: str = "gru"
+    world_encoder: str = "set"
     synthetic: bool = False
     curriculum: str = ""
     num_buckets: int = 5
@@ -63,9 +65,16 @@ class TrainConfig:
     seed: int = 0
     embeddings: str = field(default="minilm")
 
+    @classmethod
+    def from_saved(cls, saved: dict) -> TrainConfig:
+        """The settings of a run's ``config.json``; runs saved before ``world_encoder`` existed used the CNN."""
+        return cls(**{"world_encoder": "cnn", **saved})
+
     def validate(self) -> None:
         if self.model not in MODELS:
             raise ValueError(f"model={self.model!r}: use one of {', '.join(MODELS)}")
+        if self.world_encoder not in WORLDS:
+            raise ValueError(f"world_encoder={self.world_encoder!r}: use one of {', '.join(WORLDS)}")
         for name in ("num_buckets", "max_actions", "batch_size", "max_epochs", "patience", "max_tokens", "text_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -142,7 +151,9 @@ class Builder:
     def __init__(self, config: TrainConfig, vocab_size: int):
         config.validate()
         self.config = config
-        self.model = BuilderModel(config.model, vocab_size=vocab_size, max_steps=max(32, config.max_actions + 1))
+        self.model = BuilderModel(
+            config.model, vocab_size=vocab_size, max_steps=max(32, config.max_actions + 1), world_encoder=config.world_encoder
+        )
         self.optimizer = optax.chain(optax.clip_by_global_norm(5.0), optax.adamw(config.lr, weight_decay=config.weight_decay))
         self._train_step = jax.jit(self._step, static_argnums=2)
         self._eval_loss = jax.jit(self._loss, static_argnums=2)
@@ -288,7 +299,8 @@ def fit(
 ) -> dict:
     """Train until early stopping, ``max_epochs`` or the time budget, checkpointing every epoch
     under ``out/checkpoints`` (resumes from there) and the best params by dev loss under
-    ``out/best``; appends a row per epoch to ``out/metrics.jsonl`` and logs it; a progress bar
+    ``out/best``; appends a row per epoch to ``out/metrics.jsonl`` (``seconds``: wall-clock seconds of
+    the run so far; ``cpu_seconds``: CPU seconds of the epoch, all threads) and logs it; a progress bar
     over each epoch's batches unless ``quiet``. Returns the last row."""
     import orbax.checkpoint as ocp
 
@@ -313,7 +325,7 @@ def fit(
     with (out / "metrics.jsonl").open("a") as metrics_log:
         while int(progress["epoch"]) < config.max_epochs and float(progress["seconds"]) < 60 * config.minutes:
             epoch = int(progress["epoch"])
-            clock = time.perf_counter()
+            clock, cpu_clock = time.perf_counter(), time.process_time()
             rng = np.random.default_rng(config.seed + epoch)
             order = stages[epoch] if epoch < len(stages) else None
             chunks = list(batches(examples.lengths, config.batch_size, buckets, rng, order))
@@ -349,6 +361,7 @@ def fit(
                 "dev_fairer_f1": summary["fairer"]["micro_f1"],
                 "items_per_second": len(examples if order is None else order) / train_seconds,
                 "seconds": float(progress["seconds"]),
+                "cpu_seconds": time.process_time() - cpu_clock,
                 "stage": min(epoch + 1, len(stages) + 1) if stages else 0,
             }
             metrics_log.write(json.dumps(row) + "\n")
