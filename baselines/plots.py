@@ -35,7 +35,7 @@ def save(fig, path: Path, title: str | None = None) -> Path:
     return path
 
 
-def _metrics(run: Path) -> list[dict]:
+def metrics_rows(run: Path) -> list[dict]:
     """The rows of ``run/metrics.jsonl``; ValueError when there are none."""
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
     if not rows:
@@ -46,7 +46,7 @@ def _metrics(run: Path) -> list[dict]:
 def learning_curve(run: Path) -> Path:
     """``run/learning_curve.png``: training success rate and mean episode return against
     environment steps (one point per update of ``run/metrics.jsonl``)."""
-    rows = _metrics(run)
+    rows = metrics_rows(run)
     plt = pyplot()
     from matplotlib.ticker import EngFormatter, MaxNLocator
 
@@ -66,7 +66,7 @@ def learning_curve(run: Path) -> Path:
 def cloning_curve(run: Path) -> Path:
     """``run/learning_curve.png`` of a behavioural-cloning run: loss and accuracy of the demonstrated
     actions per epoch, training minibatches and (when held out) validation episodes."""
-    rows = _metrics(run)
+    rows = metrics_rows(run)
     plt = pyplot()
     epochs = [r["epoch"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
@@ -85,7 +85,7 @@ def cloning_curve(run: Path) -> Path:
 def painter_curve(run: Path) -> Path:
     """``run/learning_curve.png`` of a Hexagons painter run: training loss and dev action F1 / EM
     (oracle board, percent) per epoch."""
-    rows = _metrics(run)
+    rows = metrics_rows(run)
     plt = pyplot()
     epochs = [r["epoch"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))

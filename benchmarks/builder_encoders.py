@@ -15,30 +15,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from pathlib import Path
 
 from baselines import cli
+from benchmarks import first_and_median_seconds
 
 ENCODERS = ("cnn", "set")
 STEPS = (4, 11)
 BATCH = 32
 DECODE_ITEMS = 128
 FILES = ("builder_encoders.json", "builder_encoders.png")
-
-
-def _median_seconds(call, repeats: int) -> tuple[float, float]:
-    """(first call's seconds, compilation included; median seconds of ``repeats`` later calls)."""
-    start = time.perf_counter()
-    call()
-    first = time.perf_counter() - start
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return first, statistics.median(times)
 
 
 def measure(mdc: str | None, repeats: int, quiet: bool = False, quick: bool = False) -> dict:
@@ -71,11 +57,11 @@ def measure(mdc: str | None, repeats: int, quiet: bool = False, quick: bool = Fa
             def train_step(steps=steps, index=index):
                 jax.block_until_ready(builder.train_step(state, text, examples, index, steps))
 
-            first, seconds = _median_seconds(train_step, repeats)
+            first, seconds = first_and_median_seconds(train_step, repeats)
             boards_per_s = round(BATCH * steps / seconds, 1)
             row[f"train_{steps}_steps"] = {"first_s": round(first, 2), "median_s": round(seconds, 4), "boards_per_s": boards_per_s}
         decoder = Decoder(builder, max_actions=max_actions, batch_size=num_items)
-        first, seconds = _median_seconds(lambda: decoder(state.params, text, examples), repeats)
+        first, seconds = first_and_median_seconds(lambda: decoder(state.params, text, examples), repeats)
         row["decode"] = {"first_s": round(first, 2), "median_s": round(seconds, 4), "items_per_s": round(len(examples) / seconds, 1)}
         rows.append(row)
     return {"items": source, "batch": BATCH, "steps": list(steps_list), "decode_items": len(examples), "repeats": repeats, "results": rows}

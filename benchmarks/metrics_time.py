@@ -11,6 +11,8 @@ import time
 
 import numpy as np
 
+from benchmarks import first_and_median_seconds
+
 
 def bap_scoring_time(mdc_dir: str | None = None, repeats: int = 3) -> dict:
     """Seconds to compute ``item_counts`` + ``summarize`` for a dev-sized split: first call
@@ -39,15 +41,8 @@ def bap_scoring_time(mdc_dir: str | None = None, repeats: int = 3) -> dict:
     def score():
         return summarize(item_counts(start, pred, gold), empty)
 
-    t0 = time.perf_counter()
-    score()
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        score()
-        times.append(time.perf_counter() - t0)
-    return {"items": len(items), "source": source, "first_call_s": first, "median_s": float(np.median(times))}
+    first, median = first_and_median_seconds(score, repeats)
+    return {"items": len(items), "source": source, "first_call_s": first, "median_s": median}
 
 
 def synthetic_generation_rate(games: int = 1000, repeats: int = 3) -> list[dict]:

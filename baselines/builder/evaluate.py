@@ -186,7 +186,7 @@ def plot_evaluation(out: Path, result: dict) -> Path:
 def plot_learning_curve(run: Path) -> Path:
     """``learning_curve.png`` from ``metrics.jsonl``: train / dev loss and dev F1 per epoch."""
     plt = plots.pyplot()
-    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    rows = plots.metrics_rows(run)
     epochs = [r["epoch"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
     left.plot(epochs, [r["train_loss"] for r in rows], label="train")
@@ -206,7 +206,7 @@ def plot_comparison(runs: list[Path], out: Path) -> Path:
     plt = plots.pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
     for k, run in enumerate(runs):
-        rows = plots._metrics(run)
+        rows = plots.metrics_rows(run)
         minutes = [r["seconds"] / 60 for r in rows]
         colour = f"C{k}"
         left.plot(minutes, [r["dev_loss"] for r in rows], "o-", color=colour, label=run.name)
