@@ -69,13 +69,10 @@ def measure(mdc: str | None, repeats: int, quiet: bool = False, quick: bool = Fa
 
 def plot(result: dict, info: dict, out: Path) -> Path:
     """``builder_encoders.png``: training boards/s per step bucket and decoding items/s, per encoder."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from baselines import plots
 
     rows, steps_list = result["results"], result["steps"]
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    fig, axes = plots.pyplot().subplots(1, 2, figsize=(9, 3.2))
     width = 0.8 / len(rows)
     for k, row in enumerate(rows):
         offsets = [s + (k - (len(rows) - 1) / 2) * width for s in range(len(steps_list))]
@@ -86,12 +83,7 @@ def plot(result: dict, info: dict, out: Path) -> Path:
     axes[1].bar([r["encoder"] for r in rows], [r["decode"]["items_per_s"] for r in rows], color="#3b7dd8")
     axes[1].set(ylabel=f"items / s (greedy decoding, {result['decode_items']} items)")
     where = f"{info['device']}, {info['host_cpus']} host CPUs, jax {info['jax']}"
-    fig.suptitle(f"Builder world encoders, {result['items']}: {where}", fontsize=9)
-    fig.tight_layout()
-    path = out / "builder_encoders.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return plots.save(fig, out / "builder_encoders.png", f"Builder world encoders, {result['items']}: {where}")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -155,9 +155,9 @@ class SetWorldEncoder(nn.Module):
         )
         cells = nn.Dense(self.width)(jnp.concatenate([x, neighbour_features(x)], -1)) + position
         cells = cells.reshape(n, -1, self.width)
-        present = (x[..., 0] < 0.5) | (x[..., NUM_COLOURS + 1] > 0)  # a block, or changed lately
-        index = jax.vmap(lambda p: jnp.nonzero(p, size=MAX_BLOCKS, fill_value=0)[0])(present.reshape(n, -1))
-        valid = jnp.arange(MAX_BLOCKS)[None] < present.reshape(n, -1).sum(-1, keepdims=True)
+        present = ((x[..., 0] < 0.5) | (x[..., NUM_COLOURS + 1] > 0)).reshape(n, -1)  # a block, or changed lately
+        index = jax.vmap(lambda p: jnp.nonzero(p, size=MAX_BLOCKS, fill_value=0)[0])(present)
+        valid = jnp.arange(MAX_BLOCKS)[None] < present.sum(-1, keepdims=True)
         tokens = jnp.take_along_axis(cells, index[..., None], 1)
         board = self.param("board_token", nn.initializers.normal(0.02), (self.width,))
         tokens = jnp.concatenate([jnp.broadcast_to(board, (n, 1, self.width)), tokens], 1)
