@@ -9,6 +9,8 @@ cumulative, so a procedure has the same shape as a released one and every tool o
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from hexagons.geometry import COLOUR_NAMES, COLS, NUM_TILES, ROWS, line, neighbours, tile_index
@@ -35,7 +37,8 @@ KINDS = {"tile": 0.3, "run": 0.2, "diagonal": 0.15, "ring": 0.15, "column": 0.1,
 """Instruction kinds and their probabilities."""
 
 HELD_OUT_EVERY = 5
-"""``held_out_tile``: one (row, column, colour) combination in this many is held out."""
+"""One single-tile combination (``held_out_tile``) or other meaning (``held_out_meaning``) in about
+this many is held out."""
 
 
 def held_out_tile(row: int, col: int, colour: int) -> bool:
@@ -45,12 +48,31 @@ def held_out_tile(row: int, col: int, colour: int) -> bool:
     return ((row * COLS + col) * len(PAINTED) + colour - 1) % HELD_OUT_EVERY == 0
 
 
+def held_out_meaning(meaning: tuple) -> bool:
+    """Whether an instruction of this meaning (its kind, then the numbers that fix its text but for
+    the wording: e.g. ``("run", column, first, last, colour)``, 0-based) is held out of training:
+    single tiles by ``held_out_tile``, other kinds when a stable hash (CRC-32) of the meaning is a
+    multiple of ``HELD_OUT_EVERY``."""
+    if meaning[0] == "tile":
+        return held_out_tile(*meaning[1:])
+    return zlib.crc32(repr(meaning).encode()) % HELD_OUT_EVERY == 0
+
+
 def _instruction(
     rng: np.random.Generator, board: np.ndarray, kinds: tuple[str, ...], held_out: bool | None = None
 ) -> tuple[str, list[int], int]:
-    """One random instruction of one of ``kinds``: (text, tiles it paints, colour code); a
-    single-tile one of a combination ``held_out_tile`` holds out (``held_out`` True) or of another
-    (False), where ``held_out`` is not None."""
+    """One random instruction of one of ``kinds``: (text, tiles it paints, colour code), of a
+    meaning ``held_out_meaning`` holds out (``held_out`` True) or of another (False), where
+    ``held_out`` is not None."""
+    text, tiles, colour, meaning = _draw(rng, board, kinds, held_out)
+    while held_out is not None and held_out_meaning(meaning) != held_out:  # same kind, so the
+        text, tiles, colour, meaning = _draw(rng, board, (meaning[0],), held_out)  # mix stays KINDS'
+    return text, tiles, colour
+
+
+def _draw(rng: np.random.Generator, board: np.ndarray, kinds: tuple[str, ...], held_out: bool | None) -> tuple[str, list[int], int, tuple]:
+    """``_instruction``'s candidate with its meaning; single tiles (and erased tiles) are drawn of
+    the ``held_out`` class directly."""
     colour = int(rng.choice(PAINTED))
     row, col = int(rng.integers(ROWS)), int(rng.integers(COLS))
     weights = np.asarray([KINDS[k] for k in kinds])
@@ -58,10 +80,13 @@ def _instruction(
     while kind == "tile" and held_out is not None and held_out_tile(row, col, colour) != held_out:
         colour, row, col = int(rng.choice(PAINTED)), int(rng.integers(ROWS)), int(rng.integers(COLS))
     name = COLOUR_NAMES[colour]
-    if kind == "erase" and board.any():
-        tile = int(rng.choice(np.flatnonzero(board)))
+    erasable = np.flatnonzero(board) if kind == "erase" else []
+    if held_out is not None:
+        erasable = [t for t in erasable if held_out_meaning(("erase", *divmod(int(t), COLS))) == held_out]
+    if len(erasable):
+        tile = int(rng.choice(erasable))
         r, c = divmod(tile, COLS)
-        return f"Erase {_tile(rng, r, c)}; make it white again.", [tile], 0
+        return f"Erase {_tile(rng, r, c)}; make it white again.", [tile], 0, ("erase", r, c)
     if kind == "run":
         length = int(rng.integers(2, ROWS - row + 1)) if row < ROWS - 1 else 1
         last = row + length - 1
@@ -73,19 +98,19 @@ def _instruction(
                 )
             )
         ).format(c=ORDINALS[col], cn=col + 1, a=row + 1, b=last + 1, k=name)
-        return text, [tile_index(r, col) for r in range(row, last + 1)], colour
+        return text, [tile_index(r, col) for r in range(row, last + 1)], colour, ("run", col, row, last, colour)
     if kind == "diagonal":
         direction = str(rng.choice(list(DIAGONALS)))
         tiles = [t for t in line(tile_index(row, col), direction, int(rng.integers(2, 6))) if t >= 0]
         text = f"Starting at {_tile(rng, row, col)}, paint {len(tiles)} tiles {name} going {DIAGONALS[direction]}."
-        return text, tiles, colour
+        return text, tiles, colour, ("diagonal", row, col, direction, len(tiles), colour)
     if kind == "ring":
         centre = tile_index(row, col)
-        return f"Colour every tile touching {_tile(rng, row, col)} {name}.", neighbours(centre), colour
+        return f"Colour every tile touching {_tile(rng, row, col)} {name}.", neighbours(centre), colour, ("ring", row, col, colour)
     if kind == "column":
-        return f"Paint the whole {ORDINALS[col]} column {name}.", [tile_index(r, col) for r in range(ROWS)], colour
+        return f"Paint the whole {ORDINALS[col]} column {name}.", [tile_index(r, col) for r in range(ROWS)], colour, ("column", col, colour)
     text = str(rng.choice(("Paint {t} {k}.", "Colour {t} {k}.", "Make {t} {k}."))).format(t=_tile(rng, row, col), k=name)
-    return text, [tile_index(row, col)], colour
+    return text, [tile_index(row, col)], colour, ("tile", row, col, colour)
 
 
 def generate(
@@ -98,9 +123,9 @@ def generate(
 ) -> list[Procedure]:
     """``num_procedures`` procedures of ``min_steps..max_steps`` instructions each, of the
     instruction ``kinds`` (default all, in the ``KINDS`` proportions; e.g. ``("tile",)``: single
-    tiles only). ``held_out`` True / False: single-tile instructions only of the (row, column,
-    colour) combinations ``held_out_tile`` holds out / only of the others, so that test procedures
-    share no single-tile instruction, in meaning or text, with training ones; None: any."""
+    tiles only). ``held_out`` True / False: instructions only of the meanings ``held_out_meaning``
+    holds out / only of the others, so that test procedures share no instruction, in meaning or
+    text, with training ones; None: any."""
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown or not kinds:
         raise ValueError(f"kinds {kinds!r}: use a non-empty subset of {', '.join(KINDS)}")

@@ -71,6 +71,20 @@ def test_held_out_tile_combinations_never_reach_training():
     assert [p.texts for p in synthetic.generate(5, seed=9, held_out=None)] == [p.texts for p in synthetic.generate(5, seed=9)]
 
 
+def test_held_out_meanings_keep_test_texts_out_of_training():
+    """Every kind's held-out instructions: no test text is a training one (about a third would be
+    without the rule), and the kinds keep their mix."""
+    train = synthetic.generate(300, seed=0, held_out=False)
+    test = synthetic.generate(100, seed=2, held_out=True)
+    texts = {text for p in train for text in p.texts}
+    assert not any(text in texts for p in test for text in p.texts)
+    unheld = {text for p in synthetic.generate(100, seed=2) for text in p.texts}
+    assert len(unheld & texts) > 0.1 * len(unheld)
+    first_words = [{text.split()[0] for p in split for text in p.texts} for split in (train, test)]
+    assert first_words[0] == first_words[1] == {"Paint", "Colour", "Make", "Starting", "In", "Erase"}
+    assert synthetic.held_out_meaning(("tile", 0, 0, 1)) and not synthetic.held_out_meaning(("tile", 0, 0, 2))
+
+
 def test_tokenizer_and_vocabulary(tmp_path):
     assert tokenize("Paint the 5th tile, RED!") == ["paint", "the", "5th", "tile", ",", "red", "!"]
     vocab = Vocabulary.build(["paint red", "paint blue"])

@@ -6,3 +6,10 @@ simulators' data, decoded in the JAX blocks world and scored by ``blocksworld.me
 ``model``, arrays and training sets in ``data``, the loss, decoder and loop in ``train``, tables and
 floors in ``evaluate``.
 """
+
+MODELS = ("gru", "transformer")
+"""Decoders (``TrainConfig.model``), the default first."""
+WORLDS = ("set", "cnn")
+"""World encoders (``TrainConfig.world_encoder``), the default first."""
+EMBEDDINGS = ("minilm", "learned")
+"""GRU word embeddings (``TrainConfig.embeddings``), the default first."""

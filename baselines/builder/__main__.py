@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baselines import cli
+from baselines.builder import EMBEDDINGS, MODELS, WORLDS
 
 if TYPE_CHECKING:
     from baselines.builder.train import TrainConfig
@@ -157,15 +158,15 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--simulated-items", type=int, help="train items per simulator, 4x augmentation included (default: BAP v2 Table 3)")
     t.add_argument("--curriculum", help="curriculum difficulty key: dataset, actions, input or a comma-separated tuple")
     t.add_argument("--num-buckets", type=int, help="curriculum buckets (default 5)")
-    t.add_argument("--model", choices=("gru", "transformer"), help="decoder (default gru)")
-    t.add_argument("--world-encoder", choices=("set", "cnn"), help="the blocks as a set (default) or a 3D CNN over every cell")
+    t.add_argument("--model", choices=MODELS, help="decoder (default gru)")
+    t.add_argument("--world-encoder", choices=WORLDS, help="the blocks as a set (default) or a 3D CNN over every cell")
     t.add_argument("--max-actions", type=int, help="decoding cap (default 10 on the corpus alone, 20 with simulated data)")
     t.add_argument("--batch-size", type=int, help="items per batch (default 32)")
     t.add_argument("--lr", type=float, help="AdamW learning rate (default 1e-3)")
     t.add_argument("--minutes", type=float, help="wall-clock budget of training (default 50)")
     t.add_argument("--max-epochs", type=int, help="default 100")
     t.add_argument("--patience", type=int, help="early stopping: epochs without a better dev loss (default 10)")
-    t.add_argument("--embeddings", choices=("minilm", "learned"), help="GRU word embeddings: MiniLM's (default) or learned")
+    t.add_argument("--embeddings", choices=EMBEDDINGS, help="GRU word embeddings: MiniLM's (default) or learned")
     t.add_argument("--seed", type=int, help="training seed (default 0)")
     cli.add_run_options(t)
     e = sub.add_parser("evaluate", help="score a run's best model: BAP v2 tables, floors, evaluation.json (never into the run folder)")

@@ -34,12 +34,11 @@ import jax.numpy as jnp
 from flax import linen as nn
 from jax import Array
 
+from baselines.builder import MODELS, WORLDS
 from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELL_ACTIONS, NUM_COLOURS, REMOVE, SHAPE, X_RANGE, Y_RANGE, Z_RANGE
 
 RECENCY_SPAN = 5
 """Actions over which a changed cell's recency weight fades to 0 (the reference's "step" scheme)."""
-MODELS = ("gru", "transformer")
-WORLDS = ("cnn", "set")
 MAX_BLOCKS = 64
 """Block tokens of the ``set`` world encoder. Corpus boards hold at most 52 blocks in train, 42 in
 test and 96 in dev (99% of dev boards <= 64), the simulators' 28; on a fuller board the cells of

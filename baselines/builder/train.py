@@ -27,8 +27,9 @@ import optax
 from flax.training import train_state
 from jax import Array
 
+from baselines.builder import EMBEDDINGS, MODELS, WORLDS
 from baselines.builder.data import Examples, batches, step_buckets
-from baselines.builder.model import MODELS, WORLDS, BuilderModel, advance, world_features
+from baselines.builder.model import BuilderModel, advance, world_features
 from blocksworld import curriculum as curricula
 from blocksworld import metrics
 from blocksworld.env import BlocksWorld, feasible_actions, inventory_of, stack_params
@@ -87,8 +88,8 @@ class TrainConfig:
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
         if self.curriculum:
             curriculum_key(self.curriculum)
-        if self.embeddings not in ("minilm", "learned"):
-            raise ValueError(f"embeddings={self.embeddings!r}: use minilm or learned")
+        if self.embeddings not in EMBEDDINGS:
+            raise ValueError(f"embeddings={self.embeddings!r}: use one of {', '.join(EMBEDDINGS)}")
 
 
 def curriculum_key(name: str) -> Callable:

@@ -2,8 +2,9 @@
 
 Data (``--data``): ``synthetic`` (every kind of ``hexagons.synthetic``, the default) or ``tiles``
 (single-tile instructions, one paint each: the paint budget is 1, so an instruction ends after one
-paint; dev and test paint only the (row, column, colour) combinations that train never does,
-``hexagons.synthetic.held_out_tile``), their splits the generator seeds 0 / 1 / 2; a folder of the released JSONL
+paint), their splits the generator seeds 0 / 1 / 2, dev and test giving only the instructions whose
+meaning train never has (``hexagons.synthetic.held_out_meaning``; for single tiles the (row, column,
+colour) combinations of ``held_out_tile``), so no test text is a training one; a folder of the released JSONL
 (``hexagons.data``); or a JSON lines file of your own procedures in the released format (one set,
 used as every split).
 """
@@ -80,7 +81,7 @@ def procedures_of(spec: Mapping, split: str) -> tuple[list, dict]:
         tiles = synthetic.generate(size, GENERATOR_SEEDS[split], kinds=("tile",), held_out=split != "train")
         return tiles, {"max_paints_per_instruction": 1}
     if data == "synthetic":
-        return synthetic.generate(size, GENERATOR_SEEDS[split]), {}
+        return synthetic.generate(size, GENERATOR_SEEDS[split], held_out=split != "train"), {}
     if Path(data).is_dir():
         return released.load_dataset(data, (split,))[split], {}
     if Path(data).is_file():
