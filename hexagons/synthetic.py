@@ -65,8 +65,9 @@ def _instruction(
     meaning ``held_out_meaning`` holds out (``held_out`` True) or of another (False), where
     ``held_out`` is not None."""
     text, tiles, colour, meaning = _draw(rng, board, kinds, held_out)
-    while held_out is not None and held_out_meaning(meaning) != held_out:  # same kind, so the
-        text, tiles, colour, meaning = _draw(rng, board, (meaning[0],), held_out)  # mix stays KINDS'
+    while held_out is not None and held_out_meaning(meaning) != held_out:
+        # Redrawn within the same kind, so the held-out mix of kinds stays KINDS'.
+        text, tiles, colour, meaning = _draw(rng, board, (meaning[0],), held_out)
     return text, tiles, colour
 
 
