@@ -3,6 +3,7 @@ v2 annotation procedure, the floors and the command line."""
 
 import json
 
+import jax
 import numpy as np
 import pytest
 
@@ -76,6 +77,16 @@ def test_teacher_forced_loss_decreases(kind, gru, examples, vocabulary):
     _, losses = _fit_steps(builder, text, examples)
     assert losses[0] > np.log(50), "an untrained model spreads its mass over the feasible actions"
     assert losses[-1] < 0.6 * losses[0]
+
+
+def test_lr_scale_scales_the_whole_adamw_step(gru, examples):
+    text, index = {"tokens": examples.tokens}, np.arange(len(examples))
+    state = gru.init(text, examples)
+    steps = {scale: gru.train_step(state, text, examples, index, MAX_ACTIONS + 1, scale)[0].params for scale in (0.0, 0.5, 1.0)}
+    moved = {s: jax.tree.map(lambda a, b: np.asarray(a - b), p, state.params) for s, p in steps.items()}
+    assert all(not m.any() for m in jax.tree.leaves(moved[0.0])), "a zero rate moves nothing, weight decay included"
+    for half, whole in zip(jax.tree.leaves(moved[0.5]), jax.tree.leaves(moved[1.0])):
+        np.testing.assert_allclose(2 * half, whole, rtol=1e-4, atol=1e-7)
 
 
 def test_greedy_decoding_only_emits_feasible_actions_and_runs_them_in_the_env(gru, examples):
@@ -238,23 +249,34 @@ def test_multiple_interpretations_only_on_empty_boards(tmp_path):
 
 
 # ----------------------------------------------------------------------------- command line
+def _best_epoch(run) -> int:
+    import orbax.checkpoint as ocp
+
+    return ocp.CheckpointManager((run / "best").absolute()).latest_step()
+
+
 def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(builder_data, "SYNTHETIC_EVAL_ITEMS", {"dev": 8, "test": 8})
     run = tmp_path / "run"
     common = ["train", "--out", str(run), "--simulated-items", "16", "--max-actions", "2", "--batch-size", "16", "--embeddings", "learned"]
+    common += ["--plateau-decay", "0.5"]
     main(common + ["--max-epochs", "1"])
     assert json.loads((run / "config.json").read_text())["config"]["max_actions"] == 2
     with pytest.raises(SystemExit, match="already exists; continue it with --resume or replace it with --overwrite"):
         main(common + ["--max-epochs", "2"])
-    main(common + ["--max-epochs", "2", "--max-actions", "5", "--resume"])  # saved settings, a new budget
+    main(common + ["--max-epochs", "2", "--max-actions", "5", "--select", "dev_strict_f1", "--resume"])  # saved settings, a new budget
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["epoch"] for r in rows] == [1, 2]
     assert "resumed from" in capsys.readouterr().out
+    assert _best_epoch(run) == 2, "a new --select chooses afresh from the next epoch"
     whole = tmp_path / "one-sitting"  # two sittings give the run that one sitting gives
-    main([common[0], "--out", str(whole), *common[3:], "--max-epochs", "2", "--quiet"])
+    main([common[0], "--out", str(whole), *common[3:], "--max-epochs", "2", "--select", "dev_strict_f1", "--quiet"])
     once = [json.loads(line) for line in (whole / "metrics.jsonl").read_text().splitlines()]
-    for key in ("train_loss", "dev_loss", "dev_strict_f1", "dev_fairer_f1"):
+    assert _best_epoch(whole) == 1 + int(np.argmax([r["dev_strict_f1"] for r in once]))
+    for key in ("train_loss", "dev_loss", "dev_strict_f1", "dev_fairer_f1", "lr"):
         assert [r[key] for r in once] == [r[key] for r in rows], key
+    improved = rows[1]["dev_loss"] < rows[0]["dev_loss"]
+    assert rows[1]["lr"] == rows[0]["lr"] * (1 if improved else 0.5) == 1e-3 * (1 if improved else 0.5)
     assert (run / "learning_curve.png").stat().st_size > 0
     scored = tmp_path / "scored"
     main(["evaluate", str(run), "--out", str(scored)])

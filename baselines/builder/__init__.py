@@ -13,3 +13,5 @@ WORLDS = ("set", "cnn")
 """World encoders (``TrainConfig.world_encoder``), the default first."""
 EMBEDDINGS = ("minilm", "learned")
 """GRU word embeddings (``TrainConfig.embeddings``), the default first."""
+SELECT = ("dev_loss", "dev_strict_f1", "dev_fairer_f1")
+"""Dev metrics (``metrics.jsonl`` columns) that can choose a run's best params (``TrainConfig.select``), the default first."""

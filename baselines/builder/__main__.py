@@ -8,7 +8,7 @@
 run trains and evaluates on the three simulators' data alone (no download). The run folder holds
 ``config.json``, ``vocabulary.json``, ``metrics.jsonl`` (a row per epoch: losses, dev F1, items/s),
 ``checkpoints/`` (orbax, every epoch: ``train --resume`` with the same ``--out`` continues), ``best/``
-(the params of the best dev loss) and ``learning_curve.png``. ``evaluate`` writes
+(the params of the best epoch by ``--select``, dev loss by default) and ``learning_curve.png``. ``evaluate`` writes
 ``evaluation.json`` and ``evaluation.png`` to ``--out`` (default ``runs/evaluations/<run folder
 name>``), never into the run folder, which may be a committed model.
 """
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baselines import cli
-from baselines.builder import EMBEDDINGS, MODELS, WORLDS
+from baselines.builder import EMBEDDINGS, MODELS, SELECT, WORLDS
 
 if TYPE_CHECKING:
     from baselines.builder.train import TrainConfig
 
-BUDGET = ("minutes", "max_epochs", "patience")
+BUDGET = ("minutes", "max_epochs", "patience", "plateau_decay", "select")
 """Settings a resumed run takes from the command line (all others are the saved ones)."""
 
 
@@ -150,7 +150,7 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser(
         "train",
         help="train a Builder model (--resume continues a run in --out, with its settings but a new "
-        "--minutes / --max-epochs / --patience if given)",
+        "--minutes / --max-epochs / --patience / --plateau-decay / --select if given)",
     )
     cli.add_out(t, "run folder", required=True, resume=True)
     t.add_argument("--data", type=Path, help="Minecraft Dialogue Corpus data folder (default: simulated data only)")
@@ -163,9 +163,15 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--max-actions", type=int, help="decoding cap (default 10 on the corpus alone, 20 with simulated data)")
     t.add_argument("--batch-size", type=int, help="items per batch (default 32)")
     t.add_argument("--lr", type=float, help="AdamW learning rate (default 1e-3)")
+    t.add_argument(
+        "--plateau-decay",
+        type=float,
+        help="multiply the learning rate by this after each epoch without a better dev loss (default 1: constant)",
+    )
     t.add_argument("--minutes", type=float, help="wall-clock budget of training (default 50)")
     t.add_argument("--max-epochs", type=int, help="default 100")
-    t.add_argument("--patience", type=int, help="early stopping: epochs without a better dev loss (default 10)")
+    t.add_argument("--patience", type=int, help="early stopping: epochs without a better --select metric (default 10)")
+    t.add_argument("--select", choices=SELECT, help="dev metric that keeps the best params and drives early stopping (default dev_loss)")
     t.add_argument("--embeddings", choices=EMBEDDINGS, help="GRU word embeddings: MiniLM's (default) or learned")
     t.add_argument("--seed", type=int, help="training seed (default 0)")
     cli.add_run_options(t)

@@ -27,7 +27,7 @@ import optax
 from flax.training import train_state
 from jax import Array
 
-from baselines.builder import EMBEDDINGS, MODELS, WORLDS
+from baselines.builder import EMBEDDINGS, MODELS, SELECT, WORLDS
 from baselines.builder.data import Examples, batches, step_buckets
 from baselines.builder.model import BuilderModel, advance, world_features
 from blocksworld import curriculum as curricula
@@ -45,7 +45,9 @@ class TrainConfig:
     """Settings of a training run (saved as ``config.json``). ``max_actions``: decoding cap (10 on
     the corpus alone, 20 with synthetic data, as in the paper); ``minutes``: wall-clock budget
     (the run stops after the epoch that passes it); ``patience``: early stopping after this many
-    epochs without a better dev loss; ``text_tokens``: word pieces of the frozen encoder
+    epochs without a better ``select`` metric (one of ``SELECT``, which also chooses the best params);
+    ``plateau_decay``: the learning rate is multiplied by this after every epoch of the final phase
+    without a better dev loss (1: constant); ``text_tokens``: word pieces of the frozen encoder
     (transformer); ``num_buckets``: curriculum buckets; ``world_encoder``: the world encoder (``set`` or
     ``cnn``, ``baselines.builder.model``)."""
 
@@ -57,9 +59,11 @@ class TrainConfig:
     max_actions: int = 10
     batch_size: int = 32
     lr: float = 1e-3
+    plateau_decay: float = 1.0
     weight_decay: float = 0.1
     max_epochs: int = 100
     patience: int = 10
+    select: str = "dev_loss"
     minutes: float = 50.0
     max_tokens: int = 100
     text_tokens: int = 128
@@ -84,6 +88,10 @@ class TrainConfig:
             value = getattr(self, name)
             if not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if self.select not in SELECT:
+            raise ValueError(f"select={self.select!r}: use one of {', '.join(SELECT)}")
+        if not 0 < self.plateau_decay <= 1:
+            raise ValueError(f"plateau_decay must be in (0, 1], got {self.plateau_decay!r}")
         if not math.isfinite(self.weight_decay) or self.weight_decay < 0:
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
         if self.curriculum:
@@ -194,12 +202,15 @@ class Builder:
         count = valid.sum()
         return (nll * valid).sum() / jnp.maximum(count, 1), count
 
-    def _step(self, state: train_state.TrainState, batch: dict, steps: int):
+    def _step(self, state: train_state.TrainState, batch: dict, steps: int, lr_scale: Array):
         (loss, count), grads = jax.value_and_grad(self._loss, has_aux=True)(state.params, batch, steps)
-        return state.apply_gradients(grads=grads), loss, count
+        updates, opt_state = self.optimizer.update(grads, state.opt_state, state.params)
+        params = optax.apply_updates(state.params, jax.tree.map(lambda u: lr_scale * u, updates))  # AdamW's step, decay included
+        return state.replace(step=state.step + 1, params=params, opt_state=opt_state), loss, count
 
-    def train_step(self, state, text, examples: Examples, index: np.ndarray, steps: int):
-        return self._train_step(state, self._batch(text, examples, index), steps)
+    def train_step(self, state, text, examples: Examples, index: np.ndarray, steps: int, lr_scale: float = 1.0):
+        """One AdamW step on the items ``index`` padded to ``steps`` target steps, at ``lr_scale`` x ``lr``."""
+        return self._train_step(state, self._batch(text, examples, index), steps, jnp.float32(lr_scale))
 
     def loss(self, params, text, examples: Examples, batch_size: int = 64) -> float:
         """Mean cross entropy per target step over ``examples`` (dev loss)."""
@@ -278,15 +289,37 @@ def _stages(config: TrainConfig, items: list, seed: int) -> list[np.ndarray]:
     return [np.asarray(s) for s in curricula.curriculum(range(len(items)), lambda i: key(items[i]), config.num_buckets, seed)[:-1]]
 
 
-def _progress(epoch: int, best_loss: float, bad_epochs: int, seconds: float) -> dict[str, np.ndarray]:
+def _progress(
+    epoch: int, best_loss: float, bad_epochs: int, seconds: float, lr_scale: float = 1.0, select: int = 0, best: float | None = None
+) -> dict[str, np.ndarray]:
     """The loop's own state, saved with the train state: epochs done, best dev loss, epochs since
-    it improved (final phase), training seconds so far."""
+    the selection metric improved (final phase), training seconds so far, the learning rate's
+    factor (``plateau_decay``), the selection metric (index in ``SELECT``) and its best value so far
+    (lower is better: F1 negated; the best dev loss when it selects by dev loss)."""
     return {
         "epoch": np.asarray(epoch, np.int32),
         "best_loss": np.asarray(best_loss, np.float32),
         "bad_epochs": np.asarray(bad_epochs, np.int32),
         "seconds": np.asarray(seconds, np.float64),
+        "lr_scale": np.asarray(lr_scale, np.float32),
+        "select": np.asarray(select, np.int32),
+        "best": np.asarray(best_loss if best is None else best, np.float32),
     }
+
+
+def _restore(manager, state: train_state.TrainState, progress: dict) -> tuple[train_state.TrainState, dict]:
+    """The latest checkpoint of ``manager`` (orbax) as (train state, progress)."""
+    import orbax.checkpoint as ocp
+
+    step = manager.latest_step()
+    try:
+        restored = manager.restore(step, args=ocp.args.StandardRestore({"state": state, "progress": progress}))
+    except ValueError:  # saved before plateau_decay and select existed: a constant rate, the best dev loss
+        earlier = {k: progress[k] for k in ("epoch", "best_loss", "bad_epochs", "seconds")}
+        restored = manager.restore(step, args=ocp.args.StandardRestore({"state": state, "progress": earlier}))
+        p = restored["progress"]
+        restored["progress"] = _progress(int(p["epoch"]), float(p["best_loss"]), int(p["bad_epochs"]), float(p["seconds"]))
+    return restored["state"], restored["progress"]
 
 
 def fit(
@@ -299,10 +332,11 @@ def fit(
     quiet: bool = False,
 ) -> dict:
     """Train until early stopping, ``max_epochs`` or the time budget, checkpointing every epoch
-    under ``out/checkpoints`` (resumes from there) and the best params by dev loss under
-    ``out/best``; appends a row per epoch to ``out/metrics.jsonl`` (``seconds``: wall-clock seconds of
-    the run so far; ``cpu_seconds``: CPU seconds of the epoch, all threads) and logs it; a progress bar
-    over each epoch's batches unless ``quiet``. Returns the last row."""
+    under ``out/checkpoints`` (resumes from there) and the best params by ``config.select`` under
+    ``out/best`` (a resumed run with another ``select`` chooses afresh from its next epoch); appends
+    a row per epoch to ``out/metrics.jsonl`` (``lr``: the epoch's learning rate; ``seconds``:
+    wall-clock seconds of the run so far; ``cpu_seconds``: CPU seconds of the epoch, all threads)
+    and logs it; a progress bar over each epoch's batches unless ``quiet``. Returns the last row."""
     import orbax.checkpoint as ocp
 
     from baselines.cli import progress as progress_bar
@@ -311,13 +345,17 @@ def fit(
     items, examples, text = train
     dev_examples, dev_text = dev
     state = builder.init(text, examples, embeddings)
-    progress = _progress(0, np.inf, 0, 0.0)
+    select = SELECT.index(config.select)
+    progress = _progress(0, np.inf, 0, 0.0, select=select)
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=2))
     best = ocp.CheckpointManager((out / "best").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=1))
     if manager.latest_step() is not None:
-        restored = manager.restore(manager.latest_step(), args=ocp.args.StandardRestore({"state": state, "progress": progress}))
-        state, progress = restored["state"], restored["progress"]
+        state, progress = _restore(manager, state, progress)
         log(f"resumed from {out / 'checkpoints'} after epoch {int(progress['epoch'])}")
+        if int(progress["select"]) != select:
+            log(f"the best params are chosen by {config.select} from the next epoch on")
+            afresh = {"select": np.asarray(select, np.int32), "best": np.asarray(np.inf, np.float32), "bad_epochs": np.asarray(0, np.int32)}
+            progress = {**progress, **afresh}
     decoder = Decoder(builder, config.max_actions)
     stages = _stages(config, items, config.seed)
     buckets = step_buckets(config.max_actions)
@@ -336,7 +374,7 @@ def fit(
                     if steps not in shapes_seen:  # a new batch shape compiles first (a minute or more on a CPU)
                         bar.set_postfix_str(f"compiling the training step for batches of {steps} steps", refresh=True)
                         shapes_seen.add(steps)
-                    state, loss, _ = builder.train_step(state, text, examples, index, steps)
+                    state, loss, _ = builder.train_step(state, text, examples, index, steps, float(progress["lr_scale"]))
                     losses.append(float(loss))
                     seen += len(index)
                     bar.update()
@@ -346,16 +384,23 @@ def fit(
             dev_loss = builder.loss(state.params, dev_text, dev_examples)
             predicted, _ = decoder(state.params, dev_text, dev_examples)
             summary = score(dev_examples, predicted)["all"]
-            improved = dev_loss < float(progress["best_loss"])
+            value = {"dev_loss": dev_loss, "dev_strict_f1": -summary["strict"]["micro_f1"], "dev_fairer_f1": -summary["fairer"]["micro_f1"]}
+            improved = value[config.select] < float(progress["best"])
+            loss_improved = dev_loss < float(progress["best_loss"])
             in_final_phase = epoch >= len(stages)
+            lr_scale = float(progress["lr_scale"])
             progress = _progress(
                 epoch + 1,
                 min(dev_loss, float(progress["best_loss"])),
                 0 if improved or not in_final_phase else int(progress["bad_epochs"]) + 1,
                 float(progress["seconds"]) + time.perf_counter() - clock,
+                lr_scale if loss_improved or not in_final_phase else lr_scale * config.plateau_decay,
+                select,
+                min(value[config.select], float(progress["best"])),
             )
             row = {
                 "epoch": epoch + 1,
+                "lr": config.lr * lr_scale,
                 "train_loss": float(np.mean(losses)),
                 "dev_loss": dev_loss,
                 "dev_strict_f1": summary["strict"]["micro_f1"],
@@ -370,13 +415,13 @@ def fit(
             log(
                 f"epoch {epoch + 1}: train loss {row['train_loss']:.3f}, dev loss {dev_loss:.3f}, dev F1 strict "
                 f"{row['dev_strict_f1']:.1f} / fairer {row['dev_fairer_f1']:.1f}, {row['seconds'] / 60:.1f} min in all"
-                + (" (best dev loss so far)" if improved else "")
+                + (f" (best {config.select.replace('_', ' ')} so far)" if improved else "")
             )
             if improved:
                 best.save(epoch + 1, args=ocp.args.StandardSave(state.params))
             manager.save(epoch + 1, args=ocp.args.StandardSave({"state": state, "progress": progress}))
             if int(progress["bad_epochs"]) >= config.patience:
-                log(f"early stop: dev loss has not improved for {config.patience} epochs")
+                log(f"early stop: {config.select.replace('_', ' ')} has not improved for {config.patience} epochs")
                 break
     manager.wait_until_finished()
     best.wait_until_finished()
@@ -384,7 +429,7 @@ def fit(
 
 
 def load_best(builder: Builder, out: Path, text: dict, examples: Examples):
-    """The params of the best epoch (by dev loss) of the run in ``out``."""
+    """The params of the best epoch (by the run's ``select`` metric) of the run in ``out``."""
     import orbax.checkpoint as ocp
 
     template = builder.init(text, examples).params
