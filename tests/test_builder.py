@@ -12,7 +12,7 @@ from baselines.builder import evaluate as builder_evaluate
 from baselines.builder.__main__ import main
 from baselines.builder.evaluate import copy_last_action
 from baselines.builder.model import MAX_BLOCKS, SetWorldEncoder, neighbour_features, world_features
-from baselines.builder.train import Builder, Decoder, TrainConfig, score
+from baselines.builder.train import Builder, Decoder, TrainConfig, dev_f1, score
 from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
 from blocksworld.env import BlocksWorld
 from blocksworld.grid import PICK, PLACE, STOP, apply_action, decode_action, encode_action, to_grid
@@ -87,6 +87,18 @@ def test_lr_scale_scales_the_whole_adamw_step(gru, examples):
     assert all(not m.any() for m in jax.tree.leaves(moved[0.0])), "a zero rate moves nothing, weight decay included"
     for half, whole in zip(jax.tree.leaves(moved[0.5]), jax.tree.leaves(moved[1.0])):
         np.testing.assert_allclose(2 * half, whole, rtol=1e-4, atol=1e-7)
+
+
+def test_dev_f1_scores_the_corpus_items_apart(examples):
+    changed = np.flatnonzero((examples.starts != examples.ends).any(axis=(1, 2, 3)))
+    assert len(changed) >= 4
+    part = examples.take(changed)
+    predicted = part.ends.copy()
+    predicted[2:] = part.starts[2:]  # the first 2 (the "corpus") built right, the others nothing
+    f1 = dev_f1(part, predicted, corpus_items=2)
+    assert f1["dev_corpus_strict_f1"] == f1["dev_corpus_fairer_f1"] == 100
+    assert 0 < f1["dev_strict_f1"] < 100
+    assert set(dev_f1(part, predicted)) == {"dev_strict_f1", "dev_fairer_f1"}
 
 
 def test_greedy_decoding_only_emits_feasible_actions_and_runs_them_in_the_env(gru, examples):
@@ -290,6 +302,8 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert builder_evaluate.another_items_text({"tokens": tokens})["tokens"][:, 0].tolist() == [3, 4, 0, 1, 2]  # none its own
     with pytest.raises(SystemExit, match="curriculum key"):
         main(["train", "--out", str(tmp_path / "bad"), "--curriculum", "colour"])
+    with pytest.raises(SystemExit, match="dev_corpus_strict_f1 scores the corpus's dev items: give --data"):
+        main(["train", "--out", str(tmp_path / "bad"), "--select", "dev_corpus_strict_f1"])
     for command, flag in ((["train", "--out", str(tmp_path / "bad")], "--simulated-items"), (["evaluate", str(run)], "--synthetic-items")):
         with pytest.raises(SystemExit):
             main([*command, flag, "0"])

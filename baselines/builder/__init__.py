@@ -13,5 +13,6 @@ WORLDS = ("set", "cnn")
 """World encoders (``TrainConfig.world_encoder``), the default first."""
 EMBEDDINGS = ("minilm", "learned")
 """GRU word embeddings (``TrainConfig.embeddings``), the default first."""
-SELECT = ("dev_loss", "dev_strict_f1", "dev_fairer_f1")
-"""Dev metrics (``metrics.jsonl`` columns) that can choose a run's best params (``TrainConfig.select``), the default first."""
+SELECT = ("dev_loss", "dev_strict_f1", "dev_fairer_f1", "dev_corpus_strict_f1", "dev_corpus_fairer_f1")
+"""Dev metrics (``metrics.jsonl`` columns) that can choose a run's best params (``TrainConfig.select``),
+the default first; ``dev_corpus_*``: the corpus's dev items alone (runs with ``--data``)."""

@@ -84,6 +84,8 @@ def train(args: argparse.Namespace) -> None:
         config.validate()
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
+    if config.select.startswith("dev_corpus_") and not data:
+        raise SystemExit(f"error: --select {config.select} scores the corpus's dev items: give --data")
     if not args.resume:  # only once the settings are known good: --overwrite deletes
         out = cli.prepare_out(args.out, overwrite=args.overwrite, can_resume=True)
         saved = out / "config.json"
@@ -119,7 +121,7 @@ def train(args: argparse.Namespace) -> None:
                 "word embeddings are learned from scratch"
             )
     builder = Builder(config, len(vocabulary))
-    fit(builder, out, (items, examples, text), (dev_examples, dev_text), embeddings, _log, quiet=args.quiet)
+    fit(builder, out, (items, examples, text), (dev_examples, dev_text), embeddings, _log, args.quiet, len(corpus["dev"]))
     builder_evaluate.plot_learning_curve(out)
     _log(f"trained; evaluate with: python -m baselines.builder evaluate {out}" + (f" --data {data}" if data else ""))
 

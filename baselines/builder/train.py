@@ -280,6 +280,18 @@ def score(examples: Examples, predicted: np.ndarray, align: np.ndarray | None = 
     return metrics.summarize(counts, examples.empty_board)
 
 
+def dev_f1(examples: Examples, predicted: np.ndarray, corpus_items: int = 0) -> dict[str, float]:
+    """Strict and fairer micro F1 (%) of the predicted end grids (N, 11, 9, 11) over all dev items
+    (``dev_strict_f1``, ``dev_fairer_f1``) and, when ``corpus_items`` > 0, over the first
+    ``corpus_items``, the corpus's (``dev_corpus_strict_f1``, ``dev_corpus_fairer_f1``)."""
+    parts = {"dev": len(examples)} | ({"dev_corpus": corpus_items} if corpus_items else {})
+    f1 = {}
+    for name, count in parts.items():
+        summary = score(examples.take(np.arange(count)), predicted[:count])["all"]
+        f1 |= {f"{name}_strict_f1": summary["strict"]["micro_f1"], f"{name}_fairer_f1": summary["fairer"]["micro_f1"]}
+    return f1
+
+
 # ----------------------------------------------------------------------------- the training loop
 def _stages(config: TrainConfig, items: list, seed: int) -> list[np.ndarray]:
     """Item orders of the curriculum stages (one epoch each; empty without a curriculum)."""
@@ -330,18 +342,22 @@ def fit(
     embeddings: np.ndarray | None = None,
     log: Callable[[str], None] = print,
     quiet: bool = False,
+    corpus_dev_items: int = 0,
 ) -> dict:
     """Train until early stopping, ``max_epochs`` or the time budget, checkpointing every epoch
     under ``out/checkpoints`` (resumes from there) and the best params by ``config.select`` under
     ``out/best`` (a resumed run with another ``select`` chooses afresh from its next epoch); appends
     a row per epoch to ``out/metrics.jsonl`` (``lr``: the epoch's learning rate; ``seconds``:
     wall-clock seconds of the run so far; ``cpu_seconds``: CPU seconds of the epoch, all threads)
-    and logs it; a progress bar over each epoch's batches unless ``quiet``. Returns the last row."""
+    and logs it; a progress bar over each epoch's batches unless ``quiet``. The first
+    ``corpus_dev_items`` dev items are the corpus's (``dev_f1``). Returns the last row."""
     import orbax.checkpoint as ocp
 
     from baselines.cli import progress as progress_bar
 
     config = builder.config
+    if config.select.startswith("dev_corpus_") and not corpus_dev_items:
+        raise ValueError(f"select={config.select!r} needs the corpus's dev items; the run has none")
     items, examples, text = train
     dev_examples, dev_text = dev
     state = builder.init(text, examples, embeddings)
@@ -383,9 +399,9 @@ def fit(
             train_seconds = time.perf_counter() - clock
             dev_loss = builder.loss(state.params, dev_text, dev_examples)
             predicted, _ = decoder(state.params, dev_text, dev_examples)
-            summary = score(dev_examples, predicted)["all"]
-            value = {"dev_loss": dev_loss, "dev_strict_f1": -summary["strict"]["micro_f1"], "dev_fairer_f1": -summary["fairer"]["micro_f1"]}
-            improved = value[config.select] < float(progress["best"])
+            dev = {"dev_loss": dev_loss, **dev_f1(dev_examples, predicted, corpus_dev_items)}
+            value = dev[config.select] if config.select == "dev_loss" else -dev[config.select]  # lower is better
+            improved = value < float(progress["best"])
             loss_improved = dev_loss < float(progress["best_loss"])
             in_final_phase = epoch >= len(stages)
             lr_scale = float(progress["lr_scale"])
@@ -396,15 +412,13 @@ def fit(
                 float(progress["seconds"]) + time.perf_counter() - clock,
                 lr_scale if loss_improved or not in_final_phase else lr_scale * config.plateau_decay,
                 select,
-                min(value[config.select], float(progress["best"])),
+                min(value, float(progress["best"])),
             )
             row = {
                 "epoch": epoch + 1,
                 "lr": config.lr * lr_scale,
                 "train_loss": float(np.mean(losses)),
-                "dev_loss": dev_loss,
-                "dev_strict_f1": summary["strict"]["micro_f1"],
-                "dev_fairer_f1": summary["fairer"]["micro_f1"],
+                **dev,
                 "items_per_second": len(examples if order is None else order) / train_seconds,
                 "seconds": float(progress["seconds"]),
                 "cpu_seconds": time.process_time() - cpu_clock,
