@@ -125,6 +125,17 @@ def test_greedy_decoding_only_emits_feasible_actions_and_runs_them_in_the_env(gr
     np.testing.assert_array_equal(batched[1], alone[1])
 
 
+def test_stop_bias_shortens_and_lengthens_decoding(gru, examples):
+    text = {"tokens": examples.tokens}
+    params = gru.init(text, examples).params
+    decoder = Decoder(gru, MAX_ACTIONS, batch_size=8)
+    grids, codes = decoder(params, text, examples, stop_bias=1e4)
+    assert (codes == STOP).all() and (grids == examples.starts).all(), "a large bias stops at once"
+    grids, codes = decoder(params, text, examples, stop_bias=-1e4)
+    assert (codes != STOP).all(), "a large negative bias acts while any action is feasible"
+    assert (grids != examples.starts).any()
+
+
 def test_gold_sequences_replayed_in_the_env_score_100(items, examples, vocabulary):
     env = BlocksWorld(vocabulary, max_tokens=24)
     ends = replay_in_env(env, env.make_params(items), [i.actions for i in items])
@@ -298,6 +309,20 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     out = capsys.readouterr().out
     assert "| EB (" in out and "Fairer micro F1 (%) per test set" in out and "copy last action" in out
     assert "another item's dialogue" in out and set(result["test_sets"]["RND"]) == {"items", *builder_evaluate.POLICIES}
+    assert result["stop_bias"] == 0 and "stop_bias_tuning" not in result
+    tuned = tmp_path / "tuned"
+    main(["evaluate", str(run), "--out", str(tuned), "--tune-stop-bias", "strict", "--synthetic-items", "4"])
+    tuning = json.loads((tuned / "evaluation.json").read_text())["stop_bias_tuning"]
+    dev_items = sum(len(builder_data.synthetic_items(name, "dev", 8)) for name in builder_evaluate.SIMULATOR_TEST_SETS)
+    assert [r["bias"] for r in tuning["sweep"]] == list(builder_evaluate.STOP_BIASES) and tuning["items"] == dev_items
+    best = max(r["strict"] for r in tuning["sweep"])
+    assert tuning["value"] == min((r["bias"] for r in tuning["sweep"] if r["strict"] == best), key=abs)
+    actions = [r["actions"] for r in tuning["sweep"]]
+    assert actions == sorted(actions, reverse=True), "a lower bias, never fewer actions"
+    assert f"STOP bias chosen by dev strict F1 ({dev_items} dev items)" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["evaluate", str(run), "--split", "dev", "--tune-stop-bias", "strict"])
+    assert "chooses the bias on the dev split" in capsys.readouterr().err
     tokens = np.arange(5)[:, None] * np.ones((5, 3), int)
     assert builder_evaluate.another_items_text({"tokens": tokens})["tokens"][:, 0].tolist() == [3, 4, 0, 1, 2]  # none its own
     with pytest.raises(SystemExit, match="curriculum key"):

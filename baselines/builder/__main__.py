@@ -2,6 +2,7 @@
 
     python -m baselines.builder train --out RUN [--data DIR] [--synthetic] [--curriculum KEY] [--model gru|transformer]
     python -m baselines.builder evaluate RUN [--data DIR] [--split test|dev] [--annotations FILE] [--out DIR]
+        [--stop-bias B | --tune-stop-bias strict|fairer]
     python -m baselines.builder compare RUN RUN [...] --out FILE.png   # dev curves against training minutes
 
 ``--data`` is the Minecraft Dialogue Corpus ``data`` folder (``blocksworld.data``); without it the
@@ -130,7 +131,9 @@ def evaluate(args: argparse.Namespace) -> None:
     from baselines.builder import evaluate as builder_evaluate
 
     out = cli.evaluation_folder(args.out, args.run, ("evaluation.json", "evaluation.png"), args.overwrite)
-    result = builder_evaluate.evaluate_run(args.run, args.data, args.split, args.annotations, out, _log, args.synthetic_items)
+    result = builder_evaluate.evaluate_run(
+        args.run, args.data, args.split, args.annotations, out, _log, args.synthetic_items, args.stop_bias, args.tune_stop_bias
+    )
     print(builder_evaluate.format_tables(result))
     print(f"wrote {out / 'evaluation.json'} and {out / 'evaluation.png'}")
 
@@ -188,6 +191,14 @@ def parser() -> argparse.ArgumentParser:
         help="items of each simulator's test set (default: baselines.builder.data.SYNTHETIC_EVAL_ITEMS, 300 on dev, 1,000 on test); "
         "fewer: a quicker, noisier check",
     )
+    bias = e.add_mutually_exclusive_group()
+    bias.add_argument("--stop-bias", type=float, default=0.0, help="added to the STOP logit at every decoding step (below 0: more actions)")
+    bias.add_argument(
+        "--tune-stop-bias",
+        choices=("strict", "fairer"),
+        help="choose the STOP bias of the best dev F1 of this kind (the corpus's dev items with --data) among "
+        "baselines.builder.evaluate.STOP_BIASES, then score --split test with it",
+    )
     cli.add_out(e, "folder for evaluation.json and evaluation.png (default runs/evaluations/<run folder name>)")
     c = sub.add_parser("compare", help="draw several runs' dev loss and dev F1 against training minutes in one PNG")
     c.add_argument("runs", type=Path, nargs="+", metavar="RUN")
@@ -203,6 +214,8 @@ def main(argv: list[str] | None = None) -> None:
             p.error(f"--{name.replace('_', '-')} must be positive")
     if args.command == "evaluate" and not (args.run / "config.json").is_file():
         p.error(f"{args.run} is not a Builder run folder (no config.json)")
+    if args.command == "evaluate" and args.tune_stop_bias and args.split == "dev":
+        p.error("--tune-stop-bias chooses the bias on the dev split: score --split test with it")
     from blocksworld.annotations import AnnotationError
     from blocksworld.data import MdcDataError
 

@@ -7,6 +7,10 @@ the same model reading another item's dialogue in the item's own world (``BLIND`
 what the model builds from the world alone; ``another_items_text``) and two floors: ``empty``
 (predict STOP at once) and ``copy last action`` (repeat the game's previous action: same kind and
 colour, in the feasible cell nearest to it; STOP when the game has none).
+
+Greedy decoding may add a bias to the STOP logit (``stop_bias``; below 0 the model emits more
+actions). ``tune_stop_bias`` chooses it on the dev split, the corpus's dev items when the run has
+the corpus, from ``STOP_BIASES``; model and blind control are then decoded with it.
 """
 
 from __future__ import annotations
@@ -22,11 +26,11 @@ import numpy as np
 from baselines import plots
 from baselines.builder import data as builder_data
 from baselines.builder.model import advance
-from baselines.builder.train import Builder, Decoder, TrainConfig, load_best, score, text_inputs
+from baselines.builder.train import Builder, Decoder, TrainConfig, dev_f1, load_best, score, text_inputs
 from blocksworld import annotations as v2
 from blocksworld.data import load_items
 from blocksworld.env import feasible_actions, inventory_of
-from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELLS, SHAPE
+from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELLS, SHAPE, STOP
 from blocksworld.tokenizer import Vocabulary
 
 SIMULATOR_TEST_SETS = {"random": "RND", "blocks": "BLK", "shapes": "SHP"}
@@ -40,6 +44,8 @@ COLUMNS = (
     ("fairer", "Fairer F1"),
     ("strict", "Strict F1"),
 )
+STOP_BIASES = tuple(np.arange(-3.0, 1.01, 0.5).round(1).tolist())
+"""STOP logit biases that ``tune_stop_bias`` tries (0: plain greedy decoding)."""
 
 
 @jax.jit
@@ -100,6 +106,30 @@ def test_sets(
     return out
 
 
+def tuning_set(config: TrainConfig, vocabulary: Vocabulary, data: str | None) -> builder_data.Examples:
+    """The dev items a STOP bias is chosen on: the corpus's (``data``), else the simulators'."""
+    if data:
+        items = load_items(data, ("dev",))["dev"]
+    else:
+        count = builder_data.SYNTHETIC_EVAL_ITEMS["dev"]
+        items = [i for simulator in SIMULATOR_TEST_SETS for i in builder_data.synthetic_items(simulator, "dev", count, config.seed)]
+    return builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens)
+
+
+def tune_stop_bias(decoder: Decoder, params, text: dict[str, np.ndarray], examples: builder_data.Examples, metric: str) -> dict:
+    """Greedy decoding of ``examples`` at each of ``STOP_BIASES``: per bias the strict and fairer
+    micro F1 (%) and the mean number of actions emitted; ``value``: the bias of the best ``metric``
+    (``strict`` or ``fairer``), the one nearest 0 among ties."""
+    sweep = []
+    for bias in STOP_BIASES:
+        grids, codes = decoder(params, text, examples, bias)
+        f1 = dev_f1(examples, grids)
+        actions = float((codes != STOP).sum(1).mean())
+        sweep.append({"bias": bias, "strict": f1["dev_strict_f1"], "fairer": f1["dev_fairer_f1"], "actions": actions})
+    best = max(sweep, key=lambda row: (row[metric], -abs(row["bias"])))
+    return {"metric": metric, "items": len(examples), "value": best["bias"], "sweep": sweep}
+
+
 def evaluate_run(
     run: Path,
     data: Path | None,
@@ -108,9 +138,13 @@ def evaluate_run(
     out: Path,
     log: Callable[[str], None] = print,
     synthetic_items: int | None = None,
+    stop_bias: float = 0.0,
+    tune: str | None = None,
 ) -> dict:
     """Score the run's best model and the floors on every test set (``synthetic_items``: see
-    ``test_sets``); writes ``evaluation.json`` and ``evaluation.png`` into ``out`` (a folder)."""
+    ``test_sets``), decoding with ``stop_bias``, or with the bias ``tune_stop_bias`` chooses on the dev
+    split by ``tune`` (``strict`` or ``fairer``); writes ``evaluation.json`` and ``evaluation.png``
+    into ``out`` (a folder)."""
     record = json.loads((run / "config.json").read_text())
     config = TrainConfig.from_saved(record["config"])
     vocabulary = Vocabulary.load(run / "vocabulary.json")
@@ -122,14 +156,22 @@ def evaluate_run(
         encoder = MiniLM()
     builder = Builder(config, len(vocabulary))
     decoder = Decoder(builder, config.max_actions)
+    sets = test_sets(config, vocabulary, data, split, annotations, log, synthetic_items)
     params = None
-    result = {"run": str(run), "config": record, "split": split, "test_sets": {}}
-    for name, (examples, align) in test_sets(config, vocabulary, data, split, annotations, log, synthetic_items).items():
+    result = {"run": str(run), "config": record, "split": split, "stop_bias": stop_bias, "test_sets": {}}
+    if tune:
+        examples = tuning_set(config, vocabulary, data)
+        text = text_inputs(config, examples, encoder)
+        params = load_best(builder, run, text, examples)
+        result["stop_bias_tuning"] = tuning = tune_stop_bias(decoder, params, text, examples, tune)
+        result["stop_bias"] = stop_bias = tuning["value"]
+        log(f"STOP bias {stop_bias:+g}: the best dev {tune} F1 of {len(STOP_BIASES)} biases on {len(examples)} dev items")
+    for name, (examples, align) in sets.items():
         text = text_inputs(config, examples, encoder)
         if params is None:
             params = load_best(builder, run, text, examples)
-        predicted, _ = decoder(params, text, examples)
-        blind, _ = decoder(params, another_items_text(text), examples)
+        predicted, _ = decoder(params, text, examples, stop_bias)
+        blind, _ = decoder(params, another_items_text(text), examples, stop_bias)
         result["test_sets"][name] = {"items": len(examples), **_summaries(examples, predicted, blind, align)}
         log(f"{name}: {len(examples)} items, fairer F1 {result['test_sets'][name]['model']['all']['fairer']['micro_f1']:.1f}")
     out.mkdir(parents=True, exist_ok=True)
@@ -140,8 +182,16 @@ def evaluate_run(
 
 def format_tables(result: dict) -> str:
     """Markdown tables: per test set, micro and macro F1 by EB / NEB / all (BAP v2 Tables 1-2,
-    with the floors), then fairer micro F1 per test set (Table 4)."""
+    with the floors), then fairer micro F1 per test set (Table 4); first the STOP bias sweep, if tuned."""
     lines = []
+    tuning = result.get("stop_bias_tuning")
+    if tuning:
+        lines += [
+            f"\nSTOP bias chosen by dev {tuning['metric']} F1 ({tuning['items']} dev items): {tuning['value']:+g}\n",
+            "| STOP bias | strict F1 | fairer F1 | actions per item |",
+            "|---:|---:|---:|---:|",
+            *(f"| {r['bias']:+g} | {r['strict']:.1f} | {r['fairer']:.1f} | {r['actions']:.2f} |" for r in tuning["sweep"]),
+        ]
     for name, scores in result["test_sets"].items():
         for average in ("micro", "macro"):
             lines += [

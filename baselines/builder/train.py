@@ -235,7 +235,7 @@ class Decoder:
         self.env = BlocksWorld(Vocabulary([]), max_tokens=builder.config.max_tokens)  # token ids come with the items
         self._run = jax.jit(self._decode)
 
-    def _decode(self, params, text: dict, env_params, ages: Array) -> tuple[Array, Array]:
+    def _decode(self, params, text: dict, env_params, ages: Array, stop_bias: Array) -> tuple[Array, Array]:
         model, env = self.builder.model, self.env
         n = ages.shape[0]
         _, state = jax.vmap(env.reset_to_item, in_axes=(0, None))(jnp.arange(n), env_params)
@@ -249,7 +249,7 @@ class Decoder:
         def body(carry):
             t, state, age, previous = carry
             features = jax.vmap(world_features)(state.grid, age, state.pose)
-            logits = model.apply(params, context, previous, t, features, method=model.step_logits)
+            logits = model.apply(params, context, previous, t, features, method=model.step_logits).at[:, STOP].add(stop_bias)
             mask = jax.vmap(env.action_mask, in_axes=(0, None))(state, env_params)
             action = jnp.where(state.done, STOP, jnp.argmax(jnp.where(mask, logits, -jnp.inf), -1))
             keys = jax.random.split(jax.random.key(0), n)
@@ -260,14 +260,17 @@ class Decoder:
         _, state, _, previous = jax.lax.while_loop(running, body, (jnp.int32(0), state, ages.astype(jnp.int32), previous))
         return state.grid, jnp.where(previous[:, 1:] < 0, STOP, previous[:, 1:])  # steps not taken: every item had stopped
 
-    def __call__(self, params, text: dict[str, np.ndarray], examples: Examples) -> tuple[np.ndarray, np.ndarray]:
-        """Predicted end grids (N, 11, 9, 11) int8 and action codes (N, max_actions) (STOP after the end)."""
+    def __call__(self, params, text: dict[str, np.ndarray], examples: Examples, stop_bias: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted end grids (N, 11, 9, 11) int8 and action codes (N, max_actions) (STOP after the end);
+        ``stop_bias`` is added to the STOP logit at every step (below 0: longer action sequences)."""
         grids, codes = [], []
         for start in range(0, len(examples), self.batch_size):
             index = np.resize(np.arange(start, min(start + self.batch_size, len(examples))), self.batch_size)
             part = examples.take(index)
             env_params = stack_params(part.starts, part.ends, part.poses, part.tokens, max_steps_in_episode=self.max_actions + 1)
-            grid, code = self._run(params, {k: jnp.asarray(v[index]) for k, v in text.items()}, env_params, jnp.asarray(part.ages))
+            grid, code = self._run(
+                params, {k: jnp.asarray(v[index]) for k, v in text.items()}, env_params, jnp.asarray(part.ages), jnp.float32(stop_bias)
+            )
             keep = min(self.batch_size, len(examples) - start)
             grids.append(np.asarray(grid)[:keep])
             codes.append(np.asarray(code)[:keep])
