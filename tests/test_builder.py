@@ -343,6 +343,18 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert json.loads((scored / "evaluation.json").read_text()) == result, "a failed evaluation keeps the saved one"
 
 
+def test_simulator_test_sets_are_the_same_for_every_training_seed(vocabulary, monkeypatch):
+    monkeypatch.setattr(builder_data, "SYNTHETIC_EVAL_ITEMS", {"dev": 4, "test": 4})
+    first, second = (
+        builder_evaluate.test_sets(TrainConfig(seed=seed, max_actions=MAX_ACTIONS, max_tokens=24), vocabulary, None, "test", None, print)
+        for seed in (0, 1)
+    )
+    assert set(first) == {"RND", "BLK", "SHP"}
+    for name, (examples, _) in first.items():
+        np.testing.assert_array_equal(examples.ends, second[name][0].ends)
+        np.testing.assert_array_equal(examples.tokens, second[name][0].tokens)
+
+
 def test_vocabulary_keeps_one_id_per_word():
     vocabulary = Vocabulary(["red", "red", "blue"])
     assert vocabulary.words.count("red") == 1 and vocabulary.ids["blue"] == len(vocabulary) - 1

@@ -95,7 +95,7 @@ def train(args: argparse.Namespace) -> None:
     if config.curriculum == "dataset" and not data:
         _log("note: without the corpus, the dataset key orders the three simulators only")
     dev_items = corpus["dev"] + [
-        i for name in sizes for i in builder_data.synthetic_items(name, "dev", builder_data.SYNTHETIC_EVAL_ITEMS["dev"], config.seed)
+        i for name in sizes for i in builder_data.synthetic_items(name, "dev", builder_data.SYNTHETIC_EVAL_ITEMS["dev"])
     ]
     out.mkdir(parents=True, exist_ok=True)
     if saved.exists():

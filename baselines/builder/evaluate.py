@@ -84,7 +84,8 @@ def test_sets(
     synthetic_items: int | None = None,
 ) -> dict[str, tuple[builder_data.Examples, np.ndarray | None]]:
     """Examples (and the fairer metric's alignment mask, None: empty-board items) of every test set;
-    ``synthetic_items`` per simulator (default ``data.SYNTHETIC_EVAL_ITEMS[split]``)."""
+    ``synthetic_items`` per simulator (default ``data.SYNTHETIC_EVAL_ITEMS[split]``), the same for
+    every training seed."""
     out = {}
     notes = v2.read_annotations(annotations) if annotations is not None else None  # a malformed file fails first
     if data:
@@ -101,7 +102,7 @@ def test_sets(
             items, align, name = clean.items, np.asarray(clean.multiple, bool), f"MDC v2 {split}"
         out[name] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens, context=context), align)
     for simulator, short in SIMULATOR_TEST_SETS.items():
-        items = builder_data.synthetic_items(simulator, split, synthetic_items or builder_data.SYNTHETIC_EVAL_ITEMS[split], config.seed)
+        items = builder_data.synthetic_items(simulator, split, synthetic_items or builder_data.SYNTHETIC_EVAL_ITEMS[split])
         out[short] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens), None)
     return out
 
@@ -112,7 +113,7 @@ def tuning_set(config: TrainConfig, vocabulary: Vocabulary, data: str | None) ->
         items = load_items(data, ("dev",))["dev"]
     else:
         count = builder_data.SYNTHETIC_EVAL_ITEMS["dev"]
-        items = [i for simulator in SIMULATOR_TEST_SETS for i in builder_data.synthetic_items(simulator, "dev", count, config.seed)]
+        items = [i for simulator in SIMULATOR_TEST_SETS for i in builder_data.synthetic_items(simulator, "dev", count)]
     return builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens)
 
 
