@@ -323,6 +323,9 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     with pytest.raises(SystemExit):
         main(["evaluate", str(run), "--split", "dev", "--tune-stop-bias", "strict"])
     assert "chooses the bias on the dev split" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["evaluate", str(run), "--stop-bias", "nan"])
+    assert "--stop-bias must be a finite number, not nan" in capsys.readouterr().err
     tokens = np.arange(5)[:, None] * np.ones((5, 3), int)
     assert builder_evaluate.another_items_text({"tokens": tokens})["tokens"][:, 0].tolist() == [3, 4, 0, 1, 2]  # none its own
     with pytest.raises(SystemExit, match="curriculum key"):

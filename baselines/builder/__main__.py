@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -214,6 +215,8 @@ def main(argv: list[str] | None = None) -> None:
             p.error(f"--{name.replace('_', '-')} must be positive")
     if args.command == "evaluate" and not (args.run / "config.json").is_file():
         p.error(f"{args.run} is not a Builder run folder (no config.json)")
+    if args.command == "evaluate" and not math.isfinite(args.stop_bias):
+        p.error(f"--stop-bias must be a finite number, not {args.stop_bias}")
     if args.command == "evaluate" and args.tune_stop_bias and args.split == "dev":
         p.error("--tune-stop-bias chooses the bias on the dev split: score --split test with it")
     from blocksworld.annotations import AnnotationError
