@@ -95,9 +95,7 @@ def train(args: argparse.Namespace) -> None:
     items = builder_data.training_items(corpus["train"], sizes, config.seed)
     if config.curriculum == "dataset" and not data:
         _log("note: without the corpus, the dataset key orders the three simulators only")
-    dev_items = corpus["dev"] + [
-        i for name in sizes for i in builder_data.synthetic_items(name, "dev", builder_data.SYNTHETIC_EVAL_ITEMS["dev"])
-    ]
+    dev_items = corpus["dev"] + builder_data.simulated_dev_items(list(sizes))
     out.mkdir(parents=True, exist_ok=True)
     if saved.exists():
         vocabulary = Vocabulary.load(out / "vocabulary.json")

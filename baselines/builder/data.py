@@ -163,6 +163,12 @@ def synthetic_items(simulator: str, split: str, num_items: int, seed: int = 0) -
     return out
 
 
+def simulated_dev_items(simulators: Sequence[str]) -> list[BapItem]:
+    """The dev items of each of ``simulators`` (``SYNTHETIC_EVAL_ITEMS["dev"]`` each, whole games),
+    the same for every training seed."""
+    return [i for simulator in simulators for i in synthetic_items(simulator, "dev", SYNTHETIC_EVAL_ITEMS["dev"])]
+
+
 def training_items(corpus_train: Sequence[BapItem], simulated: dict[str, int], seed: int = 0) -> list[BapItem]:
     """The corpus train items with ``CORPUS_COPIES`` augmented copies, plus ``simulated`` train
     items per simulator (each with the same 4x augmentation, as the paper's train sets)."""

@@ -109,11 +109,7 @@ def test_sets(
 
 def tuning_set(config: TrainConfig, vocabulary: Vocabulary, data: str | None) -> builder_data.Examples:
     """The dev items a STOP bias is chosen on: the corpus's (``data``), else the simulators'."""
-    if data:
-        items = load_items(data, ("dev",))["dev"]
-    else:
-        count = builder_data.SYNTHETIC_EVAL_ITEMS["dev"]
-        items = [i for simulator in SIMULATOR_TEST_SETS for i in builder_data.synthetic_items(simulator, "dev", count)]
+    items = load_items(data, ("dev",))["dev"] if data else builder_data.simulated_dev_items(list(SIMULATOR_TEST_SETS))
     return builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens)
 
 
