@@ -14,7 +14,7 @@ from baselines.builder.evaluate import copy_last_action
 from baselines.builder.model import MAX_BLOCKS, SetWorldEncoder, neighbour_features, world_features
 from baselines.builder.train import Builder, Decoder, TrainConfig, dev_f1, score
 from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
-from blocksworld.env import BlocksWorld
+from blocksworld.env import BlocksWorld, feasible_actions, inventory_of
 from blocksworld.grid import PICK, PLACE, STOP, apply_action, decode_action, encode_action, to_grid
 from blocksworld.item import BapItem
 from blocksworld.replay import replay_in_env
@@ -134,6 +134,29 @@ def test_stop_bias_shortens_and_lengthens_decoding(gru, examples):
     grids, codes = decoder(params, text, examples, stop_bias=-1e4)
     assert (codes != STOP).all(), "a large negative bias acts while any action is feasible"
     assert (grids != examples.starts).any()
+
+
+def test_an_ensemble_decodes_the_argmax_of_its_members_mean_log_probabilities(gru, examples):
+    text = {"tokens": examples.tokens}
+    fitted = _fit_steps(gru, text, examples)[0].params
+    alone = Decoder(gru, MAX_ACTIONS, batch_size=8)(fitted, text, examples)
+    twice = Decoder([gru, gru], MAX_ACTIONS, batch_size=8)([fitted, fitted], [text, text], examples)
+    for a, b in zip(alone, twice):
+        np.testing.assert_array_equal(a, b)  # a model's ensemble with itself is the model
+    other = Builder(TrainConfig(max_actions=MAX_ACTIONS, max_tokens=24, seed=1), gru.model.vocab_size)
+    members = [fitted, other.init(text, examples).params]
+    _, codes = Decoder([gru, other], MAX_ACTIONS, batch_size=8)(members, [text, text], examples)
+    features = jax.vmap(world_features)(examples.starts, examples.ages, examples.poses)[:, None]
+    feasible = jax.vmap(lambda grid: feasible_actions(grid, inventory_of(grid)))(examples.starts)
+    first = np.full((len(examples), 1), -1)
+    log_probs = [
+        jax.nn.log_softmax(np.where(feasible, builder.model.apply(params, text, first, features)[:, 0], -1e9))
+        for builder, params in zip((gru, other), members)
+    ]
+    expected = np.argmax(np.where(feasible, (log_probs[0] + log_probs[1]) / 2, -np.inf), -1)
+    np.testing.assert_array_equal(codes[:, 0], expected)
+    with pytest.raises(ValueError, match="a decoder of 2 models takes that many params"):
+        Decoder([gru, other], MAX_ACTIONS)([fitted], [text], examples)
 
 
 def test_gold_sequences_replayed_in_the_env_score_100(items, examples, vocabulary):
@@ -320,6 +343,14 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     actions = [r["actions"] for r in tuning["sweep"]]
     assert actions == sorted(actions, reverse=True), "a lower bias, never fewer actions"
     assert f"STOP bias chosen by dev strict F1 ({dev_items} dev items)" in capsys.readouterr().out
+    ensemble = tmp_path / "ensemble"
+    main(["evaluate", str(run), str(whole), "--out", str(ensemble), "--synthetic-items", "4"])
+    scores = json.loads((ensemble / "evaluation.json").read_text())
+    assert scores["run"] == "run+one-sitting" and [m["run"] for m in scores["ensemble"]] == [str(run), str(whole)]
+    assert set(scores["test_sets"]) == {"RND", "BLK", "SHP"} and "config" not in scores
+    with pytest.raises(SystemExit):
+        main(["evaluate", str(run), str(run)])
+    assert "a run is given twice" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["evaluate", str(run), "--split", "dev", "--tune-stop-bias", "strict"])
     assert "chooses the bias on the dev split" in capsys.readouterr().err
@@ -344,18 +375,6 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     with pytest.raises(SystemExit, match="evaluation.json already exists"):
         main(["evaluate", str(run), "--out", str(scored)])
     assert json.loads((scored / "evaluation.json").read_text()) == result, "a failed evaluation keeps the saved one"
-
-
-def test_simulator_test_sets_are_the_same_for_every_training_seed(vocabulary, monkeypatch):
-    monkeypatch.setattr(builder_data, "SYNTHETIC_EVAL_ITEMS", {"dev": 4, "test": 4})
-    first, second = (
-        builder_evaluate.test_sets(TrainConfig(seed=seed, max_actions=MAX_ACTIONS, max_tokens=24), vocabulary, None, "test", None, print)
-        for seed in (0, 1)
-    )
-    assert set(first) == {"RND", "BLK", "SHP"}
-    for name, (examples, _) in first.items():
-        np.testing.assert_array_equal(examples.ends, second[name][0].ends)
-        np.testing.assert_array_equal(examples.tokens, second[name][0].tokens)
 
 
 def test_vocabulary_keeps_one_id_per_word():

@@ -1,7 +1,7 @@
 """Train and evaluate BAP v2 Builder models.
 
     python -m baselines.builder train --out RUN [--data DIR] [--synthetic] [--curriculum KEY] [--model gru|transformer]
-    python -m baselines.builder evaluate RUN [--data DIR] [--split test|dev] [--annotations FILE] [--out DIR]
+    python -m baselines.builder evaluate RUN [RUN ...] [--data DIR] [--split test|dev] [--annotations FILE] [--out DIR]
         [--stop-bias B | --tune-stop-bias strict|fairer]
     python -m baselines.builder compare RUN RUN [...] --out FILE.png   # dev curves against training minutes
 
@@ -9,9 +9,11 @@
 run trains and evaluates on the three simulators' data alone (no download). The run folder holds
 ``config.json``, ``vocabulary.json``, ``metrics.jsonl`` (a row per epoch: losses, dev F1, items/s),
 ``checkpoints/`` (orbax, every epoch: ``train --resume`` with the same ``--out`` continues), ``best/``
-(the params of the best epoch by ``--select``, dev loss by default) and ``learning_curve.png``. ``evaluate`` writes
+(the params of the best epoch by ``--select``, dev loss by default) and ``learning_curve.png``. ``evaluate`` scores one
+run, or the ensemble of several (greedy decoding of the members' mean log-probabilities), and writes
 ``evaluation.json`` and ``evaluation.png`` to ``--out`` (default ``runs/evaluations/<run folder
-name>``), never into the run folder, which may be a committed model.
+name>``, the names joined by ``+`` for an ensemble), never into a run folder, which may be a
+committed model.
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ def train(args: argparse.Namespace) -> None:
 def evaluate(args: argparse.Namespace) -> None:
     from baselines.builder import evaluate as builder_evaluate
 
-    out = cli.evaluation_folder(args.out, args.run, ("evaluation.json", "evaluation.png"), args.overwrite)
+    name = args.run[0] if len(args.run) == 1 else Path(builder_evaluate.ensemble_name(args.run))
+    out = cli.evaluation_folder(args.out, name, ("evaluation.json", "evaluation.png"), args.overwrite)
     result = builder_evaluate.evaluate_run(
         args.run, args.data, args.split, args.annotations, out, _log, args.synthetic_items, args.stop_bias, args.tune_stop_bias
     )
@@ -179,8 +182,11 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--embeddings", choices=EMBEDDINGS, help="GRU word embeddings: MiniLM's (default) or learned")
     t.add_argument("--seed", type=int, help="training seed (default 0)")
     cli.add_run_options(t)
-    e = sub.add_parser("evaluate", help="score a run's best model: BAP v2 tables, floors, evaluation.json (never into the run folder)")
-    e.add_argument("run", type=Path)
+    e = sub.add_parser(
+        "evaluate",
+        help="score a run's best model, or an ensemble of runs: BAP v2 tables, floors, evaluation.json (never into a run folder)",
+    )
+    e.add_argument("run", type=Path, nargs="+", metavar="RUN", help="a run folder; several: their ensemble (mean log-probabilities)")
     e.add_argument("--data", type=Path, help="corpus data folder (default: the one the run trained on, if any)")
     e.add_argument("--split", choices=("test", "dev"), default="test")
     e.add_argument("--annotations", type=Path, help="BAP v2 test-set annotations (JSONL, blocksworld.annotations)")
@@ -191,14 +197,16 @@ def parser() -> argparse.ArgumentParser:
         "fewer: a quicker, noisier check",
     )
     bias = e.add_mutually_exclusive_group()
-    bias.add_argument("--stop-bias", type=float, default=0.0, help="added to the STOP logit at every decoding step (below 0: more actions)")
+    bias.add_argument(
+        "--stop-bias", type=float, default=0.0, help="added to the STOP log-probability at every decoding step (below 0: more actions)"
+    )
     bias.add_argument(
         "--tune-stop-bias",
         choices=("strict", "fairer"),
         help="choose the STOP bias of the best dev F1 of this kind (the corpus's dev items with --data) among "
         "baselines.builder.evaluate.STOP_BIASES, then score --split test with it",
     )
-    cli.add_out(e, "folder for evaluation.json and evaluation.png (default runs/evaluations/<run folder name>)")
+    cli.add_out(e, "folder for evaluation.json and evaluation.png (default runs/evaluations/<run folder name>, joined by + for several)")
     c = sub.add_parser("compare", help="draw several runs' dev loss and dev F1 against training minutes in one PNG")
     c.add_argument("runs", type=Path, nargs="+", metavar="RUN")
     cli.add_out(c, "the PNG to write", required=True)
@@ -211,8 +219,11 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("simulated_items", "synthetic_items"):  # train's and evaluate's item counts
         if getattr(args, name, None) is not None and getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive")
-    if args.command == "evaluate" and not (args.run / "config.json").is_file():
-        p.error(f"{args.run} is not a Builder run folder (no config.json)")
+    for run in args.run if args.command == "evaluate" else ():
+        if not (run / "config.json").is_file():
+            p.error(f"{run} is not a Builder run folder (no config.json)")
+    if args.command == "evaluate" and len({run.resolve() for run in args.run}) < len(args.run):
+        p.error("a run is given twice: an ensemble's members are distinct runs")
     if args.command == "evaluate" and not math.isfinite(args.stop_bias):
         p.error(f"--stop-bias must be a finite number, not {args.stop_bias}")
     if args.command == "evaluate" and args.tune_stop_bias and args.split == "dev":

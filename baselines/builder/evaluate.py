@@ -8,15 +8,18 @@ what the model builds from the world alone; ``another_items_text``) and two floo
 (predict STOP at once) and ``copy last action`` (repeat the game's previous action: same kind and
 colour, in the feasible cell nearest to it; STOP when the game has none).
 
-Greedy decoding may add a bias to the STOP logit (``stop_bias``; below 0 the model emits more
-actions). ``tune_stop_bias`` chooses it on the dev split, the corpus's dev items when the run has
-the corpus, from ``STOP_BIASES``; model and blind control are then decoded with it.
+Several runs are scored as an ensemble (``Decoder``: each step's argmax of the members' mean
+log-probabilities); each member reads the dialogue with its own vocabulary. Greedy decoding may add
+a bias to the STOP log-probability (``stop_bias``; below 0 the model emits more actions).
+``tune_stop_bias`` chooses it on the dev split, the corpus's dev items when the run has the corpus,
+from ``STOP_BIASES``; model and blind control are then decoded with it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import jax
@@ -45,7 +48,7 @@ COLUMNS = (
     ("strict", "Strict F1"),
 )
 STOP_BIASES = tuple(np.arange(-3.0, 1.01, 0.5).round(1).tolist())
-"""STOP logit biases that ``tune_stop_bias`` tries (0: plain greedy decoding)."""
+"""STOP log-probability biases that ``tune_stop_bias`` tries (0: plain greedy decoding)."""
 
 
 @jax.jit
@@ -74,18 +77,42 @@ def _summaries(examples: builder_data.Examples, predicted: np.ndarray, blind: np
     return {policy: score(examples, grids[policy], align) for policy in POLICIES}
 
 
-def test_sets(
-    config: TrainConfig,
-    vocabulary: Vocabulary,
-    data: str | None,
-    split: str,
-    annotations: Path | None,
-    log: Callable[[str], None],
-    synthetic_items: int | None = None,
-) -> dict[str, tuple[builder_data.Examples, np.ndarray | None]]:
-    """Examples (and the fairer metric's alignment mask, None: empty-board items) of every test set;
-    ``synthetic_items`` per simulator (default ``data.SYNTHETIC_EVAL_ITEMS[split]``), the same for
-    every training seed."""
+@dataclass(frozen=True)
+class Member:
+    """A trained run as evaluation reads it: its saved record (``config.json``), settings,
+    vocabulary, model and frozen text encoder (transformer runs)."""
+
+    run: Path
+    record: dict
+    config: TrainConfig
+    vocabulary: Vocabulary
+    builder: Builder
+    encoder: object | None
+
+    @classmethod
+    def load(cls, run: Path) -> Member:
+        record = json.loads((run / "config.json").read_text())
+        config = TrainConfig.from_saved(record["config"])
+        vocabulary = Vocabulary.load(run / "vocabulary.json")
+        encoder = None
+        if config.model == "transformer":
+            from baselines.text_encoders import MiniLM
+
+            encoder = MiniLM()
+        return cls(run, record, config, vocabulary, Builder(config, len(vocabulary)), encoder)
+
+    def read(self, items: list, context: list = ()) -> tuple[builder_data.Examples, dict[str, np.ndarray]]:
+        """The items' examples in this run's vocabulary and shapes, and the text inputs its model reads."""
+        examples = builder_data.examples(items, self.vocabulary, self.config.max_actions, self.config.max_tokens, context=context)
+        return examples, text_inputs(self.config, examples, self.encoder)
+
+
+def test_items(
+    data: str | None, split: str, annotations: Path | None, log: Callable[[str], None], synthetic_items: int | None = None
+) -> dict[str, tuple[list, list, np.ndarray | None]]:
+    """Per test set its items, the items of the same games its earlier actions are looked up in, and
+    the fairer metric's alignment mask (None: empty-board items); ``synthetic_items`` per simulator
+    (default ``data.SYNTHETIC_EVAL_ITEMS[split]``), the same for every run."""
     out = {}
     notes = v2.read_annotations(annotations) if annotations is not None else None  # a malformed file fails first
     if data:
@@ -100,23 +127,21 @@ def test_sets(
                 f"{clean.dropped_incorrect} unfixable dropped, {clean.fixed} fixed)"
             )
             items, align, name = clean.items, np.asarray(clean.multiple, bool), f"MDC v2 {split}"
-        out[name] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens, context=context), align)
+        out[name] = (items, context, align)
     for simulator, short in SIMULATOR_TEST_SETS.items():
-        items = builder_data.synthetic_items(simulator, split, synthetic_items or builder_data.SYNTHETIC_EVAL_ITEMS[split])
-        out[short] = (builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens), None)
+        out[short] = (builder_data.synthetic_items(simulator, split, synthetic_items or builder_data.SYNTHETIC_EVAL_ITEMS[split]), [], None)
     return out
 
 
-def tuning_set(config: TrainConfig, vocabulary: Vocabulary, data: str | None) -> builder_data.Examples:
+def tuning_items(data: str | None) -> list:
     """The dev items a STOP bias is chosen on: the corpus's (``data``), else the simulators'."""
-    items = load_items(data, ("dev",))["dev"] if data else builder_data.simulated_dev_items(list(SIMULATOR_TEST_SETS))
-    return builder_data.examples(items, vocabulary, config.max_actions, config.max_tokens)
+    return load_items(data, ("dev",))["dev"] if data else builder_data.simulated_dev_items(list(SIMULATOR_TEST_SETS))
 
 
-def tune_stop_bias(decoder: Decoder, params, text: dict[str, np.ndarray], examples: builder_data.Examples, metric: str) -> dict:
-    """Greedy decoding of ``examples`` at each of ``STOP_BIASES``: per bias the strict and fairer
-    micro F1 (%) and the mean number of actions emitted; ``value``: the bias of the best ``metric``
-    (``strict`` or ``fairer``), the one nearest 0 among ties."""
+def tune_stop_bias(decoder: Decoder, params: list, text: list[dict], examples: builder_data.Examples, metric: str) -> dict:
+    """Greedy decoding of ``examples`` at each of ``STOP_BIASES`` (``params`` and ``text``: each
+    member's); per bias the strict and fairer micro F1 (%) and the mean number of actions emitted;
+    ``value``: the bias of the best ``metric`` (``strict`` or ``fairer``), the one nearest 0 among ties."""
     sweep = []
     for bias in STOP_BIASES:
         grids, codes = decoder(params, text, examples, bias)
@@ -128,7 +153,7 @@ def tune_stop_bias(decoder: Decoder, params, text: dict[str, np.ndarray], exampl
 
 
 def evaluate_run(
-    run: Path,
+    runs: Path | Sequence[Path],
     data: Path | None,
     split: str,
     annotations: Path | None,
@@ -138,43 +163,47 @@ def evaluate_run(
     stop_bias: float = 0.0,
     tune: str | None = None,
 ) -> dict:
-    """Score the run's best model and the floors on every test set (``synthetic_items``: see
-    ``test_sets``), decoding with ``stop_bias``, or with the bias ``tune_stop_bias`` chooses on the dev
-    split by ``tune`` (``strict`` or ``fairer``); writes ``evaluation.json`` and ``evaluation.png``
-    into ``out`` (a folder)."""
-    record = json.loads((run / "config.json").read_text())
-    config = TrainConfig.from_saved(record["config"])
-    vocabulary = Vocabulary.load(run / "vocabulary.json")
-    data = str(data) if data else record["data"]
-    encoder = None
-    if config.model == "transformer":
-        from baselines.text_encoders import MiniLM
+    """Score a run's best model, or the ensemble of several runs' best models (``Decoder``), and
+    the floors on every test set (``synthetic_items``: see ``test_items``), decoding with
+    ``stop_bias``, or with the bias ``tune_stop_bias`` chooses on the dev split by ``tune`` (``strict``
+    or ``fairer``); writes ``evaluation.json`` and ``evaluation.png`` into ``out`` (a folder)."""
+    members = [Member.load(Path(run)) for run in ([runs] if isinstance(runs, (str, Path)) else runs)]
+    data = str(data) if data else next((m.record["data"] for m in members if m.record["data"]), None)
+    decoder = Decoder([m.builder for m in members], max(m.config.max_actions for m in members))
+    sets = test_items(data, split, annotations, log, synthetic_items)
+    if len(members) == 1:
+        result = {"run": str(members[0].run), "config": members[0].record}
+    else:
+        result = {"run": ensemble_name([m.run for m in members]), "ensemble": [{"run": str(m.run), "config": m.record} for m in members]}
+    result |= {"split": split, "stop_bias": stop_bias, "test_sets": {}}
 
-        encoder = MiniLM()
-    builder = Builder(config, len(vocabulary))
-    decoder = Decoder(builder, config.max_actions)
-    sets = test_sets(config, vocabulary, data, split, annotations, log, synthetic_items)
-    params = None
-    result = {"run": str(run), "config": record, "split": split, "stop_bias": stop_bias, "test_sets": {}}
+    def read(items: list, context: list = ()) -> tuple[builder_data.Examples, list[dict]]:
+        """The items' examples (the first member's: the same grids for all) and every member's text inputs."""
+        per_member = [m.read(items, context) for m in members]
+        return per_member[0][0], [text for _, text in per_member]
+
+    inputs = {name: (*read(items, context), align) for name, (items, context, align) in sets.items()}
+    examples, text, _ = next(iter(inputs.values()))
+    params = [load_best(m.builder, m.run, t, examples) for m, t in zip(members, text)]
     if tune:
-        examples = tuning_set(config, vocabulary, data)
-        text = text_inputs(config, examples, encoder)
-        params = load_best(builder, run, text, examples)
+        examples, text = read(tuning_items(data))
         result["stop_bias_tuning"] = tuning = tune_stop_bias(decoder, params, text, examples, tune)
         result["stop_bias"] = stop_bias = tuning["value"]
         log(f"STOP bias {stop_bias:+g}: the best dev {tune} F1 of {len(STOP_BIASES)} biases on {len(examples)} dev items")
-    for name, (examples, align) in sets.items():
-        text = text_inputs(config, examples, encoder)
-        if params is None:
-            params = load_best(builder, run, text, examples)
+    for name, (examples, text, align) in inputs.items():
         predicted, _ = decoder(params, text, examples, stop_bias)
-        blind, _ = decoder(params, another_items_text(text), examples, stop_bias)
+        blind, _ = decoder(params, [another_items_text(t) for t in text], examples, stop_bias)
         result["test_sets"][name] = {"items": len(examples), **_summaries(examples, predicted, blind, align)}
         log(f"{name}: {len(examples)} items, fairer F1 {result['test_sets'][name]['model']['all']['fairer']['micro_f1']:.1f}")
     out.mkdir(parents=True, exist_ok=True)
     (out / "evaluation.json").write_text(json.dumps(result, indent=1))
     plot_evaluation(out, result)
     return result
+
+
+def ensemble_name(runs: Sequence[Path]) -> str:
+    """The name of an ensemble of run folders: their folder names joined by ``+``."""
+    return "+".join(Path(run).resolve().name for run in runs)
 
 
 def format_tables(result: dict) -> str:

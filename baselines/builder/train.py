@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -227,19 +227,24 @@ class Builder:
 
 # ----------------------------------------------------------------------------- greedy decoding
 class Decoder:
-    """Greedy decoding of a Builder model through the blocks-world env, in fixed-size jitted batches;
-    a batch stops once each of its items has stopped (most emit 1 or 2 of up to ``max_actions``)."""
+    """Greedy decoding through the blocks-world env of a Builder model, or of an ensemble of them
+    (each step's argmax of the members' mean log-probabilities over the feasible actions), in
+    fixed-size jitted batches; a batch stops once each of its items has stopped (most emit 1 or 2 of
+    up to ``max_actions``)."""
 
-    def __init__(self, builder: Builder, max_actions: int, batch_size: int = 128):
-        self.builder, self.max_actions, self.batch_size = builder, max_actions, batch_size
-        self.env = BlocksWorld(Vocabulary([]), max_tokens=builder.config.max_tokens)  # token ids come with the items
+    def __init__(self, builders: Builder | Sequence[Builder], max_actions: int, batch_size: int = 128):
+        self.ensemble = not isinstance(builders, Builder)
+        self.builders = tuple(builders) if self.ensemble else (builders,)
+        self.max_actions, self.batch_size = max_actions, batch_size
+        max_tokens = self.builders[0].config.max_tokens  # token ids come with the items; the env only steps the grid
+        self.env = BlocksWorld(Vocabulary([]), max_tokens=max_tokens)
         self._run = jax.jit(self._decode)
 
-    def _decode(self, params, text: dict, env_params, ages: Array, stop_bias: Array) -> tuple[Array, Array]:
-        model, env = self.builder.model, self.env
+    def _decode(self, params: tuple, text: tuple, env_params, ages: Array, stop_bias: Array) -> tuple[Array, Array]:
+        env = self.env
         n = ages.shape[0]
         _, state = jax.vmap(env.reset_to_item, in_axes=(0, None))(jnp.arange(n), env_params)
-        context = model.apply(params, text, method=model.context)
+        contexts = [b.model.apply(p, t, method=b.model.context) for b, p, t in zip(self.builders, params, text)]
         previous = jnp.full((n, self.max_actions + 1), -1)
 
         def running(carry) -> Array:
@@ -249,9 +254,14 @@ class Decoder:
         def body(carry):
             t, state, age, previous = carry
             features = jax.vmap(world_features)(state.grid, age, state.pose)
-            logits = model.apply(params, context, previous, t, features, method=model.step_logits).at[:, STOP].add(stop_bias)
             mask = jax.vmap(env.action_mask, in_axes=(0, None))(state, env_params)
-            action = jnp.where(state.done, STOP, jnp.argmax(jnp.where(mask, logits, -jnp.inf), -1))
+            members = [
+                jax.nn.log_softmax(jnp.where(mask, b.model.apply(p, c, previous, t, features, method=b.model.step_logits), -1e9))
+                for b, p, c in zip(self.builders, params, contexts)
+            ]
+            scores = sum(members[1:], members[0]) / len(members)
+            scores = scores.at[:, STOP].add(stop_bias)
+            action = jnp.where(state.done, STOP, jnp.argmax(jnp.where(mask, scores, -jnp.inf), -1))
             keys = jax.random.split(jax.random.key(0), n)
             _, state, *_ = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(keys, state, action, env_params)
             _, age = jax.vmap(advance)(state.grid, age, action)
@@ -260,17 +270,23 @@ class Decoder:
         _, state, _, previous = jax.lax.while_loop(running, body, (jnp.int32(0), state, ages.astype(jnp.int32), previous))
         return state.grid, jnp.where(previous[:, 1:] < 0, STOP, previous[:, 1:])  # steps not taken: every item had stopped
 
-    def __call__(self, params, text: dict[str, np.ndarray], examples: Examples, stop_bias: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """Predicted end grids (N, 11, 9, 11) int8 and action codes (N, max_actions) (STOP after the end);
-        ``stop_bias`` is added to the STOP logit at every step (below 0: longer action sequences)."""
+    def __call__(
+        self, params, text: dict[str, np.ndarray] | Sequence[dict], examples: Examples, stop_bias: float = 0.0
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted end grids (N, 11, 9, 11) int8 and action codes (N, max_actions) (STOP after the end).
+        ``params`` and ``text``: the model's, or when the decoder was made from a sequence of models,
+        sequences of the members' in that order (each reads the items with its own vocabulary); ``stop_bias`` is added to the STOP
+        log-probability at every step (below 0: longer action sequences)."""
+        params, text = (tuple(params), tuple(text)) if self.ensemble else ((params,), (text,))
+        if len(params) != len(self.builders) or len(text) != len(self.builders):
+            raise ValueError(f"a decoder of {len(self.builders)} models takes that many params and text inputs")
         grids, codes = [], []
         for start in range(0, len(examples), self.batch_size):
             index = np.resize(np.arange(start, min(start + self.batch_size, len(examples))), self.batch_size)
             part = examples.take(index)
             env_params = stack_params(part.starts, part.ends, part.poses, part.tokens, max_steps_in_episode=self.max_actions + 1)
-            grid, code = self._run(
-                params, {k: jnp.asarray(v[index]) for k, v in text.items()}, env_params, jnp.asarray(part.ages), jnp.float32(stop_bias)
-            )
+            batch_text = tuple({k: jnp.asarray(v[index]) for k, v in member.items()} for member in text)
+            grid, code = self._run(params, batch_text, env_params, jnp.asarray(part.ages), jnp.float32(stop_bias))
             keep = min(self.batch_size, len(examples) - start)
             grids.append(np.asarray(grid)[:keep])
             codes.append(np.asarray(code)[:keep])
