@@ -304,10 +304,12 @@ def dev_f1(examples: Examples, predicted: np.ndarray, corpus_items: int = 0) -> 
     (``dev_strict_f1``, ``dev_fairer_f1``) and, when ``corpus_items`` > 0, over the first
     ``corpus_items``, the corpus's (``dev_corpus_strict_f1``, ``dev_corpus_fairer_f1``)."""
     parts = {"dev": len(examples)} | ({"dev_corpus": corpus_items} if corpus_items else {})
+    summaries: dict[int, dict] = {}  # a corpus-only dev set is scored once
     f1 = {}
     for name, count in parts.items():
-        summary = score(examples.take(np.arange(count)), predicted[:count])["all"]
-        f1 |= {f"{name}_strict_f1": summary["strict"]["micro_f1"], f"{name}_fairer_f1": summary["fairer"]["micro_f1"]}
+        if count not in summaries:
+            summaries[count] = score(examples.take(np.arange(count)), predicted[:count])["all"]
+        f1 |= {f"{name}_strict_f1": summaries[count]["strict"]["micro_f1"], f"{name}_fairer_f1": summaries[count]["fairer"]["micro_f1"]}
     return f1
 
 
