@@ -131,8 +131,9 @@ def train(args: argparse.Namespace) -> None:
 def evaluate(args: argparse.Namespace) -> None:
     from baselines.builder import evaluate as builder_evaluate
 
-    name = args.run[0] if len(args.run) == 1 else Path(builder_evaluate.ensemble_name(args.run))
-    out = cli.evaluation_folder(args.out, name, ("evaluation.json", "evaluation.png"), args.overwrite)
+    out = cli.evaluation_folder(
+        args.out, Path(builder_evaluate.ensemble_name(args.run)), ("evaluation.json", "evaluation.png"), args.overwrite
+    )
     result = builder_evaluate.evaluate_run(
         args.run, args.data, args.split, args.annotations, out, _log, args.synthetic_items, args.stop_bias, args.tune_stop_bias
     )

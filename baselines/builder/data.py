@@ -86,6 +86,13 @@ def _game_orders(items: Sequence[BapItem]) -> dict[tuple[str, int], tuple]:
     return {key: executable_order(item) for key, item in unique.items()}
 
 
+def tokens(items: Sequence[BapItem], vocabulary: Vocabulary, max_tokens: int = 100) -> np.ndarray:
+    """(N, max_tokens) int32 ids of the items' dialogue windows in ``vocabulary``."""
+    return np.array([vocabulary.encode(dialogue_window(item.history), max_tokens) for item in items], np.int32).reshape(
+        len(items), max_tokens
+    )
+
+
 def examples(
     items: Sequence[BapItem], vocabulary: Vocabulary, max_actions: int, max_tokens: int = 100, context: Sequence[BapItem] = ()
 ) -> Examples:
@@ -97,7 +104,7 @@ def examples(
         by_game[game].append(sample)
     n, steps = len(items), max_actions + 1
     out = Examples(
-        tokens=np.zeros((n, max_tokens), np.int32),
+        tokens=tokens(items, vocabulary, max_tokens),
         texts=[],
         starts=np.zeros((n, *SHAPE), np.int8),
         ends=np.zeros((n, *SHAPE), np.int8),
@@ -109,9 +116,7 @@ def examples(
         empty_board=np.zeros(n, bool),
     )
     for row, item in enumerate(items):
-        window = dialogue_window(item.history)
-        out.tokens[row] = vocabulary.encode(window, max_tokens)
-        out.texts.append(window_text(window))
+        out.texts.append(window_text(dialogue_window(item.history)))
         out.starts[row], out.ends[row] = to_grid(item.start), to_grid(item.end)
         out.poses[row] = item.builder_pose
         out.empty_board[row] = not item.start

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jax
@@ -101,10 +101,11 @@ class Member:
             encoder = MiniLM()
         return cls(run, record, config, vocabulary, Builder(config, len(vocabulary)), encoder)
 
-    def read(self, items: list, context: list = ()) -> tuple[builder_data.Examples, dict[str, np.ndarray]]:
-        """The items' examples in this run's vocabulary and shapes, and the text inputs its model reads."""
-        examples = builder_data.examples(items, self.vocabulary, self.config.max_actions, self.config.max_tokens, context=context)
-        return examples, text_inputs(self.config, examples, self.encoder)
+    def model_inputs(self, items: list, examples: builder_data.Examples) -> dict[str, np.ndarray]:
+        """What this run's model reads of the items (``examples``: theirs): word ids in its own vocabulary,
+        or frozen token states."""
+        own = replace(examples, tokens=builder_data.tokens(items, self.vocabulary, self.config.max_tokens))
+        return text_inputs(self.config, own, self.encoder)
 
 
 def test_items(
@@ -153,7 +154,7 @@ def tune_stop_bias(decoder: Decoder, params: list, text: list[dict], examples: b
 
 
 def evaluate_run(
-    runs: Path | Sequence[Path],
+    runs: Sequence[Path],
     data: Path | None,
     split: str,
     annotations: Path | None,
@@ -163,11 +164,11 @@ def evaluate_run(
     stop_bias: float = 0.0,
     tune: str | None = None,
 ) -> dict:
-    """Score a run's best model, or the ensemble of several runs' best models (``Decoder``), and
+    """Score a run's best model (``runs``: one run folder), or the ensemble of several runs' best models (``Decoder``), and
     the floors on every test set (``synthetic_items``: see ``test_items``), decoding with
     ``stop_bias``, or with the bias ``tune_stop_bias`` chooses on the dev split by ``tune`` (``strict``
     or ``fairer``); writes ``evaluation.json`` and ``evaluation.png`` into ``out`` (a folder)."""
-    members = [Member.load(Path(run)) for run in ([runs] if isinstance(runs, (str, Path)) else runs)]
+    members = [Member.load(Path(run)) for run in runs]
     data = str(data) if data else next((m.record["data"] for m in members if m.record["data"]), None)
     decoder = Decoder([m.builder for m in members], max(m.config.max_actions for m in members))
     sets = test_items(data, split, annotations, log, synthetic_items)
@@ -178,9 +179,10 @@ def evaluate_run(
     result |= {"split": split, "stop_bias": stop_bias, "test_sets": {}}
 
     def read(items: list, context: list = ()) -> tuple[builder_data.Examples, list[dict]]:
-        """The items' examples (the first member's: the same grids for all) and every member's text inputs."""
-        per_member = [m.read(items, context) for m in members]
-        return per_member[0][0], [text for _, text in per_member]
+        """The items' examples (grids, in the first member's shapes) and every member's text inputs."""
+        first = members[0].config
+        examples = builder_data.examples(items, members[0].vocabulary, first.max_actions, first.max_tokens, context=context)
+        return examples, [m.model_inputs(items, examples) for m in members]
 
     inputs = {name: (*read(items, context), align) for name, (items, context, align) in sets.items()}
     examples, text, _ = next(iter(inputs.values()))
@@ -202,7 +204,7 @@ def evaluate_run(
 
 
 def ensemble_name(runs: Sequence[Path]) -> str:
-    """The name of an ensemble of run folders: their folder names joined by ``+``."""
+    """The name of an ensemble of run folders: their folder names joined by ``+`` (one run: its folder name)."""
     return "+".join(Path(run).resolve().name for run in runs)
 
 
