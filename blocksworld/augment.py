@@ -8,6 +8,9 @@
 * ``paraphrase``: each occurrence of a word or phrase of a synonym group (``lexicon.SYNONYMS``)
   in a chat line becomes a random member of its group.
 
+``action_codes`` maps action codes (``blocksworld.grid``) through a colour permutation and rotation,
+so that a prediction made in a transformed copy of an item can be read in the original and back.
+
 ``augment`` makes copies of whole games: all items of a game share a copy's colour permutation and
 rotation, and a history line is paraphrased the same way in every item that contains it.
 """
@@ -19,7 +22,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from blocksworld.grid import COLOURS, NUM_COLOURS, PICK, PLACE, Block
+import numpy as np
+
+from blocksworld.grid import ACTIONS_PER_CELL, COLOURS, NUM_CELL_ACTIONS, NUM_COLOURS, PICK, PLACE, REMOVE, SHAPE, STOP, Block
 from blocksworld.item import BapItem
 from blocksworld.lexicon import SYNONYMS
 
@@ -75,6 +80,20 @@ def rotate(item: BapItem, quarter_turns: int) -> BapItem:
     px, pz = _turn(px, pz, quarter_turns)
     yaw = (yaw + 90.0 * quarter_turns + 180.0) % 360.0 - 180.0
     return _map_blocks(item, block, builder_pose=(px + 0.0, py, pz + 0.0, round(yaw, 6), pitch))
+
+
+def action_codes(permutation: Sequence[int], quarter_turns: int) -> np.ndarray:
+    """(STOP + 1,) int32: per action code, the code of the same action in the item after
+    ``permute_colours(permutation)`` then ``rotate(quarter_turns)`` (a removal stays a removal; STOP
+    stays STOP)."""
+    _validate_permutation(permutation)
+    cell, k = np.divmod(np.arange(NUM_CELL_ACTIONS), ACTIONS_PER_CELL)
+    xi, yi, zi = np.unravel_index(cell, SHAPE)
+    half = SHAPE[0] // 2  # x and z run over -half..half about the turning axis
+    x, z = _turn(xi - half, zi - half, quarter_turns)
+    colour = np.concatenate([np.asarray(permutation) - 1, [REMOVE]])[k]
+    codes = np.ravel_multi_index((x + half, yi, z + half), SHAPE) * ACTIONS_PER_CELL + colour
+    return np.append(codes, STOP).astype(np.int32)
 
 
 _GROUP_OF = {phrase: group for group in SYNONYMS for phrase in group}

@@ -2,15 +2,16 @@
 
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from blocksworld.augment import augment, paraphrase, paraphrase_text, permute_colours, rotate
+from blocksworld.augment import action_codes, augment, paraphrase, paraphrase_text, permute_colours, rotate
 from blocksworld.curriculum import action_length, curriculum, dataset_rank
 from blocksworld.data import load_items
-from blocksworld.grid import COLOURS, to_grid
+from blocksworld.grid import COLOURS, PICK, STOP, encode_action, to_grid
 from blocksworld.item import ARCHITECT
 from blocksworld.spatial import to_builder
 from blocksworld.synthetic import SIMULATORS, simulate
@@ -34,6 +35,17 @@ def test_colour_permutation_maps_blocks_actions_and_words():
     np.testing.assert_array_equal(to_grid(new.end) != 0, to_grid(item.end) != 0)
     with pytest.raises(ValueError, match="permutation"):
         permute_colours(item, (1, 1, 2, 3, 4, 5))
+
+
+@pytest.mark.parametrize("turns", range(4))
+def test_action_codes_name_each_action_of_a_transformed_item(turns):
+    permutation = (4, 1, 6, 2, 3, 5)
+    codes = action_codes(permutation, turns)
+    assert sorted(codes.tolist()) == list(range(STOP + 1)) and codes[STOP] == STOP  # a bijection
+    for item in simulate("blocks", 2, seed=7)[0].items:
+        item = replace(item, actions=(*item.actions, (PICK, 5, 9, -4, 3)))  # a removal too
+        new = rotate(permute_colours(item, permutation), turns)
+        assert [codes[encode_action(a)] for a in item.actions] == [encode_action(a) for a in new.actions]
 
 
 def _egocentric(item):

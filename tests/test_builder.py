@@ -12,8 +12,9 @@ from baselines.builder import evaluate as builder_evaluate
 from baselines.builder.__main__ import main
 from baselines.builder.evaluate import copy_last_action
 from baselines.builder.model import MAX_BLOCKS, SetWorldEncoder, neighbour_features, world_features
-from baselines.builder.train import Builder, Decoder, TrainConfig, dev_f1, score
+from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, score
 from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
+from blocksworld.augment import action_codes, permute_colours
 from blocksworld.env import BlocksWorld, feasible_actions, inventory_of
 from blocksworld.grid import PICK, PLACE, STOP, apply_action, decode_action, encode_action, to_grid
 from blocksworld.item import BapItem
@@ -51,6 +52,11 @@ def _fit_steps(builder, text, examples, steps=12):
         state, loss, _ = builder.train_step(state, text, examples, index, MAX_ACTIONS + 1)
         losses.append(float(loss))
     return state, losses
+
+
+def feasible_of(starts: np.ndarray) -> jax.Array:
+    """(N, 7624) feasible actions of start grids (N, 11, 9, 11)."""
+    return jax.vmap(lambda grid: feasible_actions(grid, inventory_of(grid)))(starts)
 
 
 def test_examples_cap_actions_and_end_with_stop_only_when_complete(items, examples):
@@ -147,7 +153,7 @@ def test_an_ensemble_decodes_the_argmax_of_its_members_mean_log_probabilities(gr
     members = [fitted, other.init(text, examples).params]
     _, codes = Decoder([gru, other], MAX_ACTIONS, batch_size=8)(members, [text, text], examples)
     features = jax.vmap(world_features)(examples.starts, examples.ages, examples.poses)[:, None]
-    feasible = jax.vmap(lambda grid: feasible_actions(grid, inventory_of(grid)))(examples.starts)
+    feasible = feasible_of(examples.starts)
     first = np.full((len(examples), 1), -1)
     log_probs = [
         jax.nn.log_softmax(np.where(feasible, builder.model.apply(params, text, first, features)[:, 0], -1e9))
@@ -157,6 +163,30 @@ def test_an_ensemble_decodes_the_argmax_of_its_members_mean_log_probabilities(gr
     np.testing.assert_array_equal(codes[:, 0], expected)
     with pytest.raises(ValueError, match="a decoder of 2 models takes that many params"):
         Decoder([gru, other], MAX_ACTIONS)([fitted], [text], examples)
+
+
+def test_views_decode_the_argmax_of_the_mean_log_probabilities_read_back_in_the_items_codes(gru, items, vocabulary, examples):
+    text = {"tokens": examples.tokens}
+    fitted = _fit_steps(gru, text, examples)[0].params
+    decoder = Decoder(gru, MAX_ACTIONS, batch_size=8)
+    alone = decoder(fitted, text, examples)
+    identity = View(examples, (text,), np.arange(STOP + 1, dtype=np.int32))
+    for a, b in zip(alone, decoder(fitted, text, examples, views=[identity])):
+        np.testing.assert_array_equal(a, b)  # the item twice is the item
+    permutation = [3, 5, 1, 6, 2, 4]
+    permuted = builder_data.examples([permute_colours(i, permutation) for i in items], vocabulary, MAX_ACTIONS, max_tokens=24)
+    view = View(permuted, ({"tokens": permuted.tokens},), action_codes(permutation, 0))
+    _, codes = decoder(fitted, text, examples, views=[view])
+    log_probs = []
+    for part in (examples, permuted):
+        features = jax.vmap(world_features)(part.starts, part.ages, part.poses)[:, None]
+        logits = gru.model.apply(fitted, {"tokens": part.tokens}, np.full((len(part), 1), -1), features)[:, 0]
+        log_probs.append(jax.nn.log_softmax(np.where(feasible_of(part.starts), logits, -1e9)))
+    mean = (log_probs[0] + log_probs[1][:, view.codes]) / 2
+    np.testing.assert_array_equal(codes[:, 0], np.argmax(np.where(feasible_of(examples.starts), mean, -np.inf), -1))
+    assert (codes[:, 0] != alone[1][:, 0]).any(), "the permuted view changes some first action"
+    with pytest.raises(ValueError, match="every view holds the same"):
+        decoder(fitted, text, examples, views=[View(permuted.take(np.arange(3)), view.text, view.codes)])
 
 
 def test_gold_sequences_replayed_in_the_env_score_100(items, examples, vocabulary):
@@ -344,9 +374,10 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert actions == sorted(actions, reverse=True), "a lower bias, never fewer actions"
     assert f"STOP bias chosen by dev strict F1 ({dev_items} dev items)" in capsys.readouterr().out
     ensemble = tmp_path / "ensemble"
-    main(["evaluate", str(run), str(whole), "--out", str(ensemble), "--synthetic-items", "4"])
+    main(["evaluate", str(run), str(whole), "--out", str(ensemble), "--synthetic-items", "4", "--views", "2"])
     scores = json.loads((ensemble / "evaluation.json").read_text())
     assert scores["run"] == "run+one-sitting" and [m["run"] for m in scores["ensemble"]] == [str(run), str(whole)]
+    assert scores["views"] == 2 and result["views"] == 1
     assert set(scores["test_sets"]) == {"RND", "BLK", "SHP"} and "config" not in scores
     with pytest.raises(SystemExit):
         main(["evaluate", str(run), str(run)])
@@ -363,7 +394,11 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
         main(["train", "--out", str(tmp_path / "bad"), "--curriculum", "colour"])
     with pytest.raises(SystemExit, match="dev_corpus_strict_f1 scores the corpus's dev items: give --data"):
         main(["train", "--out", str(tmp_path / "bad"), "--select", "dev_corpus_strict_f1"])
-    for command, flag in ((["train", "--out", str(tmp_path / "bad")], "--simulated-items"), (["evaluate", str(run)], "--synthetic-items")):
+    for command, flag in (
+        (["train", "--out", str(tmp_path / "bad")], "--simulated-items"),
+        (["evaluate", str(run)], "--synthetic-items"),
+        (["evaluate", str(run)], "--views"),
+    ):
         with pytest.raises(SystemExit):
             main([*command, flag, "0"])
         assert f"error: {flag} must be positive" in capsys.readouterr().err

@@ -135,7 +135,7 @@ def evaluate(args: argparse.Namespace) -> None:
         args.out, Path(builder_evaluate.ensemble_name(args.run)), ("evaluation.json", "evaluation.png"), args.overwrite
     )
     result = builder_evaluate.evaluate_run(
-        args.run, args.data, args.split, args.annotations, out, _log, args.synthetic_items, args.stop_bias, args.tune_stop_bias
+        args.run, args.data, args.split, args.annotations, out, _log, args.synthetic_items, args.stop_bias, args.tune_stop_bias, args.views
     )
     print(builder_evaluate.format_tables(result))
     print(f"wrote {out / 'evaluation.json'} and {out / 'evaluation.png'}")
@@ -207,6 +207,13 @@ def parser() -> argparse.ArgumentParser:
         help="choose the STOP bias of the best dev F1 of this kind (the corpus's dev items with --data) among "
         "baselines.builder.evaluate.STOP_BIASES, then score --split test with it",
     )
+    e.add_argument(
+        "--views",
+        type=int,
+        default=1,
+        help="decode each item in this many views: the item and views - 1 colour-permuted copies of it; each step takes the "
+        "argmax of the mean log-probabilities over runs and views (default 1: the item alone)",
+    )
     cli.add_out(e, "folder for evaluation.json and evaluation.png (default runs/evaluations/<run folder name>, joined by + for several)")
     c = sub.add_parser("compare", help="draw several runs' dev loss and dev F1 against training minutes in one PNG")
     c.add_argument("runs", type=Path, nargs="+", metavar="RUN")
@@ -217,7 +224,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     p = parser()
     args = cli.parse(p, argv)
-    for name in ("simulated_items", "synthetic_items"):  # train's and evaluate's item counts
+    for name in ("simulated_items", "synthetic_items", "views"):  # train's and evaluate's counts
         if getattr(args, name, None) is not None and getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive")
     for run in args.run if args.command == "evaluate" else ():

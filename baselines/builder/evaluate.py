@@ -13,11 +13,17 @@ log-probabilities); each member reads the dialogue with its own vocabulary. Gree
 a bias to the STOP log-probability (``stop_bias``; below 0 the model emits more actions).
 ``tune_stop_bias`` chooses it on the dev split, the corpus's dev items when the run has the corpus,
 from ``STOP_BIASES``; model and blind control are then decoded with it.
+
+Test-time views (``views``): each item is also decoded as ``views - 1`` colour-permuted copies of it
+(``colour_permutation``, ``blocksworld.augment.permute_colours``: blocks, history and the chat's
+colour words), and every step takes the argmax of the mean log-probability over members and views,
+each view's actions read back in the item's own colours.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,11 +35,12 @@ import numpy as np
 from baselines import plots
 from baselines.builder import data as builder_data
 from baselines.builder.model import advance
-from baselines.builder.train import Builder, Decoder, TrainConfig, dev_f1, load_best, score, text_inputs
+from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, load_best, score, text_inputs
 from blocksworld import annotations as v2
+from blocksworld import augment
 from blocksworld.data import load_items
 from blocksworld.env import feasible_actions, inventory_of
-from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELLS, SHAPE, STOP
+from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELLS, NUM_COLOURS, SHAPE, STOP
 from blocksworld.tokenizer import Vocabulary
 
 SIMULATOR_TEST_SETS = {"random": "RND", "blocks": "BLK", "shapes": "SHP"}
@@ -69,6 +76,19 @@ def another_items_text(text: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Each item's text inputs (leading axis: items) replaced by those of the item half the set
     away: another game's in the corpus, whose items follow game order."""
     return {name: np.roll(value, len(value) // 2, axis=0) for name, value in text.items()}
+
+
+def colour_permutation(view: int) -> list[int]:
+    """The colour permutation of test-time view ``view`` (``augment.permute_colours``): the identity for
+    view 0, else a shuffle seeded by ``view``."""
+    permutation = list(range(1, NUM_COLOURS + 1))
+    if view:
+        random.Random(view).shuffle(permutation)
+    return permutation
+
+
+def _blind(view: View) -> View:
+    return replace(view, text=tuple(another_items_text(t) for t in view.text))
 
 
 def _summaries(examples: builder_data.Examples, predicted: np.ndarray, blind: np.ndarray, align: np.ndarray | None) -> dict:
@@ -139,13 +159,15 @@ def tuning_items(data: str | None) -> list:
     return load_items(data, ("dev",))["dev"] if data else builder_data.simulated_dev_items(list(SIMULATOR_TEST_SETS))
 
 
-def tune_stop_bias(decoder: Decoder, params: list, text: list[dict], examples: builder_data.Examples, metric: str) -> dict:
-    """Greedy decoding of ``examples`` at each of ``STOP_BIASES`` (``params`` and ``text``: each
-    member's); per bias the strict and fairer micro F1 (%) and the mean number of actions emitted;
+def tune_stop_bias(
+    decoder: Decoder, params: list, text: list[dict], examples: builder_data.Examples, metric: str, views: Sequence[View] = ()
+) -> dict:
+    """Greedy decoding of ``examples`` (and their ``views``) at each of ``STOP_BIASES`` (``params`` and
+    ``text``: each member's); per bias the strict and fairer micro F1 (%) and the mean number of actions emitted;
     ``value``: the bias of the best ``metric`` (``strict`` or ``fairer``), the one nearest 0 among ties."""
     sweep = []
     for bias in STOP_BIASES:
-        grids, codes = decoder(params, text, examples, bias)
+        grids, codes = decoder(params, text, examples, bias, views)
         f1 = dev_f1(examples, grids)
         actions = float((codes != STOP).sum(1).mean())
         sweep.append({"bias": bias, "strict": f1["dev_strict_f1"], "fairer": f1["dev_fairer_f1"], "actions": actions})
@@ -163,11 +185,13 @@ def evaluate_run(
     synthetic_items: int | None = None,
     stop_bias: float = 0.0,
     tune: str | None = None,
+    views: int = 1,
 ) -> dict:
     """Score a run's best model (``runs``: one run folder), or the ensemble of several runs' best models (``Decoder``), and
     the floors on every test set (``synthetic_items``: see ``test_items``), decoding with
     ``stop_bias``, or with the bias ``tune_stop_bias`` chooses on the dev split by ``tune`` (``strict``
-    or ``fairer``); writes ``evaluation.json`` and ``evaluation.png`` into ``out`` (a folder)."""
+    or ``fairer``), each item in ``views`` test-time views; writes ``evaluation.json`` and
+    ``evaluation.png`` into ``out`` (a folder)."""
     members = [Member.load(Path(run)) for run in runs]
     data = str(data) if data else next((m.record["data"] for m in members if m.record["data"]), None)
     decoder = Decoder([m.builder for m in members], max(m.config.max_actions for m in members))
@@ -176,25 +200,35 @@ def evaluate_run(
         result = {"run": str(members[0].run), "config": members[0].record}
     else:
         result = {"run": ensemble_name([m.run for m in members]), "ensemble": [{"run": str(m.run), "config": m.record} for m in members]}
-    result |= {"split": split, "stop_bias": stop_bias, "test_sets": {}}
+    result |= {"split": split, "stop_bias": stop_bias, "views": views, "test_sets": {}}
 
-    def read(items: list, context: list = ()) -> tuple[builder_data.Examples, list[dict]]:
-        """The items' examples (grids, in the first member's shapes) and every member's text inputs."""
+    def read(items: list, context: list = ()) -> tuple[builder_data.Examples, list[dict], list[View]]:
+        """The items' examples (grids, in the first member's shapes), every member's text inputs and
+        the items' further test-time views."""
         first = members[0].config
-        examples = builder_data.examples(items, members[0].vocabulary, first.max_actions, first.max_tokens, context=context)
-        return examples, [m.model_inputs(items, examples) for m in members]
+
+        def view(items: list, context: list) -> tuple[builder_data.Examples, list[dict]]:
+            examples = builder_data.examples(items, members[0].vocabulary, first.max_actions, first.max_tokens, context=context)
+            return examples, [m.model_inputs(items, examples) for m in members]
+
+        more = []
+        for number in range(1, views):
+            permutation = colour_permutation(number)
+            examples, text = view(*([augment.permute_colours(i, permutation) for i in part] for part in (items, context)))
+            more.append(View(examples, tuple(text), augment.action_codes(permutation, 0)))
+        return (*view(items, context), more)
 
     inputs = {name: (*read(items, context), align) for name, (items, context, align) in sets.items()}
-    examples, text, _ = next(iter(inputs.values()))
+    examples, text, _, _ = next(iter(inputs.values()))
     params = [load_best(m.builder, m.run, t, examples) for m, t in zip(members, text)]
     if tune:
-        examples, text = read(tuning_items(data))
-        result["stop_bias_tuning"] = tuning = tune_stop_bias(decoder, params, text, examples, tune)
+        examples, text, more = read(tuning_items(data))
+        result["stop_bias_tuning"] = tuning = tune_stop_bias(decoder, params, text, examples, tune, more)
         result["stop_bias"] = stop_bias = tuning["value"]
         log(f"STOP bias {stop_bias:+g}: the best dev {tune} F1 of {len(STOP_BIASES)} biases on {len(examples)} dev items")
-    for name, (examples, text, align) in inputs.items():
-        predicted, _ = decoder(params, text, examples, stop_bias)
-        blind, _ = decoder(params, [another_items_text(t) for t in text], examples, stop_bias)
+    for name, (examples, text, more, align) in inputs.items():
+        predicted, _ = decoder(params, text, examples, stop_bias, more)
+        blind, _ = decoder(params, [another_items_text(t) for t in text], examples, stop_bias, [_blind(v) for v in more])
         result["test_sets"][name] = {"items": len(examples), **_summaries(examples, predicted, blind, align)}
         log(f"{name}: {len(examples)} items, fairer F1 {result['test_sets'][name]['model']['all']['fairer']['micro_f1']:.1f}")
     out.mkdir(parents=True, exist_ok=True)

@@ -226,11 +226,22 @@ class Builder:
 
 
 # ----------------------------------------------------------------------------- greedy decoding
+@dataclass(frozen=True)
+class View:
+    """The items of a decoding as a transformed copy of them (``blocksworld.augment``) presents
+    them: their examples, each model's text inputs, and ``codes`` (7624,) int32, per action code
+    the code of the same action in the copy (``augment.action_codes``)."""
+
+    examples: Examples
+    text: tuple[dict, ...]
+    codes: np.ndarray
+
+
 class Decoder:
-    """Greedy decoding through the blocks-world env of a Builder model, or of an ensemble of them
-    (each step's argmax of the members' mean log-probabilities over the feasible actions), in
-    fixed-size jitted batches; a batch stops once each of its items has stopped (most emit 1 or 2 of
-    up to ``max_actions``)."""
+    """Greedy decoding through the blocks-world env of a Builder model, or of an ensemble of them,
+    optionally over several views of each item (each step's argmax of the mean log-probability
+    over members and views of the feasible actions), in fixed-size jitted batches; a batch stops
+    once each of its items has stopped (most emit 1 or 2 of up to ``max_actions``)."""
 
     def __init__(self, builders: Builder | Sequence[Builder], max_actions: int, batch_size: int = 128):
         self.ensemble = not isinstance(builders, Builder)
@@ -240,57 +251,76 @@ class Decoder:
         self.env = BlocksWorld(Vocabulary([]), max_tokens=max_tokens)
         self._run = jax.jit(self._decode)
 
-    def _decode(self, params: tuple, text: tuple, env_params, ages: Array, stop_bias: Array) -> tuple[Array, Array]:
+    def _decode(self, params: tuple, text: tuple, env_params: tuple, ages: tuple, stop_bias: Array, codes: Array) -> tuple[Array, Array]:
+        """``text``, ``env_params`` and ``ages``: per view (the first: the items themselves);
+        ``codes`` (V, 7624): each view's code of every action code."""
         env = self.env
-        n = ages.shape[0]
-        _, state = jax.vmap(env.reset_to_item, in_axes=(0, None))(jnp.arange(n), env_params)
-        contexts = [b.model.apply(p, t, method=b.model.context) for b, p, t in zip(self.builders, params, text)]
-        previous = jnp.full((n, self.max_actions + 1), -1)
+        n = ages[0].shape[0]
+        states = tuple(jax.vmap(env.reset_to_item, in_axes=(0, None))(jnp.arange(n), p)[1] for p in env_params)
+        contexts = [[b.model.apply(p, t, method=b.model.context) for b, p, t in zip(self.builders, params, view)] for view in text]
+        previous = jnp.full((len(states), n, self.max_actions + 1), -1)
 
         def running(carry) -> Array:
-            t, state, _, _ = carry
-            return (t < self.max_actions) & ~state.done.all()
+            t, states, _, _ = carry
+            return (t < self.max_actions) & ~states[0].done.all()
 
         def body(carry):
-            t, state, age, previous = carry
-            features = jax.vmap(world_features)(state.grid, age, state.pose)
-            mask = jax.vmap(env.action_mask, in_axes=(0, None))(state, env_params)
-            members = [
-                jax.nn.log_softmax(jnp.where(mask, b.model.apply(p, c, previous, t, features, method=b.model.step_logits), -1e9))
-                for b, p, c in zip(self.builders, params, contexts)
-            ]
-            scores = sum(members[1:], members[0]) / len(members)
-            scores = scores.at[:, STOP].add(stop_bias)
-            action = jnp.where(state.done, STOP, jnp.argmax(jnp.where(mask, scores, -jnp.inf), -1))
+            t, states, ages, previous = carry
+            masks, scores = [], []
+            for v, (state, age, view_contexts) in enumerate(zip(states, ages, contexts)):
+                features = jax.vmap(world_features)(state.grid, age, state.pose)
+                masks.append(jax.vmap(env.action_mask, in_axes=(0, None))(state, env_params[v]))
+                for b, p, c in zip(self.builders, params, view_contexts):
+                    logits = b.model.apply(p, c, previous[v], t, features, method=b.model.step_logits)
+                    scores.append(jax.nn.log_softmax(jnp.where(masks[v], logits, -1e9))[:, codes[v]])
+            mean = sum(scores[1:], scores[0]) / len(scores)
+            mean = mean.at[:, STOP].add(stop_bias)
+            action = jnp.where(states[0].done, STOP, jnp.argmax(jnp.where(masks[0], mean, -jnp.inf), -1))
             keys = jax.random.split(jax.random.key(0), n)
-            _, state, *_ = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(keys, state, action, env_params)
-            _, age = jax.vmap(advance)(state.grid, age, action)
-            return t + 1, state, age, previous.at[:, t + 1].set(action)
+            stepped, aged = [], []
+            for v, (state, age) in enumerate(zip(states, ages)):
+                view_action = codes[v][action]
+                stepped.append(jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(keys, state, view_action, env_params[v])[1])
+                aged.append(jax.vmap(advance)(stepped[-1].grid, age, view_action)[1])
+                previous = previous.at[v, :, t + 1].set(view_action)
+            return t + 1, tuple(stepped), tuple(aged), previous
 
-        _, state, _, previous = jax.lax.while_loop(running, body, (jnp.int32(0), state, ages.astype(jnp.int32), previous))
-        return state.grid, jnp.where(previous[:, 1:] < 0, STOP, previous[:, 1:])  # steps not taken: every item had stopped
+        carry = (jnp.int32(0), states, tuple(a.astype(jnp.int32) for a in ages), previous)
+        _, states, _, previous = jax.lax.while_loop(running, body, carry)
+        return states[0].grid, jnp.where(previous[0, :, 1:] < 0, STOP, previous[0, :, 1:])  # steps not taken: every item had stopped
 
     def __call__(
-        self, params, text: dict[str, np.ndarray] | Sequence[dict], examples: Examples, stop_bias: float = 0.0
+        self,
+        params,
+        text: dict[str, np.ndarray] | Sequence[dict],
+        examples: Examples,
+        stop_bias: float = 0.0,
+        views: Sequence[View] = (),
     ) -> tuple[np.ndarray, np.ndarray]:
         """Predicted end grids (N, 11, 9, 11) int8 and action codes (N, max_actions) (STOP after the end).
         ``params`` and ``text``: the model's, or when the decoder was made from a sequence of models,
         sequences of the members' in that order (each reads the items with its own vocabulary); ``stop_bias`` is added to the STOP
-        log-probability at every step (below 0: longer action sequences)."""
+        log-probability at every step (below 0: longer action sequences); ``views``: more views of
+        the same N items, each with its members' text in the same order."""
         params, text = (tuple(params), tuple(text)) if self.ensemble else ((params,), (text,))
-        if len(params) != len(self.builders) or len(text) != len(self.builders):
-            raise ValueError(f"a decoder of {len(self.builders)} models takes that many params and text inputs")
-        grids, codes = [], []
+        views = (View(examples, text, np.arange(STOP + 1, dtype=np.int32)), *views)
+        if len(params) != len(self.builders) or any(len(view.text) != len(self.builders) for view in views):
+            raise ValueError(f"a decoder of {len(self.builders)} models takes that many params and text inputs (in every view)")
+        if any(len(view.examples) != len(examples) for view in views):
+            raise ValueError(f"every view holds the same {len(examples)} items")
+        codes = jnp.asarray(np.stack([view.codes for view in views]))
+        grids, actions = [], []
         for start in range(0, len(examples), self.batch_size):
             index = np.resize(np.arange(start, min(start + self.batch_size, len(examples))), self.batch_size)
-            part = examples.take(index)
-            env_params = stack_params(part.starts, part.ends, part.poses, part.tokens, max_steps_in_episode=self.max_actions + 1)
-            batch_text = tuple({k: jnp.asarray(v[index]) for k, v in member.items()} for member in text)
-            grid, code = self._run(params, batch_text, env_params, jnp.asarray(part.ages), jnp.float32(stop_bias))
+            parts = [view.examples.take(index) for view in views]
+            env_params = tuple(stack_params(p.starts, p.ends, p.poses, p.tokens, max_steps_in_episode=self.max_actions + 1) for p in parts)
+            batch_text = tuple(tuple({k: jnp.asarray(v[index]) for k, v in member.items()} for member in view.text) for view in views)
+            ages = tuple(jnp.asarray(p.ages) for p in parts)
+            grid, code = self._run(params, batch_text, env_params, ages, jnp.float32(stop_bias), codes)
             keep = min(self.batch_size, len(examples) - start)
             grids.append(np.asarray(grid)[:keep])
-            codes.append(np.asarray(code)[:keep])
-        return np.concatenate(grids), np.concatenate(codes)
+            actions.append(np.asarray(code)[:keep])
+        return np.concatenate(grids), np.concatenate(actions)
 
 
 def score(examples: Examples, predicted: np.ndarray, align: np.ndarray | None = None) -> dict:
