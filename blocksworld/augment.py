@@ -24,7 +24,20 @@ from dataclasses import replace
 
 import numpy as np
 
-from blocksworld.grid import ACTIONS_PER_CELL, COLOURS, NUM_CELL_ACTIONS, NUM_COLOURS, PICK, PLACE, REMOVE, SHAPE, STOP, Block
+from blocksworld.grid import (
+    ACTIONS_PER_CELL,
+    COLOURS,
+    NUM_CELL_ACTIONS,
+    NUM_COLOURS,
+    PICK,
+    PLACE,
+    REMOVE,
+    SHAPE,
+    STOP,
+    X_RANGE,
+    Z_RANGE,
+    Block,
+)
 from blocksworld.item import BapItem
 from blocksworld.lexicon import SYNONYMS
 
@@ -89,10 +102,9 @@ def action_codes(permutation: Sequence[int], quarter_turns: int) -> np.ndarray:
     _validate_permutation(permutation)
     cell, k = np.divmod(np.arange(NUM_CELL_ACTIONS), ACTIONS_PER_CELL)
     xi, yi, zi = np.unravel_index(cell, SHAPE)
-    half = SHAPE[0] // 2  # x and z run over -half..half about the turning axis
-    x, z = _turn(xi - half, zi - half, quarter_turns)
+    x, z = _turn(xi + X_RANGE[0], zi + Z_RANGE[0], quarter_turns)  # world coordinates, as ``rotate`` turns them
     colour = np.concatenate([np.asarray(permutation) - 1, [REMOVE]])[k]
-    codes = np.ravel_multi_index((x + half, yi, z + half), SHAPE) * ACTIONS_PER_CELL + colour
+    codes = np.ravel_multi_index((x - X_RANGE[0], yi, z - Z_RANGE[0]), SHAPE) * ACTIONS_PER_CELL + colour
     return np.append(codes, STOP).astype(np.int32)
 
 
