@@ -243,6 +243,17 @@ def refuse_existing(paths: Iterable[Path], overwrite: bool) -> None:
         raise SystemExit(f"error: {existing[0]} already exists{more}; replace it with --overwrite or choose another --out")
 
 
+def comparison_out(runs: Sequence[Path], out: Path, overwrite: bool, kind: str) -> None:
+    """The checks of a ``compare`` command before it draws: SystemExit naming the runs without a
+    ``metrics.jsonl`` (``kind`` names the run folders it takes) or an existing ``out`` (unless
+    ``overwrite``); then ``out``'s folder is made."""
+    missing = [str(Path(run) / "metrics.jsonl") for run in runs if not (Path(run) / "metrics.jsonl").is_file()]
+    if missing:
+        raise SystemExit(f"error: {', '.join(missing)} does not exist; compare takes {kind} run folders")
+    refuse_existing([out], overwrite)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+
+
 def run(
     parser: argparse.ArgumentParser,
     command,

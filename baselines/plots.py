@@ -43,6 +43,27 @@ def metrics_rows(run: Path) -> list[dict]:
     return rows
 
 
+def comparison(runs: list[Path], out: Path, minutes: str, panels: list[tuple[str, str, list[tuple[str, str]]]]) -> Path:
+    """A PNG at ``out`` of several runs' ``metrics.jsonl`` columns against the training minutes each
+    had (column ``minutes``, or ``seconds`` / 60): runs compared at equal time on one machine. One
+    panel per ``(title, y label, [(column, label suffix), ...])``; a run's first column in a panel
+    is drawn solid, the others dashed, all in the run's colour."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3.4))
+    for k, run in enumerate(runs):
+        rows = metrics_rows(run)
+        x = [r[minutes] / (60 if minutes == "seconds" else 1) for r in rows]
+        for ax, (_, _, columns) in zip(axes, panels, strict=True):
+            for j, (column, suffix) in enumerate(columns):
+                style = {"linestyle": "--", "alpha": 0.6} if j else {}
+                ax.plot(x, [r[column] for r in rows], marker="o", color=f"C{k}", label=f"{run.name}{suffix}", **style)
+    for ax, (title, ylabel, _) in zip(axes, panels, strict=True):
+        ax.set(xlabel="training minutes (wall clock)", ylabel=ylabel, title=title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    return save(fig, out)
+
+
 def learning_curve(run: Path) -> Path:
     """``run/learning_curve.png``: training success rate and mean episode return against
     environment steps (one point per update of ``run/metrics.jsonl``)."""

@@ -104,6 +104,13 @@ def test_training_writes_a_run_that_reloads_and_evaluates(run, capsys):
     assert str(run / "learning_curve.png") in capsys.readouterr().out
     with pytest.raises(SystemExit, match="not a run folder"):
         plots.main([str(run.parent)])
+    picture = run.parent / "compare" / "runs.png"
+    painter_cli(["compare", str(run), str(run), "--out", str(picture)])  # dev curves against minutes
+    assert picture.stat().st_size > 5000
+    with pytest.raises(SystemExit, match="already exists"):
+        painter_cli(["compare", str(run), "--out", str(picture)])
+    with pytest.raises(SystemExit, match=r"metrics.jsonl does not exist; compare takes painter run folders"):
+        painter_cli(["compare", str(run), str(run.parent), "--out", str(picture), "--overwrite"])
 
 
 def test_the_painter_plays_hexagons_as_a_recorded_agent(run, tmp_path):

@@ -144,11 +144,7 @@ def evaluate(args: argparse.Namespace) -> None:
 def compare(args: argparse.Namespace) -> None:
     from baselines.builder import evaluate as builder_evaluate
 
-    missing = [str(run / "metrics.jsonl") for run in args.runs if not (run / "metrics.jsonl").is_file()]
-    if missing:
-        raise SystemExit(f"error: {', '.join(missing)} does not exist; compare takes Builder run folders")
-    cli.refuse_existing([args.out], args.overwrite)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    cli.comparison_out(args.runs, args.out, args.overwrite, "Builder")
     print(f"wrote {builder_evaluate.plot_comparison(args.runs, args.out)}")
 
 

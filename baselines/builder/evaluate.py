@@ -315,18 +315,12 @@ def plot_learning_curve(run: Path) -> Path:
 def plot_comparison(runs: list[Path], out: Path) -> Path:
     """A PNG at ``out`` of several runs' dev loss and dev strict / fairer F1 (``metrics.jsonl``)
     against the training minutes each had: runs compared at equal time on one machine."""
-    plt = plots.pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
-    for k, run in enumerate(runs):
-        rows = plots.metrics_rows(run)
-        minutes = [r["seconds"] / 60 for r in rows]
-        colour = f"C{k}"
-        left.plot(minutes, [r["dev_loss"] for r in rows], "o-", color=colour, label=run.name)
-        right.plot(minutes, [r["dev_strict_f1"] for r in rows], "o-", color=colour, label=f"{run.name} strict")
-        right.plot(minutes, [r["dev_fairer_f1"] for r in rows], "o--", color=colour, alpha=0.6, label=f"{run.name} fairer")
-    left.set(xlabel="training minutes (wall clock)", ylabel="dev cross entropy per action", title="dev loss")
-    right.set(xlabel="training minutes (wall clock)", ylabel="micro F1 (%)", title="dev F1 (greedy decoding)")
-    for ax in (left, right):
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    return plots.save(fig, out)
+    return plots.comparison(
+        runs,
+        out,
+        "seconds",
+        [
+            ("dev loss", "dev cross entropy per action", [("dev_loss", "")]),
+            ("dev F1 (greedy decoding)", "micro F1 (%)", [("dev_strict_f1", " strict"), ("dev_fairer_f1", " fairer")]),
+        ],
+    )

@@ -52,6 +52,9 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--data", type=Path, required=True)
     evaluate.add_argument("--split", default="test", choices=("train", "dev", "test"))
     cli.add_out(evaluate, "folder for evaluation-<split>.json and .md (default runs/evaluations/<run folder name>)")
+    compare = commands.add_parser("compare", help="draw several runs' loss and dev action F1 / EM against training minutes in one PNG")
+    compare.add_argument("runs", type=Path, nargs="+", metavar="RUN")
+    cli.add_out(compare, "the PNG to write", required=True)
     return p
 
 
@@ -82,6 +85,16 @@ def _run(args: argparse.Namespace) -> None:
     from baselines.painter.train import Config, Painter, evaluate, train
     from hexagons.data import load_split
 
+    if args.command == "compare":
+        from baselines.plots import comparison
+
+        cli.comparison_out(args.runs, args.out, args.overwrite, "painter")
+        panels = [
+            ("training loss", "weighted cross entropy per tile", [("loss", "")]),
+            ("dev split, oracle board", "action F1 / EM (%)", [("dev_action_f1", " F1"), ("dev_action_em", " EM")]),
+        ]
+        print(f"wrote {comparison(args.runs, args.out, 'minutes', panels)}")
+        return
     if args.command == "evaluate":
         files = (f"evaluation-{args.split}.json", f"evaluation-{args.split}.md")
         out = cli.evaluation_folder(args.out, args.run, files, args.overwrite)
