@@ -49,7 +49,8 @@ def comparison(runs: list[Path], out: Path, minutes: str, panels: list[tuple[str
     panel per ``(title, y label, [(column, label suffix), ...])``; a run's first column in a panel
     is drawn solid, the others dashed, all in the run's colour."""
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3.4))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3.4), squeeze=False)
+    axes = axes[0]
     for k, run in enumerate(runs):
         rows = metrics_rows(run)
         x = [r[minutes] / (60 if minutes == "seconds" else 1) for r in rows]
