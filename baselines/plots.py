@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 POLICY_COLOURS = {"agent": "#1f77b4", "shuffled": "#ff7f0e", "random": "#7f7f7f"}
@@ -43,9 +44,9 @@ def metrics_rows(run: Path) -> list[dict]:
     return rows
 
 
-def comparison(runs: list[Path], out: Path, minutes: str, panels: list[tuple[str, str, list[tuple[str, str]]]]) -> Path:
+def comparison(runs: list[Path], out: Path, minutes: Callable[[dict], float], panels: list[tuple[str, str, list[tuple[str, str]]]]) -> Path:
     """A PNG at ``out`` of several runs' ``metrics.jsonl`` columns against the training minutes each
-    had (column ``minutes``, or ``seconds`` / 60): runs compared at equal time on one machine. One
+    had (``minutes(row)``): runs compared at equal time on one machine. One
     panel per ``(title, y label, [(column, label suffix), ...])``; a run's first column in a panel
     is drawn solid, the others dashed, all in the run's colour."""
     plt = pyplot()
@@ -53,7 +54,7 @@ def comparison(runs: list[Path], out: Path, minutes: str, panels: list[tuple[str
     axes = axes[0]
     for k, run in enumerate(runs):
         rows = metrics_rows(run)
-        x = [r[minutes] / (60 if minutes == "seconds" else 1) for r in rows]
+        x = [minutes(r) for r in rows]
         for ax, (_, _, columns) in zip(axes, panels, strict=True):
             for j, (column, suffix) in enumerate(columns):
                 style = {"linestyle": "--", "alpha": 0.6} if j else {}

@@ -318,7 +318,7 @@ def plot_comparison(runs: list[Path], out: Path) -> Path:
     return plots.comparison(
         runs,
         out,
-        "seconds",
+        lambda row: row["seconds"] / 60,
         [
             ("dev loss", "dev cross entropy per action", [("dev_loss", "")]),
             ("dev F1 (greedy decoding)", "micro F1 (%)", [("dev_strict_f1", " strict"), ("dev_fairer_f1", " fairer")]),

@@ -82,9 +82,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
-    from baselines.painter.train import Config, Painter, evaluate, train
-    from hexagons.data import load_split
-
     if args.command == "compare":
         from baselines.plots import comparison
 
@@ -93,8 +90,12 @@ def _run(args: argparse.Namespace) -> None:
             ("training loss", "weighted cross entropy per tile", [("loss", "")]),
             ("dev split, oracle board", "action F1 / EM (%)", [("dev_action_f1", " F1"), ("dev_action_em", " EM")]),
         ]
-        print(f"wrote {comparison(args.runs, args.out, 'minutes', panels)}")
+        print(f"wrote {comparison(args.runs, args.out, lambda row: row['minutes'], panels)}")
         return
+
+    from baselines.painter.train import Config, Painter, evaluate, train
+    from hexagons.data import load_split
+
     if args.command == "evaluate":
         files = (f"evaluation-{args.split}.json", f"evaluation-{args.split}.md")
         out = cli.evaluation_folder(args.out, args.run, files, args.overwrite)
