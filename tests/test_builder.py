@@ -11,7 +11,7 @@ from baselines.builder import data as builder_data
 from baselines.builder import evaluate as builder_evaluate
 from baselines.builder.__main__ import main
 from baselines.builder.evaluate import copy_last_action
-from baselines.builder.model import MAX_BLOCKS, SetWorldEncoder, neighbour_features, world_features
+from baselines.builder.model import MAX_BLOCKS, BuilderModel, SetWorldEncoder, neighbour_features, world_features
 from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, score
 from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
 from blocksworld.augment import action_codes, permute_colours
@@ -69,10 +69,13 @@ def test_examples_cap_actions_and_end_with_stop_only_when_complete(items, exampl
     assert (examples.ages[later] < 5).any(axis=(1, 2, 3)).all(), "recently changed cells carry a recency age"
 
 
-@pytest.mark.parametrize("kind", ["gru", "transformer", "gru-cnn"])
+@pytest.mark.parametrize("kind", ["gru", "transformer", "gru-cnn", "gru-attention"])
 def test_teacher_forced_loss_decreases(kind, gru, examples, vocabulary):
     if kind == "gru":
         builder, text = gru, {"tokens": examples.tokens}
+    elif kind == "gru-attention":
+        builder = Builder(TrainConfig(max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24, text_attention=True), len(vocabulary))
+        text = {"tokens": examples.tokens}
     elif kind == "gru-cnn":
         builder = Builder(TrainConfig(world_encoder="cnn", max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24), len(vocabulary))
         text = {"tokens": examples.tokens}
@@ -83,6 +86,26 @@ def test_teacher_forced_loss_decreases(kind, gru, examples, vocabulary):
     _, losses = _fit_steps(builder, text, examples)
     assert losses[0] > np.log(50), "an untrained model spreads its mass over the feasible actions"
     assert losses[-1] < 0.6 * losses[0]
+
+
+def test_text_attention_reads_every_dialogue_token_and_ignores_padding(examples, vocabulary):
+    model = BuilderModel("gru", vocab_size=len(vocabulary), text_attention=True)
+    tokens = examples.tokens[:4]
+    lengths = (tokens != 0).sum(-1)
+    assert lengths.min() < tokens.shape[1] and not tokens[lengths.argmin(), lengths.min() :].any(), "0-padded at the end"
+    previous = np.full((4, 2), -1)
+    params = model.init(jax.random.key(0), {"tokens": tokens}, previous, method=lambda m, t, p: m._outputs(m.context(t), p))
+
+    def outputs(tokens):
+        return np.asarray(model.apply(params, {"tokens": tokens}, previous, method=lambda m, t, p: m._outputs(m.context(t), p)))
+
+    padded = np.pad(tokens, ((0, 0), (0, 7)))
+    np.testing.assert_allclose(outputs(padded), outputs(tokens), atol=1e-5)
+    first = tokens.copy()
+    first[:, 0] = np.where(first[:, 0] == 5, 6, 5)
+    assert np.abs(outputs(first) - outputs(tokens)).max() > 1e-4, "the first word reaches the decoder"
+    with pytest.raises(ValueError, match="text_attention is a GRU decoder option"):
+        TrainConfig(model="transformer", text_attention=True).validate()
 
 
 def test_lr_scale_scales_the_whole_adamw_step(gru, examples):

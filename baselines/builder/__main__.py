@@ -163,6 +163,11 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--curriculum", help="curriculum difficulty key: dataset, actions, input or a comma-separated tuple")
     t.add_argument("--num-buckets", type=int, help="curriculum buckets (default 5)")
     t.add_argument("--model", choices=MODELS, help="decoder (default gru)")
+    t.add_argument(
+        "--text-attention",
+        action="store_true",
+        help="the GRU decoder attends over the dialogue encoder's token states at every step (default: its last state only)",
+    )
     t.add_argument("--world-encoder", choices=WORLDS, help="the blocks as a set (default) or a 3D CNN over every cell")
     t.add_argument("--max-actions", type=int, help="decoding cap (default 10 on the corpus alone, 20 with simulated data)")
     t.add_argument("--batch-size", type=int, help="items per batch (default 32)")

@@ -13,7 +13,8 @@ from the state and the max-pooled world features. ``BuilderModel.step_logits`` i
 forcing over a whole gold sequence.
 
 * ``gru`` (paper sec. 2.6): word embeddings -> GRU over the dialogue window; its last state starts
-  a GRU decoder whose input is the embedding of the previous action.
+  a GRU decoder whose input is the embedding of the previous action (``text_attention``: each decoder
+  output also attends over the encoder's token states).
 * ``transformer`` (sec. 6.3): frozen text-encoder token states (MiniLM, computed once outside the
   jit) -> Dense(256) -> a causal transformer decoder (5 layers, 2 heads, FFN 512) over the previous
   actions' embeddings with learned positions, cross-attending to the projected text.
@@ -183,12 +184,16 @@ class ActionHead(nn.Module):
 
 
 class GruDecoder(nn.Module):
-    """Dialogue tokens -> GRU encoder; GRU decoder over previous actions."""
+    """Dialogue tokens -> GRU encoder; GRU decoder over previous actions. With ``attention`` every
+    decoder output also reads the encoder's token states (dot-product attention over the window):
+    ``tanh(Dense(H)([output, attended]))``; without it the decoder sees the dialogue only through
+    its initial state."""
 
     vocab_size: int
     embed_dim: int = 300
     hidden: int = 256
     action_dim: int = 64
+    attention: bool = False
 
     def setup(self):
         self.embed = nn.Embed(self.vocab_size, self.embed_dim)
@@ -196,24 +201,32 @@ class GruDecoder(nn.Module):
         self.init_state = nn.Dense(self.hidden)
         self.action_in = nn.Sequential([nn.Dense(self.action_dim), nn.relu, nn.Dense(self.action_dim)])
         self.cell = nn.GRUCell(self.hidden)
+        if self.attention:
+            self.query = nn.Dense(self.hidden, use_bias=False)
+            self.combine = nn.Dense(self.hidden)
 
-    def encode(self, tokens: Array) -> Array:
-        """(B, L) int32 (0-padded) -> (B, H) initial decoder state."""
+    def encode(self, tokens: Array) -> dict:
+        """(B, L) int32 (0-padded) -> the initial decoder state ``carry`` (B, H); with ``attention``
+        also the encoder's token states ``memory`` (B, L, H) and their ``mask`` (B, L) bool."""
         lengths = jnp.maximum((tokens != 0).sum(-1), 1)
-        carry, _ = self.encoder(self.embed(tokens), seq_lengths=lengths)
-        return jnp.tanh(self.init_state(carry))
+        carry, states = self.encoder(self.embed(tokens), seq_lengths=lengths)
+        context = {"carry": jnp.tanh(self.init_state(carry))}
+        if self.attention:
+            context |= {"memory": states, "mask": tokens != 0}
+        return context
 
-    def step(self, carry: Array, previous: Array) -> tuple[Array, Array]:
-        """One decoding step: (carry (B, H), previous action (B,)) -> (carry, output (B, H))."""
-        return self.cell(carry, self.action_in(action_features(previous)))
-
-    def sequence(self, carry: Array, previous: Array) -> Array:
+    def sequence(self, context: dict, previous: Array) -> Array:
         """Teacher forcing: previous actions (B, T) -> outputs (B, T, H)."""
         embedded = self.action_in(action_features(previous))
         _, outputs = nn.scan(
             lambda cell, c, x: cell(c, x), variable_broadcast="params", split_rngs={"params": False}, in_axes=1, out_axes=1
-        )(self.cell, carry, embedded)
-        return outputs
+        )(self.cell, context["carry"], embedded)
+        if not self.attention:
+            return outputs
+        scores = jnp.einsum("bth,blh->btl", self.query(outputs), context["memory"]) / jnp.sqrt(self.hidden)
+        weights = jax.nn.softmax(jnp.where(context["mask"][:, None], scores, -1e9), -1)
+        attended = jnp.einsum("btl,blh->bth", weights, context["memory"])
+        return jnp.tanh(self.combine(jnp.concatenate([outputs, attended], -1)))
 
 
 class _DecoderLayer(nn.Module):
@@ -265,10 +278,11 @@ class BuilderModel(nn.Module):
     cnn_width: int = 16
     set_width: int = 32
     head_hidden: int = 64
+    text_attention: bool = False
 
     def setup(self):
         if self.kind == "gru":
-            self.decoder = GruDecoder(self.vocab_size)
+            self.decoder = GruDecoder(self.vocab_size, attention=self.text_attention)
         elif self.kind == "transformer":
             self.decoder = TransformerDecoder(max_steps=self.max_steps)
         else:
@@ -282,15 +296,15 @@ class BuilderModel(nn.Module):
         self.head = ActionHead(self.head_hidden)
 
     def context(self, text: dict) -> dict:
-        """What the decoder reads of the dialogue, computed once per item: the GRU's initial state,
-        or the projected text states and their mask."""
+        """What the decoder reads of the dialogue, computed once per item: the GRU's initial state
+        (and its encoder's token states with ``text_attention``), or the projected text states and their mask."""
         if self.kind == "gru":
-            return {"carry": self.decoder.encode(text["tokens"])}
+            return self.decoder.encode(text["tokens"])
         return {"memory": self.decoder.project(text["states"].astype(jnp.float32)), "mask": text["mask"]}
 
     def _outputs(self, context: dict, previous: Array) -> Array:
         if self.kind == "gru":
-            return self.decoder.sequence(context["carry"], previous)
+            return self.decoder.sequence(context, previous)
         return self.decoder.sequence(context["memory"], context["mask"], previous)
 
     def __call__(self, text: dict, previous: Array, features: Array) -> Array:

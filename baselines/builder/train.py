@@ -49,7 +49,8 @@ class TrainConfig:
     ``plateau_decay``: the learning rate is multiplied by this after every epoch of the final phase
     without a better dev loss (1: constant); ``text_tokens``: word pieces of the frozen encoder
     (transformer); ``num_buckets``: curriculum buckets; ``world_encoder``: the world encoder (``set`` or
-    ``cnn``, ``baselines.builder.model``)."""
+    ``cnn``, ``baselines.builder.model``); ``text_attention``: the GRU decoder attends over the dialogue
+    encoder's token states at every step."""
 
     model: str = "gru"
     world_encoder: str = "set"
@@ -69,6 +70,7 @@ class TrainConfig:
     text_tokens: int = 128
     seed: int = 0
     embeddings: str = field(default="minilm")
+    text_attention: bool = False
 
     @classmethod
     def from_saved(cls, saved: dict) -> TrainConfig:
@@ -96,6 +98,8 @@ class TrainConfig:
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
         if self.curriculum:
             curriculum_key(self.curriculum)
+        if self.text_attention and self.model != "gru":
+            raise ValueError(f"text_attention is a GRU decoder option; model={self.model!r} attends to the text already")
         if self.embeddings not in EMBEDDINGS:
             raise ValueError(f"embeddings={self.embeddings!r}: use one of {', '.join(EMBEDDINGS)}")
 
@@ -161,7 +165,11 @@ class Builder:
         config.validate()
         self.config = config
         self.model = BuilderModel(
-            config.model, vocab_size=vocab_size, max_steps=max(32, config.max_actions + 1), world_encoder=config.world_encoder
+            config.model,
+            vocab_size=vocab_size,
+            max_steps=max(32, config.max_actions + 1),
+            world_encoder=config.world_encoder,
+            text_attention=config.text_attention,
         )
         self.optimizer = optax.chain(optax.clip_by_global_norm(5.0), optax.adamw(config.lr, weight_decay=config.weight_decay))
         self._train_step = jax.jit(self._step, static_argnums=2)
