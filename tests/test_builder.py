@@ -94,10 +94,14 @@ def test_text_attention_reads_every_dialogue_token_and_ignores_padding(examples,
     lengths = (tokens != 0).sum(-1)
     assert lengths.min() < tokens.shape[1] and not tokens[lengths.argmin(), lengths.min() :].any(), "0-padded at the end"
     previous = np.full((4, 2), -1)
-    params = model.init(jax.random.key(0), {"tokens": tokens}, previous, method=lambda m, t, p: m._outputs(m.context(t), p))
+
+    def decoder_outputs(module, text, previous):
+        return module._outputs(module.context(text), previous)
+
+    params = model.init(jax.random.key(0), {"tokens": tokens}, previous, method=decoder_outputs)
 
     def outputs(tokens):
-        return np.asarray(model.apply(params, {"tokens": tokens}, previous, method=lambda m, t, p: m._outputs(m.context(t), p)))
+        return np.asarray(model.apply(params, {"tokens": tokens}, previous, method=decoder_outputs))
 
     padded = np.pad(tokens, ((0, 0), (0, 7)))
     np.testing.assert_allclose(outputs(padded), outputs(tokens), atol=1e-5)
