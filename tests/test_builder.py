@@ -11,7 +11,14 @@ from baselines.builder import data as builder_data
 from baselines.builder import evaluate as builder_evaluate
 from baselines.builder.__main__ import main
 from baselines.builder.evaluate import copy_last_action
-from baselines.builder.model import MAX_BLOCKS, BuilderModel, SetWorldEncoder, neighbour_features, world_features
+from baselines.builder.model import (
+    MAX_BLOCKS,
+    BuilderModel,
+    SetWorldEncoder,
+    builder_frame_neighbours,
+    neighbour_features,
+    world_features,
+)
 from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, score
 from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
 from blocksworld.augment import action_codes, permute_colours
@@ -69,12 +76,15 @@ def test_examples_cap_actions_and_end_with_stop_only_when_complete(items, exampl
     assert (examples.ages[later] < 5).any(axis=(1, 2, 3)).all(), "recently changed cells carry a recency age"
 
 
-@pytest.mark.parametrize("kind", ["gru", "transformer", "gru-cnn", "gru-attention"])
+@pytest.mark.parametrize("kind", ["gru", "transformer", "gru-cnn", "gru-attention", "gru-builder-frame"])
 def test_teacher_forced_loss_decreases(kind, gru, examples, vocabulary):
     if kind == "gru":
         builder, text = gru, {"tokens": examples.tokens}
     elif kind == "gru-attention":
         builder = Builder(TrainConfig(max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24, text_attention=True), len(vocabulary))
+        text = {"tokens": examples.tokens}
+    elif kind == "gru-builder-frame":
+        builder = Builder(TrainConfig(max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24, builder_frame=True), len(vocabulary))
         text = {"tokens": examples.tokens}
     elif kind == "gru-cnn":
         builder = Builder(TrainConfig(world_encoder="cnn", max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24), len(vocabulary))
@@ -256,6 +266,30 @@ def test_neighbour_features_are_the_six_face_neighbours_cells():
         assert near[cell][side].argmax() == 3 and near[cell][side].sum() == 1
     assert (near[5, 4, 5, :, 0] == 1).all(), "the block's own neighbours are empty cells"
     assert (near[0, :, :, 0] == 0).all() and (near[:, 8, :, 3] == 0).all(), "outside the grid: all zero"
+
+
+def test_builder_frame_neighbours_turn_with_the_builder():
+    grid = np.zeros((11, 9, 11), np.int8)
+    grid[5, 4, 5] = 3
+    ages = np.full((11, 9, 11), 5)
+
+    def near(grid, yaw, x=0.0, z=0.0):
+        feats = world_features(grid, ages, np.array([x, 1, z, yaw, 20], np.float32))[None]
+        return np.asarray(builder_frame_neighbours(feats))[0].reshape(11, 9, 11, 6, 7)
+
+    # (order behind, front, below, above, left, right); yaw 0 faces +z with -x on the right
+    for yaw, beside in ((0, (((4, 4, 5), 4), ((6, 4, 5), 5), ((5, 4, 4), 1), ((5, 4, 6), 0))), (80, (((6, 4, 5), 1), ((5, 4, 6), 5)))):
+        for cell, side in beside + (((5, 3, 5), 3),):
+            assert near(grid, yaw)[cell][side].argmax() == 3, (yaw, cell, side)
+    rng = np.random.default_rng(0)
+    grid[tuple(rng.integers(0, (11, 9, 11), (30, 3)).T)] = rng.integers(1, 7, 30)
+    xi, yi, zi = np.indices(grid.shape)
+    turned = np.zeros_like(grid)
+    turned[10 - zi, yi, xi] = grid  # a quarter turn, as blocksworld.augment.rotate: (x, z) -> (-z, x), yaw + 90
+    for yaw in (0.0, 30.0, 95.0, -170.0):
+        np.testing.assert_array_equal(near(turned, yaw + 90, x=-2.0, z=1.0)[10 - zi, yi, xi], near(grid, yaw, x=1.0, z=2.0))
+    with pytest.raises(ValueError, match="builder_frame is a set encoder option"):
+        TrainConfig(world_encoder="cnn", builder_frame=True).validate()
 
 
 def test_set_encoder_lets_every_cell_see_a_distant_block_and_takes_full_boards():

@@ -169,6 +169,11 @@ def parser() -> argparse.ArgumentParser:
         help="the GRU decoder attends over the dialogue encoder's token states at every step (default: its last state only)",
     )
     t.add_argument("--world-encoder", choices=WORLDS, help="the blocks as a set (default) or a 3D CNN over every cell")
+    t.add_argument(
+        "--builder-frame",
+        action="store_true",
+        help="the set encoder also reads each cell's 6 neighbours as behind / front / below / above / left / right of the Builder",
+    )
     t.add_argument("--max-actions", type=int, help="decoding cap (default 10 on the corpus alone, 20 with simulated data)")
     t.add_argument("--batch-size", type=int, help="items per batch (default 32)")
     t.add_argument("--lr", type=float, help="AdamW learning rate (default 1e-3)")

@@ -23,7 +23,8 @@ Two world encoders give the head the same (..., 11, 9, 11, width) cell features:
 
 * ``set`` (``SetWorldEncoder``, the default): the blocks on the board (and the cells changed in the last
   ``RECENCY_SPAN`` actions) as a set of at most ``MAX_BLOCKS`` tokens through a small transformer
-  whose board token every cell reads, beside its own features and its 6 neighbours'. All of it is
+  whose board token every cell reads, beside its own features and its 6 neighbours' (``builder_frame``:
+  also ordered by the Builder's left / right / front / behind). All of it is
   matrix products (XLA's CPU convolutions run about 10x fewer FLOP per second than its matmuls).
 * ``cnn`` (``WorldEncoder``, the paper's kind): 3D convolutions over every cell.
 """
@@ -117,6 +118,25 @@ def neighbour_features(features: Array) -> Array:
     return jnp.concatenate(parts, -1)
 
 
+_FACING_ORDER = jnp.array([[4, 5, 2, 3, 1, 0], [1, 0, 2, 3, 5, 4], [5, 4, 2, 3, 0, 1], [0, 1, 2, 3, 4, 5]])
+"""Per quarter turn of the Builder's yaw (0, 90, 180, 270 degrees: facing +z, -x, -z, +x), the
+indices into ``neighbour_features``' order of the neighbours behind, in front, below, above, to the
+left and to the right."""
+
+
+def builder_frame_neighbours(features: Array) -> Array:
+    """(N, 11, 9, 11, 11) -> (N, 11, 9, 11, 42): the 6 face neighbours' cell one-hots in the Builder's
+    frame (behind, front, below, above, left, right) at the quarter turn nearest its yaw. The yaw is
+    read from the perspective channels' step along x (forward changes by -sin(yaw) / 10, right by
+    -cos(yaw) / 10), so the features need nothing beside ``world_features``."""
+    step = features[:, 1, 0, 0, -3:-1] - features[:, 0, 0, 0, -3:-1]  # (N, 2): forward, right
+    yaw = jnp.arctan2(-step[:, 0], -step[:, 1])
+    quarter = jnp.round(yaw / (jnp.pi / 2)).astype(jnp.int32) % 4
+    near = neighbour_features(features).reshape(*features.shape[:-1], 6, NUM_COLOURS + 1)
+    order = _FACING_ORDER[quarter][:, None, None, None, :, None]
+    return jnp.take_along_axis(near, order, axis=-2).reshape(*features.shape[:-1], -1)
+
+
 class _SetBlock(nn.Module):
     """Pre-norm self-attention over a set (under ``mask``), then a 2x feed-forward."""
 
@@ -132,28 +152,31 @@ class _SetBlock(nn.Module):
 class SetWorldEncoder(nn.Module):
     """(..., 11, 9, 11, 11) features -> (..., 11, 9, 11, width).
 
-    Every cell is embedded from its 11 features, its neighbours' cell one-hots and learned x / y / z
-    position embeddings. The occupied or recently changed cells (at most ``MAX_BLOCKS``, in flat
-    order) and one learned board token form a set; ``layers`` self-attention blocks mix it, and
+    Every cell is embedded from its 11 features, its neighbours' cell one-hots (with ``builder_frame``
+    also in the Builder's frame: ``builder_frame_neighbours``) and learned x / y / z position
+    embeddings. The occupied or recently changed cells (at most ``MAX_BLOCKS``, in flat order) and
+    one learned board token form a set; ``layers`` self-attention blocks mix it, and
     every cell adds a projection of the board token's output. Per cell this is two small matrix
     products, so the encoder costs what the set holds."""
 
     width: int = 32
     layers: int = 2
     heads: int = 4
+    builder_frame: bool = False
 
     @nn.compact
     def __call__(self, features: Array) -> Array:
         lead = features.shape[:-4]
         x = features.reshape(-1, *features.shape[-4:])
         n = x.shape[0]
+        inputs = [x, neighbour_features(x)] + ([builder_frame_neighbours(x)] if self.builder_frame else [])
         position = sum(
             nn.Embed(size, self.width, name=f"position_{axis}")(jnp.arange(size)).reshape(
                 [size if a == axis else 1 for a in range(3)] + [self.width]
             )
             for axis, size in enumerate(SHAPE)
         )
-        cells = nn.Dense(self.width)(jnp.concatenate([x, neighbour_features(x)], -1)) + position
+        cells = nn.Dense(self.width)(jnp.concatenate(inputs, -1)) + position
         cells = cells.reshape(n, -1, self.width)
         present = ((x[..., 0] < 0.5) | (x[..., NUM_COLOURS + 1] > 0)).reshape(n, -1)  # a block, or changed lately
         index = jax.vmap(lambda p: jnp.nonzero(p, size=MAX_BLOCKS, fill_value=0)[0])(present)
@@ -279,6 +302,7 @@ class BuilderModel(nn.Module):
     set_width: int = 32
     head_hidden: int = 64
     text_attention: bool = False
+    builder_frame: bool = False
 
     def setup(self):
         if self.kind == "gru":
@@ -290,7 +314,7 @@ class BuilderModel(nn.Module):
         if self.world_encoder == "cnn":
             self.world = WorldEncoder(self.cnn_width)
         elif self.world_encoder == "set":
-            self.world = SetWorldEncoder(self.set_width)
+            self.world = SetWorldEncoder(self.set_width, builder_frame=self.builder_frame)
         else:
             raise ValueError(f"unknown world encoder {self.world_encoder!r}; use one of {', '.join(WORLDS)}")
         self.head = ActionHead(self.head_hidden)

@@ -50,7 +50,8 @@ class TrainConfig:
     without a better dev loss (1: constant); ``text_tokens``: word pieces of the frozen encoder
     (transformer); ``num_buckets``: curriculum buckets; ``world_encoder``: the world encoder (``set`` or
     ``cnn``, ``baselines.builder.model``); ``text_attention``: the GRU decoder attends over the dialogue
-    encoder's token states at every step."""
+    encoder's token states at every step; ``builder_frame``: the set encoder also reads each cell's neighbours
+    in the Builder's frame (``baselines.builder.model.builder_frame_neighbours``)."""
 
     model: str = "gru"
     world_encoder: str = "set"
@@ -71,6 +72,7 @@ class TrainConfig:
     seed: int = 0
     embeddings: str = field(default="minilm")
     text_attention: bool = False
+    builder_frame: bool = False
 
     @classmethod
     def from_saved(cls, saved: dict) -> TrainConfig:
@@ -100,6 +102,8 @@ class TrainConfig:
             curriculum_key(self.curriculum)
         if self.text_attention and self.model != "gru":
             raise ValueError(f"text_attention is a GRU decoder option; model={self.model!r} attends to the text already")
+        if self.builder_frame and self.world_encoder != "set":
+            raise ValueError(f"builder_frame is a set encoder option; world_encoder={self.world_encoder!r}")
         if self.embeddings not in EMBEDDINGS:
             raise ValueError(f"embeddings={self.embeddings!r}: use one of {', '.join(EMBEDDINGS)}")
 
@@ -170,6 +174,7 @@ class Builder:
             max_steps=max(32, config.max_actions + 1),
             world_encoder=config.world_encoder,
             text_attention=config.text_attention,
+            builder_frame=config.builder_frame,
         )
         self.optimizer = optax.chain(optax.clip_by_global_norm(5.0), optax.adamw(config.lr, weight_decay=config.weight_decay))
         self._train_step = jax.jit(self._step, static_argnums=2)
