@@ -275,7 +275,7 @@ def test_builder_frame_neighbours_turn_with_the_builder():
 
     def near(grid, yaw, x=0.0, z=0.0):
         feats = world_features(grid, ages, np.array([x, 1, z, yaw, 20], np.float32))[None]
-        return np.asarray(builder_frame_neighbours(feats))[0].reshape(11, 9, 11, 6, 7)
+        return np.asarray(builder_frame_neighbours(feats, neighbour_features(feats)))[0].reshape(11, 9, 11, 6, 7)
 
     # (order behind, front, below, above, left, right); yaw 0 faces +z with -x on the right
     for yaw, beside in ((0, (((4, 4, 5), 4), ((6, 4, 5), 5), ((5, 4, 4), 1), ((5, 4, 6), 0))), (80, (((6, 4, 5), 1), ((5, 4, 6), 5)))):

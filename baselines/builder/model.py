@@ -124,15 +124,16 @@ indices into ``neighbour_features``' order of the neighbours behind, in front, b
 left and to the right."""
 
 
-def builder_frame_neighbours(features: Array) -> Array:
-    """(N, 11, 9, 11, 11) -> (N, 11, 9, 11, 42): the 6 face neighbours' cell one-hots in the Builder's
-    frame (behind, front, below, above, left, right) at the quarter turn nearest its yaw. The yaw is
-    read from the perspective channels' step along x (forward changes by -sin(yaw) / 10, right by
-    -cos(yaw) / 10), so the features need nothing beside ``world_features``."""
+def builder_frame_neighbours(features: Array, near: Array) -> Array:
+    """Features (N, 11, 9, 11, 11) and their ``neighbour_features`` (N, 11, 9, 11, 42) -> the same
+    (N, 11, 9, 11, 42) in the Builder's frame (behind, front, below, above, left, right) at the
+    quarter turn nearest its yaw. The yaw is read from the perspective channels' step along x
+    (forward changes by -sin(yaw) / 10, right by -cos(yaw) / 10), so the features need nothing
+    beside ``world_features``."""
     step = features[:, 1, 0, 0, -3:-1] - features[:, 0, 0, 0, -3:-1]  # (N, 2): forward, right
     yaw = jnp.arctan2(-step[:, 0], -step[:, 1])
     quarter = jnp.round(yaw / (jnp.pi / 2)).astype(jnp.int32) % 4
-    near = neighbour_features(features).reshape(*features.shape[:-1], 6, NUM_COLOURS + 1)
+    near = near.reshape(*features.shape[:-1], 6, NUM_COLOURS + 1)
     order = _FACING_ORDER[quarter][:, None, None, None, :, None]
     return jnp.take_along_axis(near, order, axis=-2).reshape(*features.shape[:-1], -1)
 
@@ -169,7 +170,8 @@ class SetWorldEncoder(nn.Module):
         lead = features.shape[:-4]
         x = features.reshape(-1, *features.shape[-4:])
         n = x.shape[0]
-        inputs = [x, neighbour_features(x)] + ([builder_frame_neighbours(x)] if self.builder_frame else [])
+        near = neighbour_features(x)
+        inputs = [x, near] + ([builder_frame_neighbours(x, near)] if self.builder_frame else [])
         position = sum(
             nn.Embed(size, self.width, name=f"position_{axis}")(jnp.arange(size)).reshape(
                 [size if a == axis else 1 for a in range(3)] + [self.width]
