@@ -475,6 +475,19 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert json.loads((scored / "evaluation.json").read_text()) == result, "a failed evaluation keeps the saved one"
 
 
+def test_corpus_copies_sets_the_corpus_augmentation_and_not_the_simulators(items):
+    def count(corpus_copies, simulated):
+        return len(builder_data.training_items(items, simulated, corpus_copies=corpus_copies))
+
+    assert [count(c, {}) for c in (0, 3, 7)] == [len(items), 4 * len(items), 8 * len(items)]
+    assert count(7, {"blocks": 8}) - count(7, {}) == count(3, {"blocks": 8}) - count(3, {})  # the simulators stay at 4x
+    copies = builder_data.training_items(items, {}, corpus_copies=5)[len(items) :]
+    assert len({i.structure_id.rsplit("_", 1)[1] for i in copies}) == 5
+    for bad in (-1, True, 1.5):
+        with pytest.raises(ValueError, match="corpus_copies must be an int >= 0"):
+            TrainConfig(corpus_copies=bad).validate()
+
+
 def test_vocabulary_keeps_one_id_per_word():
     vocabulary = Vocabulary(["red", "red", "blue"])
     assert vocabulary.words.count("red") == 1 and vocabulary.ids["blue"] == len(vocabulary) - 1

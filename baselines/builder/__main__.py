@@ -94,7 +94,7 @@ def train(args: argparse.Namespace) -> None:
         out = cli.prepare_out(args.out, overwrite=args.overwrite, can_resume=True)
         saved = out / "config.json"
     corpus = load_items(data, ("train", "dev")) if data else {"train": [], "dev": []}
-    items = builder_data.training_items(corpus["train"], sizes, config.seed)
+    items = builder_data.training_items(corpus["train"], sizes, config.seed, config.corpus_copies)
     if config.curriculum == "dataset" and not data:
         _log("note: without the corpus, the dataset key orders the three simulators only")
     dev_items = corpus["dev"] + builder_data.simulated_dev_items(list(sizes))
@@ -106,7 +106,7 @@ def train(args: argparse.Namespace) -> None:
         vocabulary.save(out / "vocabulary.json")
     saved.write_text(json.dumps({"config": asdict(config), "data": data, "simulated_items": sizes}, indent=1))
     _log(
-        f"{len(items):,} training items ({len(corpus['train']):,} corpus x 4 + simulated {sizes or 'none'}), "
+        f"{len(items):,} training items ({len(corpus['train']):,} corpus x {config.corpus_copies + 1} + simulated {sizes or 'none'}), "
         f"{len(dev_items):,} dev items, vocabulary {len(vocabulary):,} words; model {config.model}, batch {config.batch_size}, "
         f"lr {config.lr}, up to {config.max_actions} actions, budget {config.minutes:g} min; devices {jax.devices()}"
     )
@@ -160,6 +160,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--data", type=Path, help="Minecraft Dialogue Corpus data folder (default: simulated data only)")
     t.add_argument("--synthetic", action="store_true", help="join the three simulators' train splits (BAP v2 joint training)")
     t.add_argument("--simulated-items", type=int, help="train items per simulator, 4x augmentation included (default: BAP v2 Table 3)")
+    t.add_argument("--corpus-copies", type=int, help="augmented copies of each corpus train item (default 3: the paper's 4x data)")
     t.add_argument("--curriculum", help="curriculum difficulty key: dataset, actions, input or a comma-separated tuple")
     t.add_argument("--num-buckets", type=int, help="curriculum buckets (default 5)")
     t.add_argument("--model", choices=MODELS, help="decoder (default gru)")

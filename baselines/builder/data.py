@@ -174,10 +174,12 @@ def simulated_dev_items(simulators: Sequence[str]) -> list[BapItem]:
     return [i for simulator in simulators for i in synthetic_items(simulator, "dev", SYNTHETIC_EVAL_ITEMS["dev"])]
 
 
-def training_items(corpus_train: Sequence[BapItem], simulated: dict[str, int], seed: int = 0) -> list[BapItem]:
-    """The corpus train items with ``CORPUS_COPIES`` augmented copies, plus ``simulated`` train
-    items per simulator (each with the same 4x augmentation, as the paper's train sets)."""
-    out = [*corpus_train, *augment.augment(corpus_train, CORPUS_COPIES, seed)]
+def training_items(
+    corpus_train: Sequence[BapItem], simulated: dict[str, int], seed: int = 0, corpus_copies: int = CORPUS_COPIES
+) -> list[BapItem]:
+    """The corpus train items with ``corpus_copies`` augmented copies, plus ``simulated`` train
+    items per simulator (each with ``CORPUS_COPIES``: 4x augmentation, as the paper's train sets)."""
+    out = [*corpus_train, *augment.augment(corpus_train, corpus_copies, seed)]
     for simulator, count in simulated.items():
         base = synthetic_items(simulator, "train", max(1, count // (CORPUS_COPIES + 1)), seed)
         out += base + augment.augment(base, CORPUS_COPIES, seed)

@@ -51,7 +51,8 @@ class TrainConfig:
     (transformer); ``num_buckets``: curriculum buckets; ``world_encoder``: the world encoder (``set`` or
     ``cnn``, ``baselines.builder.model``); ``text_attention``: the GRU decoder attends over the dialogue
     encoder's token states at every step; ``builder_frame``: the set encoder also reads each cell's neighbours
-    in the Builder's frame (``baselines.builder.model.builder_frame_neighbours``)."""
+    in the Builder's frame (``baselines.builder.model.builder_frame_neighbours``); ``corpus_copies``: augmented
+    copies of each corpus train item (3: the paper's 4x data)."""
 
     model: str = "gru"
     world_encoder: str = "set"
@@ -73,6 +74,7 @@ class TrainConfig:
     embeddings: str = field(default="minilm")
     text_attention: bool = False
     builder_frame: bool = False
+    corpus_copies: int = 3
 
     @classmethod
     def from_saved(cls, saved: dict) -> TrainConfig:
@@ -88,6 +90,8 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if isinstance(self.corpus_copies, bool) or not isinstance(self.corpus_copies, int) or self.corpus_copies < 0:
+            raise ValueError(f"corpus_copies must be an int >= 0, got {self.corpus_copies!r}")
         for name in ("lr", "minutes"):
             value = getattr(self, name)
             if not math.isfinite(value) or value <= 0:
