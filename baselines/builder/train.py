@@ -28,7 +28,7 @@ from flax.training import train_state
 from jax import Array
 
 from baselines.builder import EMBEDDINGS, MODELS, SELECT, WORLDS
-from baselines.builder.data import Examples, batches, step_buckets
+from baselines.builder.data import CORPUS_COPIES, Examples, batches, step_buckets
 from baselines.builder.model import BuilderModel, advance, world_features
 from blocksworld import curriculum as curricula
 from blocksworld import metrics
@@ -74,7 +74,7 @@ class TrainConfig:
     embeddings: str = field(default="minilm")
     text_attention: bool = False
     builder_frame: bool = False
-    corpus_copies: int = 3
+    corpus_copies: int = CORPUS_COPIES
 
     @classmethod
     def from_saved(cls, saved: dict) -> TrainConfig:
