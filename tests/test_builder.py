@@ -80,6 +80,7 @@ GRU_VARIANTS = {
     "gru-cnn": {"world_encoder": "cnn"},
     "gru-attention": {"text_attention": True},
     "gru-builder-frame": {"builder_frame": True},
+    "gru-dropout": {"dropout": 0.2},
 }
 """TrainConfig settings of the GRU variants whose training loss must fall like the default's."""
 
@@ -122,6 +123,29 @@ def test_text_attention_reads_every_dialogue_token_and_ignores_padding(examples,
     assert np.abs(outputs(first) - outputs(tokens)).max() > 1e-4, "the first word reaches the decoder"
     with pytest.raises(ValueError, match="text_attention is a GRU decoder option"):
         TrainConfig(model="transformer", text_attention=True).validate()
+
+
+@pytest.mark.parametrize("kind", ["gru", "transformer"])
+def test_dropout_acts_in_training_only_and_follows_its_key(kind, examples, vocabulary):
+    if kind == "gru":
+        text = {"tokens": examples.tokens[:4]}
+    else:
+        text = {"states": np.random.default_rng(0).normal(size=(4, 6, 384)).astype(np.float32), "mask": np.ones((4, 6), bool)}
+    previous = np.full((4, 2), -1)
+    features = jax.vmap(world_features)(examples.starts[:4], examples.ages[:4], examples.poses[:4])[:, None].repeat(2, 1)
+    model = BuilderModel(kind, vocab_size=len(vocabulary), dropout=0.5)
+    params = model.init(jax.random.key(0), text, previous, features)
+    plain = BuilderModel(kind, vocab_size=len(vocabulary)).apply(params, text, previous, features)
+    np.testing.assert_array_equal(model.apply(params, text, previous, features), plain)
+
+    def trained(seed):
+        return np.asarray(model.apply(params, text, previous, features, train=True, rngs={"dropout": jax.random.key(seed)}))
+
+    np.testing.assert_array_equal(trained(1), trained(1))
+    assert np.abs(trained(1) - plain).max() > 1e-3 and np.abs(trained(1) - trained(2)).max() > 1e-3
+    for bad in (-0.1, 1.0):
+        with pytest.raises(ValueError, match=r"dropout must be in \[0, 1\)"):
+            TrainConfig(dropout=bad).validate()
 
 
 def test_lr_scale_scales_the_whole_adamw_step(gru, examples):
@@ -398,7 +422,7 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     monkeypatch.setattr(builder_data, "SYNTHETIC_EVAL_ITEMS", {"dev": 8, "test": 8})
     run = tmp_path / "run"
     common = ["train", "--out", str(run), "--simulated-items", "16", "--max-actions", "2", "--batch-size", "16", "--embeddings", "learned"]
-    common += ["--plateau-decay", "0.5"]
+    common += ["--plateau-decay", "0.5", "--dropout", "0.2"]  # dropout masks follow the step: resuming draws the same
     main(common + ["--max-epochs", "1"])
     assert json.loads((run / "config.json").read_text())["config"]["max_actions"] == 2
     with pytest.raises(SystemExit, match="already exists; continue it with --resume or replace it with --overwrite"):

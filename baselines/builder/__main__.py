@@ -161,6 +161,11 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--synthetic", action="store_true", help="join the three simulators' train splits (BAP v2 joint training)")
     t.add_argument("--simulated-items", type=int, help="train items per simulator, 4x augmentation included (default: BAP v2 Table 3)")
     t.add_argument("--corpus-copies", type=int, help="augmented copies of each corpus train item (default 3: the paper's 4x data)")
+    t.add_argument(
+        "--dropout",
+        type=float,
+        help="word dropout and dropout on the decoder states and world cells in training (default 0: none)",
+    )
     t.add_argument("--curriculum", help="curriculum difficulty key: dataset, actions, input or a comma-separated tuple")
     t.add_argument("--num-buckets", type=int, help="curriculum buckets (default 5)")
     t.add_argument("--model", choices=MODELS, help="decoder (default gru)")

@@ -38,7 +38,10 @@ from jax import Array
 
 from baselines.builder import MODELS, WORLDS
 from blocksworld.grid import ACTIONS_PER_CELL, NUM_CELL_ACTIONS, NUM_COLOURS, REMOVE, SHAPE, X_RANGE, Y_RANGE, Z_RANGE
+from blocksworld.tokenizer import SPECIAL, UNK
 
+UNKNOWN_TOKEN = SPECIAL.index(UNK)
+"""The word id that word dropout puts in place of a dialogue token."""
 RECENCY_SPAN = 5
 """Actions over which a changed cell's recency weight fades to 0 (the reference's "step" scheme)."""
 MAX_BLOCKS = 64
@@ -305,6 +308,7 @@ class BuilderModel(nn.Module):
     head_hidden: int = 64
     text_attention: bool = False
     builder_frame: bool = False
+    dropout: float = 0.0
 
     def setup(self):
         if self.kind == "gru":
@@ -320,6 +324,7 @@ class BuilderModel(nn.Module):
         else:
             raise ValueError(f"unknown world encoder {self.world_encoder!r}; use one of {', '.join(WORLDS)}")
         self.head = ActionHead(self.head_hidden)
+        self.drop = nn.Dropout(self.dropout)
 
     def context(self, text: dict) -> dict:
         """What the decoder reads of the dialogue, computed once per item: the GRU's initial state
@@ -333,10 +338,23 @@ class BuilderModel(nn.Module):
             return self.decoder.sequence(context, previous)
         return self.decoder.sequence(context["memory"], context["mask"], previous)
 
-    def __call__(self, text: dict, previous: Array, features: Array) -> Array:
+    def __call__(self, text: dict, previous: Array, features: Array, train: bool = False) -> Array:
         """Teacher forcing: previous actions (B, T) (-1 first), world features (B, T, 11, 9, 11, 11)
-        -> logits (B, T, 7624)."""
-        return self.head(self._outputs(self.context(text), previous), self.world(features))
+        -> logits (B, T, 7624). With ``train`` and ``dropout`` > 0 (needs a ``dropout`` rng): word
+        dropout (each dialogue word becomes ``<unk>`` with probability ``dropout``, speaker marks kept; the
+        transformer's projected text states get dropout instead), and dropout on the decoder
+        states and the encoded world cells before the action head."""
+        if not train or self.dropout == 0:
+            return self.head(self._outputs(self.context(text), previous), self.world(features))
+        if self.kind == "gru":
+            tokens = text["tokens"]
+            unknown = jax.random.bernoulli(self.make_rng("dropout"), self.dropout, tokens.shape) & (tokens >= len(SPECIAL))
+            text = {**text, "tokens": jnp.where(unknown, UNKNOWN_TOKEN, tokens)}
+        context = self.context(text)
+        if self.kind == "transformer":
+            context = {**context, "memory": self.drop(context["memory"], deterministic=False)}
+        states = self.drop(self._outputs(context, previous), deterministic=False)
+        return self.head(states, self.drop(self.world(features), deterministic=False))
 
     def step_logits(self, context: dict, previous: Array, t: Array, features: Array) -> Array:
         """Logits (B, 7624) of action ``t`` from the context, the actions so far ``previous`` (B, T)

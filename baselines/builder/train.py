@@ -52,7 +52,8 @@ class TrainConfig:
     ``cnn``, ``baselines.builder.model``); ``text_attention``: the GRU decoder attends over the dialogue
     encoder's token states at every step; ``builder_frame``: the set encoder also reads each cell's neighbours
     in the Builder's frame (``baselines.builder.model.builder_frame_neighbours``); ``corpus_copies``: augmented
-    copies of each corpus train item (3: the paper's 4x data)."""
+    copies of each corpus train item (3: the paper's 4x data); ``dropout``: the rate of word dropout and of
+    dropout on the decoder states and world cells in training (``BuilderModel``; 0: none)."""
 
     model: str = "gru"
     world_encoder: str = "set"
@@ -75,6 +76,7 @@ class TrainConfig:
     text_attention: bool = False
     builder_frame: bool = False
     corpus_copies: int = CORPUS_COPIES
+    dropout: float = 0.0
 
     @classmethod
     def from_saved(cls, saved: dict) -> TrainConfig:
@@ -100,6 +102,8 @@ class TrainConfig:
             raise ValueError(f"select={self.select!r}: use one of {', '.join(SELECT)}")
         if not 0 < self.plateau_decay <= 1:
             raise ValueError(f"plateau_decay must be in (0, 1], got {self.plateau_decay!r}")
+        if not 0 <= self.dropout < 1:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
         if not math.isfinite(self.weight_decay) or self.weight_decay < 0:
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
         if self.curriculum:
@@ -179,6 +183,7 @@ class Builder:
             world_encoder=config.world_encoder,
             text_attention=config.text_attention,
             builder_frame=config.builder_frame,
+            dropout=config.dropout,
         )
         self.optimizer = optax.chain(optax.clip_by_global_norm(5.0), optax.adamw(config.lr, weight_decay=config.weight_decay))
         self._train_step = jax.jit(self._step, static_argnums=2)
@@ -205,12 +210,16 @@ class Builder:
             "lengths": jnp.asarray(examples.lengths[index]),
         }
 
-    def _loss(self, params, batch: dict, steps: int) -> tuple[Array, Array]:
-        """(mean cross entropy per target step, number of target steps) of a batch padded to ``steps``."""
+    def _loss(self, params, batch: dict, steps: int, dropout_key: Array | None = None) -> tuple[Array, Array]:
+        """(mean cross entropy per target step, number of target steps) of a batch padded to ``steps``;
+        with a ``dropout_key`` the model runs in training mode (``TrainConfig.dropout``)."""
         targets = batch["targets"][:, :steps]
         features, feasible = _world_steps(batch["starts"], batch["ages"], batch["poses"], targets, steps)
         previous = jnp.concatenate([jnp.full((targets.shape[0], 1), -1), targets[:, :-1]], 1)
-        logits = self.model.apply(params, batch["text"], previous, features)
+        if dropout_key is None:
+            logits = self.model.apply(params, batch["text"], previous, features)
+        else:
+            logits = self.model.apply(params, batch["text"], previous, features, train=True, rngs={"dropout": dropout_key})
         gold = jnp.maximum(targets, 0)
         allowed = feasible | jax.nn.one_hot(gold, logits.shape[-1], dtype=bool)
         logits = jnp.where(allowed, logits, -1e9)
@@ -220,7 +229,8 @@ class Builder:
         return (nll * valid).sum() / jnp.maximum(count, 1), count
 
     def _step(self, state: train_state.TrainState, batch: dict, steps: int, lr_scale: Array):
-        (loss, count), grads = jax.value_and_grad(self._loss, has_aux=True)(state.params, batch, steps)
+        dropout_key = jax.random.fold_in(jax.random.key(self.config.seed), state.step)  # a resumed run draws the same masks
+        (loss, count), grads = jax.value_and_grad(self._loss, has_aux=True)(state.params, batch, steps, dropout_key)
         updates, opt_state = self.optimizer.update(grads, state.opt_state, state.params)
         params = optax.apply_updates(state.params, jax.tree.map(lambda u: lr_scale * u, updates))  # AdamW's step, decay included
         return state.replace(step=state.step + 1, params=params, opt_state=opt_state), loss, count
