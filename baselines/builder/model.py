@@ -344,17 +344,16 @@ class BuilderModel(nn.Module):
         dropout (each dialogue word becomes ``<unk>`` with probability ``dropout``, speaker marks kept; the
         transformer's projected text states get dropout instead), and dropout on the decoder
         states and the encoded world cells before the action head."""
-        if not train or self.dropout == 0:
-            return self.head(self._outputs(self.context(text), previous), self.world(features))
-        if self.kind == "gru":
+        deterministic = not train or self.dropout == 0
+        if self.kind == "gru" and not deterministic:
             tokens = text["tokens"]
             unknown = jax.random.bernoulli(self.make_rng("dropout"), self.dropout, tokens.shape) & (tokens >= len(SPECIAL))
             text = {**text, "tokens": jnp.where(unknown, UNKNOWN_TOKEN, tokens)}
         context = self.context(text)
         if self.kind == "transformer":
-            context = {**context, "memory": self.drop(context["memory"], deterministic=False)}
-        states = self.drop(self._outputs(context, previous), deterministic=False)
-        return self.head(states, self.drop(self.world(features), deterministic=False))
+            context = {**context, "memory": self.drop(context["memory"], deterministic)}
+        states = self.drop(self._outputs(context, previous), deterministic)
+        return self.head(states, self.drop(self.world(features), deterministic))
 
     def step_logits(self, context: dict, previous: Array, t: Array, features: Array) -> Array:
         """Logits (B, 7624) of action ``t`` from the context, the actions so far ``previous`` (B, T)

@@ -216,10 +216,8 @@ class Builder:
         targets = batch["targets"][:, :steps]
         features, feasible = _world_steps(batch["starts"], batch["ages"], batch["poses"], targets, steps)
         previous = jnp.concatenate([jnp.full((targets.shape[0], 1), -1), targets[:, :-1]], 1)
-        if dropout_key is None:
-            logits = self.model.apply(params, batch["text"], previous, features)
-        else:
-            logits = self.model.apply(params, batch["text"], previous, features, train=True, rngs={"dropout": dropout_key})
+        train = dropout_key is not None
+        logits = self.model.apply(params, batch["text"], previous, features, train, rngs={"dropout": dropout_key} if train else {})
         gold = jnp.maximum(targets, 0)
         allowed = feasible | jax.nn.one_hot(gold, logits.shape[-1], dtype=bool)
         logits = jnp.where(allowed, logits, -1e9)
