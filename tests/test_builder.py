@@ -19,7 +19,7 @@ from baselines.builder.model import (
     neighbour_features,
     world_features,
 )
-from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, score
+from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, evaluated_params, score
 from blocksworld.annotations import AnnotationError, clean_test_set, read_annotations
 from blocksworld.augment import action_codes, permute_colours
 from blocksworld.env import BlocksWorld, feasible_actions, inventory_of
@@ -123,6 +123,27 @@ def test_text_attention_reads_every_dialogue_token_and_ignores_padding(examples,
     assert np.abs(outputs(first) - outputs(tokens)).max() > 1e-4, "the first word reaches the decoder"
     with pytest.raises(ValueError, match="text_attention is a GRU decoder option"):
         TrainConfig(model="transformer", text_attention=True).validate()
+
+
+def test_moving_average_of_the_params_leaves_their_path_as_it_was(gru, examples, vocabulary):
+    text, index = {"tokens": examples.tokens}, np.arange(len(examples))
+    averaged = Builder(TrainConfig(max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24, ema=0.2), len(vocabulary))
+    state, plain = averaged.init(text, examples), gru.init(text, examples)
+    expected = state.average
+    for t in range(4):  # the decay warms up as (1 + t) / (10 + t): 0.1, 0.18, then the cap 0.2
+        state, loss, _ = averaged.train_step(state, text, examples, index, MAX_ACTIONS + 1)
+        plain, plain_loss, _ = gru.train_step(plain, text, examples, index, MAX_ACTIONS + 1)
+        decay = min(0.2, (1 + t) / (10 + t))
+        expected = jax.tree.map(lambda a, p, d=decay: d * a + (1 - d) * p, expected, state.params)
+        np.testing.assert_allclose(float(loss), float(plain_loss), rtol=1e-6)
+    for online, alone, average, wanted in zip(*map(jax.tree.leaves, (state.params, plain.params, state.average, expected))):
+        np.testing.assert_allclose(online, alone, atol=1e-6)  # the online params train as without the average
+        np.testing.assert_allclose(average, wanted, atol=1e-6)
+    assert max(np.abs(a - p).max() for a, p in zip(jax.tree.leaves(state.average), jax.tree.leaves(state.params))) > 1e-4
+    assert evaluated_params(state) is state.average and evaluated_params(plain) is plain.params
+    for bad in (-0.1, 1.0):
+        with pytest.raises(ValueError, match=r"ema must be in \[0, 1\)"):
+            TrainConfig(ema=bad).validate()
 
 
 @pytest.mark.parametrize("kind", ["gru", "transformer"])
@@ -422,7 +443,7 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     monkeypatch.setattr(builder_data, "SYNTHETIC_EVAL_ITEMS", {"dev": 8, "test": 8})
     run = tmp_path / "run"
     common = ["train", "--out", str(run), "--simulated-items", "16", "--max-actions", "2", "--batch-size", "16", "--embeddings", "learned"]
-    common += ["--plateau-decay", "0.5", "--dropout", "0.2"]  # dropout masks follow the step: resuming draws the same
+    common += ["--plateau-decay", "0.5", "--dropout", "0.2", "--ema", "0.9"]  # dropout masks follow the step: resuming draws the same
     main(common + ["--max-epochs", "1"])
     assert json.loads((run / "config.json").read_text())["config"]["max_actions"] == 2
     with pytest.raises(SystemExit, match="already exists; continue it with --resume or replace it with --overwrite"):
@@ -436,9 +457,9 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     main([common[0], "--out", str(whole), *common[3:], "--max-epochs", "2", "--select", "dev_strict_f1", "--quiet"])
     once = [json.loads(line) for line in (whole / "metrics.jsonl").read_text().splitlines()]
     assert _best_epoch(whole) == 1 + int(np.argmax([r["dev_strict_f1"] for r in once]))
-    for key in ("train_loss", "dev_loss", "dev_strict_f1", "dev_fairer_f1", "lr"):
-        assert [r[key] for r in once] == [r[key] for r in rows], key
-    improved = rows[1]["dev_loss"] < rows[0]["dev_loss"]
+    for key in ("train_loss", "dev_loss", "online_dev_loss", "dev_strict_f1", "dev_fairer_f1", "lr"):
+        assert [r[key] for r in once] == [r[key] for r in rows], key  # the moving average resumes too
+    improved = rows[1]["online_dev_loss"] < rows[0]["online_dev_loss"]  # the rate follows the online params
     assert rows[1]["lr"] == rows[0]["lr"] * (1 if improved else 0.5) == 1e-3 * (1 if improved else 0.5)
     assert (run / "learning_curve.png").stat().st_size > 0
     scored = tmp_path / "scored"

@@ -166,6 +166,12 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         help="word dropout and dropout on the decoder states and world cells in training (default 0: none)",
     )
+    t.add_argument(
+        "--ema",
+        type=float,
+        help="decay per step of a moving average of the params, which dev scores, --select keeps and evaluate reads "
+        "(e.g. 0.999; default 0: the params themselves)",
+    )
     t.add_argument("--curriculum", help="curriculum difficulty key: dataset, actions, input or a comma-separated tuple")
     t.add_argument("--num-buckets", type=int, help="curriculum buckets (default 5)")
     t.add_argument("--model", choices=MODELS, help="decoder (default gru)")

@@ -296,13 +296,16 @@ def plot_evaluation(out: Path, result: dict) -> Path:
 
 
 def plot_learning_curve(run: Path) -> Path:
-    """``learning_curve.png`` from ``metrics.jsonl``: train / dev loss and dev F1 per epoch."""
+    """``learning_curve.png`` from ``metrics.jsonl``: train / dev loss (and the online params' dev loss with
+    ``--ema``) and dev F1 per epoch."""
     plt = plots.pyplot()
     rows = plots.metrics_rows(run)
     epochs = [r["epoch"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
     left.plot(epochs, [r["train_loss"] for r in rows], label="train")
-    left.plot(epochs, [r["dev_loss"] for r in rows], label="dev")
+    left.plot(epochs, [r["dev_loss"] for r in rows], label="dev" + (" (averaged params)" if "online_dev_loss" in rows[-1] else ""))
+    if "online_dev_loss" in rows[-1]:  # train --ema: the params the optimiser moves, beside their average
+        left.plot(epochs, [r["online_dev_loss"] for r in rows], label="dev (online params)", linestyle=":")
     left.set(xlabel="epoch", ylabel="cross entropy per action", title="loss")
     left.legend()
     right.plot(epochs, [r["dev_strict_f1"] for r in rows], label="strict")

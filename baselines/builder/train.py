@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -47,13 +48,15 @@ class TrainConfig:
     (the run stops after the epoch that passes it); ``patience``: early stopping after this many
     epochs without a better ``select`` metric (one of ``SELECT``, which also chooses the best params);
     ``plateau_decay``: the learning rate is multiplied by this after every epoch of the final phase
-    without a better dev loss (1: constant); ``text_tokens``: word pieces of the frozen encoder
+    without a better dev loss of the online params (1: constant); ``text_tokens``: word pieces of the frozen encoder
     (transformer); ``num_buckets``: curriculum buckets; ``world_encoder``: the world encoder (``set`` or
     ``cnn``, ``baselines.builder.model``); ``text_attention``: the GRU decoder attends over the dialogue
     encoder's token states at every step; ``builder_frame``: the set encoder also reads each cell's neighbours
     in the Builder's frame (``baselines.builder.model.builder_frame_neighbours``); ``corpus_copies``: augmented
     copies of each corpus train item (3: the paper's 4x data); ``dropout``: the rate of word dropout and of
-    dropout on the decoder states and world cells in training (``BuilderModel``; 0: none)."""
+    dropout on the decoder states and world cells in training (``BuilderModel``; 0: none); ``ema``: the
+    decay per step of an exponential moving average of the params (``AveragedState.average``), which the
+    dev metrics score, ``select`` chooses and ``best/`` keeps (0: the params themselves)."""
 
     model: str = "gru"
     world_encoder: str = "set"
@@ -77,6 +80,7 @@ class TrainConfig:
     builder_frame: bool = False
     corpus_copies: int = CORPUS_COPIES
     dropout: float = 0.0
+    ema: float = 0.0
 
     @classmethod
     def from_saved(cls, saved: dict) -> TrainConfig:
@@ -104,6 +108,8 @@ class TrainConfig:
             raise ValueError(f"plateau_decay must be in (0, 1], got {self.plateau_decay!r}")
         if not 0 <= self.dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
+        if not 0 <= self.ema < 1:
+            raise ValueError(f"ema must be in [0, 1), got {self.ema!r}")
         if not math.isfinite(self.weight_decay) or self.weight_decay < 0:
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
         if self.curriculum:
@@ -170,6 +176,18 @@ def _world_steps(starts: Array, ages: Array, poses: Array, targets: Array, steps
 
 
 # ----------------------------------------------------------------------------- the model state
+class AveragedState(train_state.TrainState):
+    """Flax's train state plus ``average``: the exponential moving average of the params
+    (``TrainConfig.ema``; without it the state is Flax's, as in runs saved before it existed)."""
+
+    average: Any
+
+
+def evaluated_params(state: train_state.TrainState) -> Any:
+    """The params the dev metrics score and ``best/`` keeps: the average if the run keeps one."""
+    return state.average if isinstance(state, AveragedState) else state.params
+
+
 class Builder:
     """A model and its jitted training step, loss and decoder (shared compiled functions)."""
 
@@ -197,6 +215,8 @@ class Builder:
         if embeddings is not None:
             table = params["params"]["decoder"]["embed"]["embedding"]
             params["params"]["decoder"]["embed"]["embedding"] = jnp.asarray(embeddings[:, : table.shape[1]], table.dtype)
+        if self.config.ema:
+            return AveragedState.create(apply_fn=self.model.apply, params=params, tx=self.optimizer, average=params)
         return train_state.TrainState.create(apply_fn=self.model.apply, params=params, tx=self.optimizer)
 
     @staticmethod
@@ -231,6 +251,9 @@ class Builder:
         (loss, count), grads = jax.value_and_grad(self._loss, has_aux=True)(state.params, batch, steps, dropout_key)
         updates, opt_state = self.optimizer.update(grads, state.opt_state, state.params)
         params = optax.apply_updates(state.params, jax.tree.map(lambda u: lr_scale * u, updates))  # AdamW's step, decay included
+        if isinstance(state, AveragedState):  # the decay warms up as (1 + t) / (10 + t): early params do not linger
+            decay = jnp.minimum(self.config.ema, (1.0 + state.step) / (10.0 + state.step))
+            state = state.replace(average=jax.tree.map(lambda a, p: decay * a + (1 - decay) * p, state.average, params))
         return state.replace(step=state.step + 1, params=params, opt_state=opt_state), loss, count
 
     def train_step(self, state, text, examples: Examples, index: np.ndarray, steps: int, lr_scale: float = 1.0):
@@ -383,7 +406,8 @@ def _progress(
     """The loop's own state, saved with the train state: epochs done, best dev loss, epochs since
     the selection metric improved (final phase), training seconds so far, the learning rate's
     factor (``plateau_decay``), the selection metric (index in ``SELECT``) and its best value so far
-    (lower is better: F1 negated; the best dev loss when it selects by dev loss)."""
+    (lower is better: F1 negated; the best dev loss when it selects by dev loss). With ``ema`` the
+    best dev loss (``plateau_decay``'s) is the online params', the selection metric the average's."""
     return {
         "epoch": np.asarray(epoch, np.int32),
         "best_loss": np.asarray(best_loss, np.float32),
@@ -424,7 +448,8 @@ def fit(
     under ``out/checkpoints`` (resumes from there) and the best params by ``config.select`` under
     ``out/best`` (a resumed run with another ``select`` chooses afresh from its next epoch); appends
     a row per epoch to ``out/metrics.jsonl`` (``lr``: the epoch's learning rate; ``seconds``:
-    wall-clock seconds of the run so far; ``cpu_seconds``: CPU seconds of the epoch, all threads)
+    wall-clock seconds of the run so far; ``cpu_seconds``: CPU seconds of the epoch, all threads;
+    ``online_dev_loss``: with ``ema``, the online params' dev loss beside the average's ``dev_loss``)
     and logs it; a progress bar over each epoch's batches unless ``quiet``. The first
     ``corpus_dev_items`` dev items are the corpus's (``dev_f1``). Returns the last row."""
     import orbax.checkpoint as ocp
@@ -473,17 +498,21 @@ def fit(
                     if (k + 1) % 50 == 0 or k + 1 == len(chunks):
                         bar.set_postfix_str(f"{seen / (time.perf_counter() - clock):.0f} items/s  loss {np.mean(losses[-50:]):.3f}")
             train_seconds = time.perf_counter() - clock
-            dev_loss = builder.loss(state.params, dev_text, dev_examples)
-            predicted, _ = decoder(state.params, dev_text, dev_examples)
+            evaluated = evaluated_params(state)
+            dev_loss = builder.loss(evaluated, dev_text, dev_examples)
+            predicted, _ = decoder(evaluated, dev_text, dev_examples)
             dev = {"dev_loss": dev_loss, **dev_f1(dev_examples, predicted, corpus_dev_items)}
+            if isinstance(state, AveragedState):  # the rate follows the online params: averaging leaves their path as it was
+                dev["online_dev_loss"] = builder.loss(state.params, dev_text, dev_examples)
             value = dev[config.select] if config.select == "dev_loss" else -dev[config.select]  # lower is better
             improved = value < float(progress["best"])
-            loss_improved = dev_loss < float(progress["best_loss"])
+            online_loss = dev.get("online_dev_loss", dev_loss)
+            loss_improved = online_loss < float(progress["best_loss"])
             in_final_phase = epoch >= len(stages)
             lr_scale = float(progress["lr_scale"])
             progress = _progress(
                 epoch + 1,
-                min(dev_loss, float(progress["best_loss"])),
+                min(online_loss, float(progress["best_loss"])),
                 0 if improved or not in_final_phase else int(progress["bad_epochs"]) + 1,
                 float(progress["seconds"]) + time.perf_counter() - clock,
                 lr_scale if loss_improved or not in_final_phase else lr_scale * config.plateau_decay,
@@ -508,7 +537,7 @@ def fit(
                 + (f" (best {config.select.replace('_', ' ')} so far)" if improved else "")
             )
             if improved:
-                best.save(epoch + 1, args=ocp.args.StandardSave(state.params))
+                best.save(epoch + 1, args=ocp.args.StandardSave(evaluated))
             manager.save(epoch + 1, args=ocp.args.StandardSave({"state": state, "progress": progress}))
             if int(progress["bad_epochs"]) >= config.patience:
                 log(f"early stop: {config.select.replace('_', ' ')} has not improved for {config.patience} epochs")
