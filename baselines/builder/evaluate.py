@@ -303,8 +303,9 @@ def plot_learning_curve(run: Path) -> Path:
     epochs = [r["epoch"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
     left.plot(epochs, [r["train_loss"] for r in rows], label="train")
-    left.plot(epochs, [r["dev_loss"] for r in rows], label="dev" + (" (averaged params)" if "online_dev_loss" in rows[-1] else ""))
-    if "online_dev_loss" in rows[-1]:  # train --ema: the params the optimiser moves, beside their average
+    averaged = "online_dev_loss" in rows[-1]  # train --ema: the params the optimiser moves, beside their average
+    left.plot(epochs, [r["dev_loss"] for r in rows], label="dev (averaged params)" if averaged else "dev")
+    if averaged:
         left.plot(epochs, [r["online_dev_loss"] for r in rows], label="dev (online params)", linestyle=":")
     left.set(xlabel="epoch", ylabel="cross entropy per action", title="loss")
     left.legend()
