@@ -2,6 +2,7 @@
 v2 annotation procedure, the floors and the command line."""
 
 import json
+import shutil
 
 import jax
 import numpy as np
@@ -471,6 +472,16 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert "| EB (" in out and "Fairer micro F1 (%) per test set" in out and "copy last action" in out
     assert "another item's dialogue" in out and set(result["test_sets"]["RND"]) == {"items", *builder_evaluate.POLICIES}
     assert result["stop_bias"] == 0 and "stop_bias_tuning" not in result
+    latest = tmp_path / "latest"  # the kept epoch is the latest: its params (the average) score the same
+    main(["evaluate", str(run), "--out", str(latest), "--checkpoint", "latest"])
+    at_latest = json.loads((latest / "evaluation.json").read_text())
+    assert (result["checkpoint"], result["epoch"], at_latest["checkpoint"], at_latest["epoch"]) == ("best", 2, "latest", 2)
+    assert at_latest["test_sets"] == result["test_sets"]
+    committed = tmp_path / "committed"  # a committed model folder keeps best/ alone
+    shutil.copytree(run, committed, ignore=shutil.ignore_patterns("checkpoints"))
+    with pytest.raises(SystemExit, match="no checkpoints in .*committed/checkpoints: a committed model keeps best/ alone"):
+        main(["evaluate", str(committed), "--out", str(tmp_path / "none"), "--checkpoint", "latest"])
+    assert not (committed / "checkpoints").exists()
     tuned = tmp_path / "tuned"
     main(["evaluate", str(run), "--out", str(tuned), "--tune-stop-bias", "strict", "--synthetic-items", "4"])
     tuning = json.loads((tuned / "evaluation.json").read_text())["stop_bias_tuning"]
@@ -482,9 +493,15 @@ def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monke
     assert actions == sorted(actions, reverse=True), "a lower bias, never fewer actions"
     assert f"STOP bias chosen by dev strict F1 ({dev_items} dev items)" in capsys.readouterr().out
     ensemble = tmp_path / "ensemble"
-    main(["evaluate", str(run), str(whole), "--out", str(ensemble), "--synthetic-items", "4", "--views", "2"])
+    per_run = ["--checkpoint", "latest", "best"]
+    main(["evaluate", str(run), str(whole), "--out", str(ensemble), "--synthetic-items", "4", "--views", "2", *per_run])
     scores = json.loads((ensemble / "evaluation.json").read_text())
     assert scores["run"] == "run+one-sitting" and [m["run"] for m in scores["ensemble"]] == [str(run), str(whole)]
+    assert [(m["checkpoint"], m["epoch"]) for m in scores["ensemble"]] == [("latest", 2), ("best", _best_epoch(whole))]
+    assert "epoch" not in scores and "checkpoint" not in scores
+    with pytest.raises(SystemExit):
+        main(["evaluate", str(run), str(whole), "--checkpoint", "best", "best", "latest"])
+    assert "--checkpoint takes one value for every run or one per run, not 3 for 2 runs" in capsys.readouterr().err
     assert scores["views"] == 2 and result["views"] == 1
     assert set(scores["test_sets"]) == {"RND", "BLK", "SHP"} and "config" not in scores
     with pytest.raises(SystemExit):

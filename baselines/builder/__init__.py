@@ -16,3 +16,6 @@ EMBEDDINGS = ("minilm", "learned")
 SELECT = ("dev_loss", "dev_strict_f1", "dev_fairer_f1", "dev_corpus_strict_f1", "dev_corpus_fairer_f1")
 """Dev metrics (``metrics.jsonl`` columns) that can choose a run's best params (``TrainConfig.select``),
 the default first; ``dev_corpus_*``: the corpus's dev items alone (runs with ``--data``)."""
+CHECKPOINTS = ("best", "latest")
+"""Which params of a run evaluation reads (``train.load_params``), the default first: ``best/`` (the
+epoch ``select`` kept) or the latest epoch of ``checkpoints/``."""

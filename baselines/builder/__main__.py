@@ -2,15 +2,16 @@
 
     python -m baselines.builder train --out RUN [--data DIR] [--synthetic] [--curriculum KEY] [--model gru|transformer]
     python -m baselines.builder evaluate RUN [RUN ...] [--data DIR] [--split test|dev] [--annotations FILE] [--out DIR]
-        [--stop-bias B | --tune-stop-bias strict|fairer]
+        [--stop-bias B | --tune-stop-bias strict|fairer] [--checkpoint best|latest ...]
     python -m baselines.builder compare RUN RUN [...] --out FILE.png   # dev curves against training minutes
 
 ``--data`` is the Minecraft Dialogue Corpus ``data`` folder (``blocksworld.data``); without it the
 run trains and evaluates on the three simulators' data alone (no download). The run folder holds
 ``config.json``, ``vocabulary.json``, ``metrics.jsonl`` (a row per epoch: losses, dev F1, items/s),
 ``checkpoints/`` (orbax, every epoch: ``train --resume`` with the same ``--out`` continues), ``best/``
-(the params of the best epoch by ``--select``, dev loss by default) and ``learning_curve.png``. ``evaluate`` scores one
-run, or the ensemble of several (greedy decoding of the members' mean log-probabilities), and writes
+(the params of the best epoch by ``--select``, dev loss by default) and ``learning_curve.png``.
+``evaluate`` scores one run's ``best/`` (or with ``--checkpoint latest`` its latest epoch), or the
+ensemble of several (greedy decoding of the members' mean log-probabilities), and writes
 ``evaluation.json`` and ``evaluation.png`` to ``--out`` (default ``runs/evaluations/<run folder
 name>``, the names joined by ``+`` for an ensemble), never into a run folder, which may be a
 committed model.
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baselines import cli
-from baselines.builder import EMBEDDINGS, MODELS, SELECT, WORLDS
+from baselines.builder import CHECKPOINTS, EMBEDDINGS, MODELS, SELECT, WORLDS
 
 if TYPE_CHECKING:
     from baselines.builder.train import TrainConfig
@@ -135,7 +136,17 @@ def evaluate(args: argparse.Namespace) -> None:
         args.out, Path(builder_evaluate.ensemble_name(args.run)), ("evaluation.json", "evaluation.png"), args.overwrite
     )
     result = builder_evaluate.evaluate_run(
-        args.run, args.data, args.split, args.annotations, out, _log, args.synthetic_items, args.stop_bias, args.tune_stop_bias, args.views
+        args.run,
+        args.data,
+        args.split,
+        args.annotations,
+        out,
+        _log,
+        args.synthetic_items,
+        args.stop_bias,
+        args.tune_stop_bias,
+        args.views,
+        args.checkpoint[0] if len(args.checkpoint) == 1 else args.checkpoint,
     )
     print(builder_evaluate.format_tables(result))
     print(f"wrote {out / 'evaluation.json'} and {out / 'evaluation.png'}")
@@ -232,6 +243,14 @@ def parser() -> argparse.ArgumentParser:
         help="decode each item in this many views: the item and views - 1 colour-permuted copies of it; each step takes the "
         "argmax of the mean log-probabilities over runs and views (default 1: the item alone)",
     )
+    e.add_argument(
+        "--checkpoint",
+        choices=CHECKPOINTS,
+        nargs="+",
+        default=["best"],
+        help="the runs' params: best/ (the epoch each run's --select kept; default) or the latest epoch in checkpoints/ (the "
+        "average with --ema), which committed model folders do not keep; one for every run or one per run, in order",
+    )
     cli.add_out(e, "folder for evaluation.json and evaluation.png (default runs/evaluations/<run folder name>, joined by + for several)")
     c = sub.add_parser("compare", help="draw several runs' dev loss and dev F1 against training minutes in one PNG")
     c.add_argument("runs", type=Path, nargs="+", metavar="RUN")
@@ -250,6 +269,8 @@ def main(argv: list[str] | None = None) -> None:
             p.error(f"{run} is not a Builder run folder (no config.json)")
     if args.command == "evaluate" and len({run.resolve() for run in args.run}) < len(args.run):
         p.error("a run is given twice: an ensemble's members are distinct runs")
+    if args.command == "evaluate" and len(args.checkpoint) not in (1, len(args.run)):
+        p.error(f"--checkpoint takes one value for every run or one per run, not {len(args.checkpoint)} for {len(args.run)} runs")
     if args.command == "evaluate" and not math.isfinite(args.stop_bias):
         p.error(f"--stop-bias must be a finite number, not {args.stop_bias}")
     if args.command == "evaluate" and args.tune_stop_bias and args.split == "dev":

@@ -35,7 +35,7 @@ import numpy as np
 from baselines import plots
 from baselines.builder import data as builder_data
 from baselines.builder.model import advance
-from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, load_best, score, text_inputs
+from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, load_params, score, text_inputs
 from blocksworld import annotations as v2
 from blocksworld import augment
 from blocksworld.data import load_items
@@ -186,12 +186,18 @@ def evaluate_run(
     stop_bias: float = 0.0,
     tune: str | None = None,
     views: int = 1,
+    checkpoint: str | Sequence[str] = "best",
 ) -> dict:
-    """Score a run's best model (``runs``: one run folder), or the ensemble of several runs' best models (``Decoder``), and
+    """Score a run's model (``runs``: one run folder), or the ensemble of several runs' models (``Decoder``), and
     the floors on every test set (``synthetic_items``: see ``test_items``), decoding with
     ``stop_bias``, or with the bias ``tune_stop_bias`` chooses on the dev split by ``tune`` (``strict``
-    or ``fairer``), each item in ``views`` test-time views; writes ``evaluation.json`` and
-    ``evaluation.png`` into ``out`` (a folder)."""
+    or ``fairer``), each item in ``views`` test-time views; each run's params of its best or latest
+    epoch (``checkpoint``: one for every run, or one per run; ``train.load_params``); writes
+    ``evaluation.json`` (with each run's ``checkpoint`` and ``epoch``) and ``evaluation.png`` into
+    ``out`` (a folder)."""
+    checkpoints = [checkpoint] * len(runs) if isinstance(checkpoint, str) else list(checkpoint)
+    if len(checkpoints) != len(runs):
+        raise ValueError(f"{len(checkpoints)} checkpoints for {len(runs)} runs: give one for every run or one per run")
     members = [Member.load(Path(run)) for run in runs]
     data = str(data) if data else next((m.record["data"] for m in members if m.record["data"]), None)
     decoder = Decoder([m.builder for m in members], max(m.config.max_actions for m in members))
@@ -220,7 +226,9 @@ def evaluate_run(
 
     inputs = {name: (*read(items, context), align) for name, (items, context, align) in sets.items()}
     examples, text, _, _ = next(iter(inputs.values()))
-    params = [load_best(m.builder, m.run, t, examples) for m, t in zip(members, text)]
+    params, epochs = zip(*(load_params(m.builder, m.run, t, examples, c) for m, t, c in zip(members, text, checkpoints)))
+    for entry, which, epoch in zip(result.get("ensemble", [result]), checkpoints, epochs):
+        entry |= {"checkpoint": which, "epoch": epoch}
     if tune:
         examples, text, more = read(tuning_items(data))
         result["stop_bias_tuning"] = tuning = tune_stop_bias(decoder, params, text, examples, tune, more)

@@ -28,7 +28,7 @@ import optax
 from flax.training import train_state
 from jax import Array
 
-from baselines.builder import EMBEDDINGS, MODELS, SELECT, WORLDS
+from baselines.builder import CHECKPOINTS, EMBEDDINGS, MODELS, SELECT, WORLDS
 from baselines.builder.data import CORPUS_COPIES, Examples, batches, step_buckets
 from baselines.builder.model import BuilderModel, advance, world_features
 from blocksworld import curriculum as curricula
@@ -547,12 +547,23 @@ def fit(
     return row
 
 
-def load_best(builder: Builder, out: Path, text: dict, examples: Examples):
-    """The params of the best epoch (by the run's ``select`` metric) of the run in ``out``."""
+def load_params(builder: Builder, out: Path, text: dict, examples: Examples, checkpoint: str = "best") -> tuple[Any, int]:
+    """The params of the run in ``out`` and their epoch: those of the best epoch by the run's ``select``
+    metric (``checkpoint="best"``), or those the dev metrics scored at its latest epoch (``"latest"``: the
+    average with ``ema``), from ``checkpoints/``, which a committed model folder does not keep."""
     import orbax.checkpoint as ocp
 
-    template = builder.init(text, examples).params
-    best = ocp.CheckpointManager((out / "best").absolute())
-    if best.latest_step() is None:
-        raise SystemExit(f"error: no trained model in {out / 'best'}; train first")
-    return best.restore(best.latest_step(), args=ocp.args.StandardRestore(template))
+    if checkpoint not in CHECKPOINTS:
+        raise ValueError(f"checkpoint={checkpoint!r}: expected one of {CHECKPOINTS}")
+    folder = (out / ("best" if checkpoint == "best" else "checkpoints")).absolute()
+    epoch = ocp.CheckpointManager(folder).latest_step() if folder.is_dir() else None
+    if epoch is None and checkpoint == "best":
+        raise SystemExit(f"error: no trained model in {folder}; train first")
+    if epoch is None:
+        raise SystemExit(f"error: no checkpoints in {folder}: a committed model keeps best/ alone; evaluate it with --checkpoint best")
+    manager = ocp.CheckpointManager(folder)
+    state = builder.init(text, examples)
+    if checkpoint == "best":
+        return manager.restore(epoch, args=ocp.args.StandardRestore(state.params)), epoch
+    state, _ = _restore(manager, state, _progress(0, np.inf, 0, 0.0))
+    return evaluated_params(state), epoch
