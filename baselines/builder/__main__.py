@@ -146,7 +146,7 @@ def evaluate(args: argparse.Namespace) -> None:
         args.stop_bias,
         args.tune_stop_bias,
         args.views,
-        args.checkpoint[0] if len(args.checkpoint) == 1 else args.checkpoint,
+        args.checkpoint,
     )
     print(builder_evaluate.format_tables(result))
     print(f"wrote {out / 'evaluation.json'} and {out / 'evaluation.png'}")

@@ -192,10 +192,11 @@ def evaluate_run(
     the floors on every test set (``synthetic_items``: see ``test_items``), decoding with
     ``stop_bias``, or with the bias ``tune_stop_bias`` chooses on the dev split by ``tune`` (``strict``
     or ``fairer``), each item in ``views`` test-time views; each run's params of its best or latest
-    epoch (``checkpoint``: one for every run, or one per run; ``train.load_params``); writes
+    epoch (``checkpoint``: one for every run, alone or in a sequence, or one per run; ``train.load_params``); writes
     ``evaluation.json`` (with each run's ``checkpoint`` and ``epoch``) and ``evaluation.png`` into
     ``out`` (a folder)."""
-    checkpoints = [checkpoint] * len(runs) if isinstance(checkpoint, str) else list(checkpoint)
+    checkpoints = [checkpoint] if isinstance(checkpoint, str) else list(checkpoint)
+    checkpoints *= len(runs) if len(checkpoints) == 1 else 1
     if len(checkpoints) != len(runs):
         raise ValueError(f"{len(checkpoints)} checkpoints for {len(runs)} runs: give one for every run or one per run")
     members = [Member.load(Path(run)) for run in runs]

@@ -556,12 +556,12 @@ def load_params(builder: Builder, out: Path, text: dict, examples: Examples, che
     if checkpoint not in CHECKPOINTS:
         raise ValueError(f"checkpoint={checkpoint!r}: expected one of {CHECKPOINTS}")
     folder = (out / ("best" if checkpoint == "best" else "checkpoints")).absolute()
-    epoch = ocp.CheckpointManager(folder).latest_step() if folder.is_dir() else None
+    manager = ocp.CheckpointManager(folder) if folder.is_dir() else None  # never creates the folder in a model folder
+    epoch = manager.latest_step() if manager else None
     if epoch is None and checkpoint == "best":
         raise SystemExit(f"error: no trained model in {folder}; train first")
     if epoch is None:
         raise SystemExit(f"error: no checkpoints in {folder}: a committed model keeps best/ alone; evaluate it with --checkpoint best")
-    manager = ocp.CheckpointManager(folder)
     state = builder.init(text, examples)
     if checkpoint == "best":
         return manager.restore(epoch, args=ocp.args.StandardRestore(state.params)), epoch
