@@ -742,8 +742,9 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
             )
             page.click("#play-both")
             wait_until(page, "['left', 'right'].every(s => document.getElementById('video-' + s).currentTime > 0)")
-            page.evaluate("document.getElementById('video-left').currentTime = 0.25")
-            wait_until(page, "Math.abs(document.getElementById('video-left').currentTime - 0.25) < 0.05")
+            # paused first: a playing video moves on from 0.25 s before a slow machine polls it
+            page.evaluate("(() => { const v = document.getElementById('video-left'); v.pause(); v.currentTime = 0.25; })()")
+            wait_until(page, "(v => !v.seeking && Math.abs(v.currentTime - 0.25) < 0.05)(document.getElementById('video-left'))")
             durations = page.evaluate("['left', 'right'].map(s => document.getElementById('video-' + s).duration)")
             page.check("input[name='direct.board_matches.left'][value=yes]")
             page.check("input[name='direct.board_matches.right'][value=no]")
