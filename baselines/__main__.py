@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from baselines.worlds.task import Task
 
 DEFAULT_OUT = "runs/baselines/default"
+CPU_QUICK = {"num_envs": 64, "num_steps": 64, "num_minibatches": 4, "layer_size": 256, "reset_ratio": 4}
+"""PPO settings of every run but ``--paper`` (Craftax is fastest at ~64 envs on a 2-core CPU)."""
+CPU_TOTAL_STEPS = 200_000
+"""Environment steps of a run whose preset names none."""
 DEFAULT_PRESET = "quick"
 """The main job's preset (``baselines.worlds.presets``: every family's named defaults)."""
 RUN_DEFAULTS = {
@@ -91,6 +95,7 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
                 f"error: --resume continues the run saved in {out} with its own settings; these flags contradict it: " + "; ".join(clash)
             )
     else:
+        cli.check_out(args.out, default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True)  # a refusal before any loading
         if given.get("paper") and "preset" not in given:
             given["preset"] = "paper"
         preset = worlds.presets()[given.get("preset", DEFAULT_PRESET)]
@@ -146,11 +151,11 @@ def _task(run, split: tuple[list, dict], **settings) -> Task:
 
 
 def _config(run) -> PPOConfig:
-    from baselines.ppo import CPU_QUICK, PPOConfig, config_from_dict
+    from baselines.ppo import PPOConfig, config_from_dict
 
     if run.resume:
         return config_from_dict(json.loads((run.out / "config.json").read_text())["ppo"])
-    values = {} if run.paper else dict(CPU_QUICK, total_timesteps=200_000)
+    values = {} if run.paper else dict(CPU_QUICK, total_timesteps=CPU_TOTAL_STEPS)
     overrides = {
         "env_id": run.env,
         "policy": run.policy,
@@ -256,19 +261,17 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed from {out / 'checkpoints'} at update {int(runner.update)}", flush=True)
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
     writer = _tensorboard(out) if run.tensorboard and lead else None
-    chunk = jax.jit(ppo.updates, static_argnums=1)
-    compiled = {}
-    what = f"{task.name} {config.policy}, {config.num_envs} envs x {config.num_steps} steps"
+    every = min(run.checkpoint_every or max(10, config.num_updates // 100), config.num_updates)
+    what = f"{every} PPO updates ({task.name} {config.policy}, {config.num_envs} envs x {config.num_steps} steps)"
+    with cli.compiling(what, silent=run.quiet or not lead):
+        chunk = jax.jit(ppo.updates, static_argnums=1).lower(runner, every, np.int32(every)).compile()
+    distributed.barrier(f"compiled {what}")  # the processes start the chunk's collectives together
 
     def updates(runner, count: int):
-        """``count`` updates in one call, compiled once per count (announced: minutes on a CPU)."""
-        if count not in compiled:
-            with cli.compiling(f"{count} PPO updates ({what})", silent=run.quiet or not lead):
-                compiled[count] = chunk.lower(runner, count).compile()
-            distributed.barrier(f"compiled {count} PPO updates")  # the processes start the chunk's collectives together
-        return compiled[count](runner)
+        """``count`` <= ``every`` updates in one call of the one compiled chunk (a shorter last one too)."""
+        runner, metrics = chunk(runner, np.int32(count))
+        return runner, {k: v[:count] for k, v in metrics.items()}
 
-    every = run.checkpoint_every or max(10, config.num_updates // 100)
     if run.paper:  # a long run: time one discarded, compiled update before committing to it
         jax.block_until_ready(updates(runner, 1))
         began = time.perf_counter()
@@ -443,11 +446,16 @@ def parser() -> argparse.ArgumentParser:
         help="the paper's setup (preset paper): Table 9 scale (1024 envs x 100 steps, 1e9 steps), Classic pixels, medium level, "
         "10,000-step episodes, 768-d encoder, 50 evaluation episodes per instruction; prints the expected wall time",
     )
-    p.add_argument("--total-steps", type=int, help="environment steps (CPU quick run: 200,000)")
-    p.add_argument("--num-envs", type=int)
-    p.add_argument("--num-steps", type=int, help="rollout length per env")
-    p.add_argument("--layer-size", type=int)
-    p.add_argument("--lr", type=_positive_float)
+    budgets = ", ".join(f"{name} {values['total_steps']:,}" for name, values in presets.items() if values.get("total_steps"))
+    p.add_argument(
+        "--total-steps",
+        type=int,
+        help=f"environment steps (default: the preset's, {budgets}; {CPU_TOTAL_STEPS:,} for a preset without one; --paper 1e9)",
+    )
+    p.add_argument("--num-envs", type=int, help=f"parallel worlds (default {CPU_QUICK['num_envs']}; --paper 1024)")
+    p.add_argument("--num-steps", type=int, help=f"rollout length per world and update (default {CPU_QUICK['num_steps']}; --paper 100)")
+    p.add_argument("--layer-size", type=int, help=f"width of the policy's layers (default {CPU_QUICK['layer_size']}; --paper 512)")
+    p.add_argument("--lr", type=_positive_float, help="Adam learning rate, annealed linearly to 0 (default 2e-4)")
     p.add_argument("--seed", type=int, help="training seed (default 0)")
     p.add_argument(
         "--imitation",
@@ -496,7 +504,7 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="let --planner-url be plain http to a host off the loopback (the key then travels in clear)",
     )
-    p.add_argument("--tensorboard", action="store_true")
+    p.add_argument("--tensorboard", action="store_true", help="also write TensorBoard event files to --out/tensorboard")
     cli.add_run_options(p)
     distributed.add_arguments(p)
     return p

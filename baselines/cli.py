@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import itertools
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -84,14 +86,8 @@ def prepare_out(
     """The path to write to under the output policy (module docstring): ``out`` (else ``default``)
     if it is absent or an empty folder; kept with ``resume``; emptied with ``overwrite``; for the
     default, the next free ``<default>-N``. Raises SystemExit naming the path otherwise."""
-    if resume and overwrite:
-        raise SystemExit("error: --resume and --overwrite contradict each other")
-    path = Path(out if out is not None else default)
-    if resume:
-        if not path.exists():
-            raise SystemExit(f"error: --resume: {path} does not exist, there is no run to continue")
-        return path
-    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+    path = check_out(out, default=default, overwrite=overwrite, resume=resume, can_resume=can_resume)
+    if resume or not path.exists() or (path.is_dir() and not any(path.iterdir())):
         return path
     if overwrite:
         here = Path.cwd().resolve()
@@ -99,14 +95,32 @@ def prepare_out(
             raise SystemExit(f"error: --overwrite would delete {path}, which holds the working directory or the home folder")
         shutil.rmtree(path) if path.is_dir() else path.unlink()
         return path
-    if out is None:
-        free = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
-        print(f"{path} holds an earlier run; this one goes to {free}", flush=True)
-        return free
-    how = (
-        "continue it with --resume or replace it with --overwrite" if can_resume else "replace it with --overwrite or choose another --out"
-    )
-    raise SystemExit(f"error: {path} already exists; {how}")
+    free = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
+    print(f"{path} holds an earlier run; this one goes to {free}", flush=True)
+    return free
+
+
+def check_out(
+    out: Path | None, *, default: str | Path | None = None, overwrite: bool = False, resume: bool = False, can_resume: bool = False
+) -> Path:
+    """The refusals of ``prepare_out`` alone, changing nothing: call it before building anything, so
+    that a taken ``--out`` is refused at once. Returns the path ``out`` (else ``default``)."""
+    if resume and overwrite:
+        raise SystemExit("error: --resume and --overwrite contradict each other")
+    path = Path(out if out is not None else default)
+    if resume:
+        if not path.exists():
+            raise SystemExit(f"error: --resume: {path} does not exist, there is no run to continue")
+        return path
+    taken = path.exists() and not (path.is_dir() and not any(path.iterdir()))
+    if taken and not overwrite and out is not None:
+        how = (
+            "continue it with --resume or replace it with --overwrite"
+            if can_resume
+            else "replace it with --overwrite or choose another --out"
+        )
+        raise SystemExit(f"error: {path} already exists; {how}")
+    return path
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -115,7 +129,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-compile-cache",
         action="store_true",
-        help=f"do not use JAX's persistent compilation cache (default folder {DEFAULT_CACHE}; {CACHE_ENV}=DIR moves it, =off turns it off)",
+        help=f"do not use JAX's persistent compilation cache (default folder ~/{DEFAULT_CACHE.relative_to(Path.home())}; "
+        f"{CACHE_ENV}=DIR moves it, =off turns it off)",
     )
 
 
@@ -205,10 +220,56 @@ def parse(
             flag = renamed[flag]
         new.append(flag + eq + value)
         i += 1
+    plain_errors(parser, INVOKED_AS.get(parser.prog))
     args = parser.parse_args(new)
     args.command_line = f"{parser.prog} {shlex.join(new)}".strip()
     compilation_cache(not getattr(args, "no_compile_cache", False))
     return args
+
+
+INVOKED_AS: dict[str, str] = {}
+"""``python -m MODULE`` -> the name the user typed instead (``instructworlds train``), filled by the
+``instructworlds`` console script so that usage and errors name the command as invoked."""
+
+
+def suggestion(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'X'?)`` for the choice closest to ``word``, or ``""`` when none is close."""
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '?(?P<word>[^'(]*?)'? \(choose from (?P<choices>.*)\)$")
+
+
+def plain_errors(parser: argparse.ArgumentParser, prog: str | None = None) -> None:
+    """Make ``parser`` and its subcommands' parsers report a bad command line as one line, a
+    ``did you mean`` for a mistyped choice, and a pointer to ``--help`` instead of the usage block;
+    ``prog`` renames the command (and the subcommands under it) as the user invoked it."""
+    if prog is not None and prog != parser.prog:
+        old = parser.prog
+        for sub in _parsers(parser):
+            sub.prog = prog + sub.prog[len(old) :] if sub.prog.startswith(old) else sub.prog
+    for sub in _parsers(parser):
+
+        def error(message: str, sub: argparse.ArgumentParser = sub) -> None:
+            found = _INVALID_CHOICE.search(message)
+            if found:
+                choices = [c.strip().strip("'") for c in found["choices"].split(",")]
+                message = f"{message}{suggestion(found['word'], choices)}"
+            sub.exit(2, f"{sub.prog}: error: {message}\n(see {sub.prog} --help)\n")
+
+        sub.error = error
+
+
+def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """``parser`` and every subcommand's parser under it, depth first."""
+    subs = [
+        choice
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for choice in dict.fromkeys(action.choices.values())
+    ]
+    return [parser, *(p for sub in subs for p in _parsers(sub))]
 
 
 class Bar:

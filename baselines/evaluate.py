@@ -372,8 +372,11 @@ def table(
     fixed = ("success", "success_ci", "gap_ci", "episodes", "goals", "unit", "groups", "per_goal", "texts_in_train")
     extra = [k for k in summaries[0] if k not in fixed] if summaries else []
     unit = summaries[0].get("unit", "goal") if summaries else "goal"
+    everywhere = [
+        g for g in {g for s in summaries for g in s["groups"]} if all(s["groups"].get(g, {}).get("goals") == s["goals"] for s in summaries)
+    ]
     groups = sorted(
-        {g for s in summaries for g in s["groups"]},
+        {g for s in summaries for g in s["groups"]} - set(everywhere),  # a group of every unit repeats the headline
         key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g),
     )
     header = ["split", "policy", headline, *extra, *(g.removeprefix("level:") for g in groups), f"{unit}s x episodes"]
@@ -398,9 +401,10 @@ def table(
             interval = by_policy["agent"].get("gap_ci")
             cell = f"**{difference:+.3f}**" + (" [{:+.3f}, {:+.3f}]".format(*interval) if interval else "")
             lines.append("| " + " | ".join([split, "**gap agent - shuffled**", cell, *[""] * (len(header) - 3)]) + " |")
+    common = f"; every {unit} is {', '.join(g.removeprefix('level:') for g in sorted(everywhere))}" if everywhere else ""
     return "\n".join(lines) + (
         f"\n\n{headline}: mean over {unit}s of the per-{unit} rate, [95% bootstrap interval over {unit}s and their episodes, "
-        f"{RESAMPLES:,} resamples]; group cells: {headline} [interval] (number of {unit}s)."
+        f"{RESAMPLES:,} resamples]; group cells: {headline} [interval] (number of {unit}s){common}."
     )
 
 
@@ -416,8 +420,15 @@ def save(
     markdown = table(splits, labels, group_order, meta.get("success_metric", "success"))
     gaps = {split: gap(by_policy) for split, by_policy in splits.items()}
     (out / "evaluation.json").write_text(json.dumps({"meta": meta, "splits": splits, "gap": gaps}, indent=1))
-    (out / "evaluation.md").write_text(f"{json.dumps(meta)}\n\n{markdown}\n")
+    (out / "evaluation.md").write_text(f"{_heading(meta)}\n\n{markdown}\n")
     return markdown
+
+
+def _heading(meta: dict) -> str:
+    """The opening of ``evaluation.md``: a title and the run's settings as a list (``meta``)."""
+    title = f"# Evaluation: {meta.get('env', 'run')}" + (f", {meta['policy']}" if meta.get("policy") else "")
+    shown = {k: v for k, v in meta.items() if v not in (None, "", False, 0, 0.0) and not isinstance(v, (dict, list))}
+    return title + "\n\n" + "\n".join(f"- {k.replace('_', ' ')}: `{v}`" for k, v in shown.items())
 
 
 SUITE = {"about": "per goal, with the run's own episodes per goal and episode limit", "unit": "goal"}

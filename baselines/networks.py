@@ -24,13 +24,17 @@ Craftax Classic); vectors (D,) -> 2 x Dense 256. Inputs are time-major: every ar
 from __future__ import annotations
 
 import functools
+import warnings
 
-import distrax
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
+
+with warnings.catch_warnings():  # distrax's tensorflow_probability substrate reads a deprecated jax name on import
+    warnings.filterwarnings("ignore", "jax.core.pytype_aval_mappings is deprecated", DeprecationWarning)
+    import distrax
 
 POLICIES = ("ppo-t", "ppo-t+", "film")
 _ORTHO = nn.initializers.orthogonal

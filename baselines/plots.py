@@ -13,7 +13,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 POLICY_COLOURS = {"agent": "#1f77b4", "shuffled": "#ff7f0e", "random": "#7f7f7f"}
+POLICY_NAMES = {"agent": "agent", "shuffled": "shown another instruction", "random": "uniform random"}
+"""The three policies of an evaluation, as the docs name them."""
 
 
 def pyplot():
@@ -29,8 +33,8 @@ def pyplot():
 def save(fig, path: Path, title: str | None = None) -> Path:
     """Lay out, save (110 dpi) and close a figure."""
     if title:
-        fig.suptitle(title)
-    fig.tight_layout()
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path, dpi=110)
     pyplot().close(fig)
     return path
@@ -66,24 +70,62 @@ def comparison(runs: list[Path], out: Path, minutes: Callable[[dict], float], pa
     return save(fig, out)
 
 
+def smoothed(values: list[float], window: int | None = None) -> np.ndarray:
+    """A trailing moving average of ``values`` (window: a tenth of them, at least 1), the start
+    averaged over the points so far."""
+    values = np.asarray(values, dtype=float)
+    window = window or max(1, len(values) // 10)
+    sums = np.cumsum(np.r_[0.0, values])
+    ends = np.arange(1, len(values) + 1)
+    starts = np.maximum(ends - window, 0)
+    return (sums[ends] - sums[starts]) / (ends - starts)
+
+
+def _curve(ax, x: list[float], y: list[float], colour: str, label: str | None = None) -> None:
+    """The raw curve faint and its moving average (``smoothed``) solid."""
+    ax.plot(x, y, color=colour, alpha=0.25, linewidth=0.8)
+    ax.plot(x, smoothed(y), color=colour, linewidth=1.6, label=label)
+
+
+def run_title(run: Path) -> str:
+    """World, agent and seed of a training run, from its ``config.json`` (the folder name without one)."""
+    try:
+        config = json.loads((run / "config.json").read_text())
+    except (OSError, ValueError):
+        return run.name
+    ppo, command = config.get("ppo", {}), config.get("command", {})
+    agent = ppo.get("policy") or command.get("policy", "agent")
+    if ppo.get("imitation_only"):
+        agent += ", DAgger"
+    elif ppo.get("imitation_coef"):
+        agent += " + imitation"
+    return f"{ppo.get('env_id') or command.get('env', run.name)}: {agent}, seed {ppo.get('seed', command.get('seed', 0))}"
+
+
 def learning_curve(run: Path) -> Path:
-    """``run/learning_curve.png``: training success rate and mean episode return against
-    environment steps (one point per update of ``run/metrics.jsonl``)."""
+    """``run/learning_curve.png``: training success rate, mean episode return and, when the run
+    imitates an expert, the imitation loss, against environment steps (``run/metrics.jsonl``, one
+    point per update: faint; a moving average over a tenth of the updates: solid), titled with the
+    run's world, agent and seed."""
     rows = metrics_rows(run)
     plt = pyplot()
     from matplotlib.ticker import EngFormatter, MaxNLocator
 
     steps = [r["env_steps"] for r in rows]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
-    left.plot(steps, [r["success_rate"] for r in rows])
-    left.set(xlabel="environment steps", ylabel="success rate (training episodes)", ylim=(0, 1.02))
-    right.plot(steps, [r["return"] for r in rows], color="#2ca02c")
-    right.set(xlabel="environment steps", ylabel="mean episode return")
-    for ax in (left, right):
+    imitation = any(r.get("imitation_loss") for r in rows)
+    fig, axes = plt.subplots(1, 3 if imitation else 2, figsize=(13 if imitation else 9, 3.4))
+    _curve(axes[0], steps, [r["success_rate"] for r in rows], "#1f77b4")
+    axes[0].set(xlabel="environment steps", ylabel="success rate (training episodes)", ylim=(0, 1.02))
+    _curve(axes[1], steps, [r["return"] for r in rows], "#2ca02c")
+    axes[1].set(xlabel="environment steps", ylabel="mean episode return")
+    if imitation:
+        _curve(axes[2], steps, [r["imitation_loss"] for r in rows], "#9467bd")
+        axes[2].set(xlabel="environment steps", ylabel="imitation loss (cross entropy, nats)")
+    for ax in axes:
         ax.grid(alpha=0.3)
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
         ax.xaxis.set_major_locator(MaxNLocator(5))
-    return save(fig, run / "learning_curve.png", run.name)
+    return save(fig, run / "learning_curve.png", f"{run_title(run)} (faint: each update; solid: moving average)")
 
 
 def cloning_curve(run: Path) -> Path:
@@ -124,9 +166,9 @@ def painter_curve(run: Path) -> Path:
 
 
 def evaluation_bars(run: Path) -> Path:
-    """``run/evaluation.png``: the headline metric of every policy (agent, shuffled instruction,
-    random) on every evaluated split, with its 95% interval where the evaluation has one, and the
-    gap agent - shuffled (and its interval) written over each split."""
+    """``run/evaluation.png``: the headline metric of every policy (the agent, the agent shown another
+    instruction, uniform random) on every evaluated split, with its 95% bootstrap interval where the
+    evaluation has one, and the gap agent - another instruction (and its interval) over each split."""
     evaluation = json.loads((run / "evaluation.json").read_text())
     splits, meta = evaluation["splits"], evaluation["meta"]
     plt = pyplot()
@@ -136,22 +178,33 @@ def evaluation_bars(run: Path) -> Path:
         for j, policy in enumerate(p for p in POLICY_COLOURS if p in by_policy):
             value, interval = by_policy[policy]["success"], by_policy[policy].get("success_ci")
             x = i + (j - 1) * width
-            ax.bar(x, value, width, color=POLICY_COLOURS[policy], label=policy if i == 0 else None)
+            ax.bar(x, value, width, color=POLICY_COLOURS[policy], label=POLICY_NAMES[policy] if i == 0 else None)
             if interval:
                 ax.errorbar(x, value, yerr=[[value - interval[0]], [interval[1] - value]], color="black", capsize=2, linewidth=0.8)
             ax.text(x, (interval[1] if interval else value) + 0.01, f"{value:.2f}", ha="center", va="bottom", fontsize=7)
         if evaluation["gap"].get(split) is not None:
             interval = by_policy.get("agent", {}).get("gap_ci")
-            text = f"gap {evaluation['gap'][split]:+.2f}" + (" [{:+.2f}, {:+.2f}]".format(*interval) if interval else "")
+            text = f"agent - another instruction {evaluation['gap'][split]:+.2f}" + (
+                "\n[{:+.2f}, {:+.2f}]".format(*interval) if interval else ""
+            )
             ax.text(i, 1.07, text, ha="center", fontsize=7, weight="bold")
-    ax.set_xticks(range(len(splits)), [f"{s}\n({next(iter(b.values()))['goals']} goals)" for s, b in splits.items()], fontsize=8)
+    first = next(iter(next(iter(splits.values())).values()))
+    unit = first.get("unit", "goal")
+    ax.set_xticks(range(len(splits)), [f"{s}\n({next(iter(b.values()))['goals']} {unit}s)" for s, b in splits.items()], fontsize=8)
     ax.set(
-        ylim=(0, 1.15),
-        ylabel=meta.get("success_metric", "success"),
-        title=f"{meta['env']} ({meta['policy']}{' + imitation' if meta.get('imitation_coef') else ''})",
+        ylim=(0, 1.2),
+        ylabel=f"{meta.get('success_metric', 'success')} per {unit}",
+        title=f"{meta['env']} ({meta['policy']}{' + imitation' if meta.get('imitation_coef') else ''}, seed {meta.get('seed', 0)})",
     )
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
+    fig.text(
+        0.01,
+        0.01,
+        f"bars: mean over {unit}s; error bars: 95% bootstrap interval over {unit}s and their worlds",
+        fontsize=7,
+        color="#555555",
+    )
     return save(fig, run / "evaluation.png")
 
 
@@ -162,9 +215,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from baselines import cli
     from baselines.checkpoints import run_kind
 
-    run = parser().parse_args(argv).run
+    run = cli.parse(parser(), argv).run
     try:
         kind = run_kind(run)
     except ValueError as error:

@@ -117,9 +117,6 @@ class PPOConfig:
 EXPERT_PLAY_DECAY = 0.5
 """Fraction of the updates over which ``PPOConfig.expert_play`` decays linearly to 0."""
 
-CPU_QUICK = {"num_envs": 64, "num_steps": 64, "num_minibatches": 4, "layer_size": 256, "reset_ratio": 4}
-"""Overrides for a quick CPU run (Craftax is fastest at ~64 envs on a 2-core CPU)."""
-
 
 @struct.dataclass
 class Runner:
@@ -372,9 +369,15 @@ class PPO:
             f"success {m['success_rate']:.3f}  entropy {m['entropy']:.3f}",
         )
 
-    def updates(self, runner: Runner, count: int) -> tuple[Runner, dict]:
-        """``count`` updates in one ``lax.scan``; metrics stacked (count,)."""
-        return jax.lax.scan(lambda r, _: self.update(r), runner, None, count)
+    def updates(self, runner: Runner, count: int, active: Array | None = None) -> tuple[Runner, dict]:
+        """``count`` updates in one ``lax.scan``; metrics stacked (count,). With ``active`` (a traced
+        int), only the first ``active`` of them run and the rest leave the runner as it is (their
+        metrics zero), so that one compiled program serves every chunk of a run, a shorter last one
+        included."""
+        if active is None:
+            return jax.lax.scan(lambda r, _: self.update(r), runner, None, count)
+        zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(self.update, runner)[1])
+        return jax.lax.scan(lambda r, i: jax.lax.cond(i < active, self.update, lambda r: (r, zeros), r), runner, jnp.arange(count))
 
     def train(self, key: Array) -> dict:
         """The whole run: init, then ``num_updates`` updates. Returns runner and stacked metrics."""

@@ -295,15 +295,15 @@ def split_table(summary: dict) -> str:
 
 
 def rows_table(summaries: Sequence[dict]) -> str:
-    """Markdown: one row per summary, its splits joined by " / "."""
-    header = ["results", "agent", "split", *(POLICY_NAMES[p] for p in POLICIES), "seeds"]
-    lines = ["| " + " | ".join(header) + " |", "|---|---|---|" + "---:|" * (len(header) - 3)]
+    """Markdown: one row per split of each summary (five columns: what was trained, on its first
+    row only, the split and the three policies)."""
+    header = ["results", "split", *(POLICY_NAMES[p] for p in POLICIES)]
+    lines = ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
     for summary in summaries:
-        splits = summary["splits"]
-        cells = [" / ".join(_cell(row[p], 2) if p in row else "–" for row in splits.values()) for p in POLICIES]
-        names = " / ".join(held_out_label(split, row.get("texts_in_train")) for split, row in splits.items())
-        row = [summary["title"], agent_label(summary), names, *cells, str(len(summary["seeds"]))]
-        lines.append("| " + " | ".join(row) + " |")
+        what = f"{summary['title']}: {agent_label(summary)}, {len(summary['seeds'])} seeds"
+        for i, (split, row) in enumerate(summary["splits"].items()):
+            cells = [_cell(row[p], 2) if p in row else "–" for p in POLICIES]
+            lines.append("| " + " | ".join([what if i == 0 else "", held_out_label(split, row.get("texts_in_train")), *cells]) + " |")
     return "\n".join(lines) + "\n\n" + _caption(summaries)
 
 

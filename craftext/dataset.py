@@ -278,7 +278,9 @@ def parser() -> argparse.ArgumentParser:
     stats.add_argument("--version", default="classic", choices=("classic", "full"), help="Craftax version")
     sub.add_parser("build", help="regenerate the shipped dataset files")
     official = sub.add_parser("import-official", help="import the official CrafText data (wheel, folder or installed copy)")
-    official.add_argument("path")
+    official.add_argument("path", help="the official craftext 0.2.2 wheel, an unpacked folder or an installed copy's site-packages")
+    official.add_argument("--out", type=Path, help="write the imported goals here as a goal file (JSON lines) for --goals-file")
+    official.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     return p
 
 
@@ -290,7 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "import-official":
         from craftext.official import main as import_main
 
-        import_main(args.path)
+        import_main(args.path, out=args.out, overwrite=args.overwrite)
     else:
         dataset = load_release(args.version == "classic", args.release, args.data_version)
         s = statistics(dataset)

@@ -20,13 +20,18 @@ Dropped records are reported with their reason: duplicate keys, string ``argumen
 from the Craftax version, no instruction text, values out of our ranges; test phrasings that
 also appear in training are counted as leaks.
 
-Usage: ``python -m craftext.dataset import-official PATH`` (a ``.whl``, a folder holding the
-``craftext`` package, or an installed copy's site-packages).
+Usage: ``python -m craftext.dataset import-official PATH [--out FILE]`` (a ``.whl``, a folder
+holding the ``craftext`` package, or an installed copy's site-packages): prints the report and,
+with ``--out``, writes the imported goals as a goal file (``craftext.goalfile``, JSON lines) that
+every command reads with ``--goals-file FILE``.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
+import os
 import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -204,8 +209,42 @@ def import_official(path: str | Path, classic: bool = True) -> ImportReport:
     return report
 
 
-def main(path: str, classic: bool = True) -> None:
+def goal_file_lines(report: ImportReport) -> str:
+    """The imported goals as a goal file (``craftext.goalfile``, JSON lines with its format line):
+    one record per goal and split, the phrasings of records that map to the same goal merged."""
+    from craftext.dataset import Entry
+    from craftext.goalfile import FORMAT, VERSION
+
+    merged: dict[tuple[str, str], Entry] = {}
+    for record, goal in report.imported:
+        earlier = merged.get((goal.key(), record.split), Entry(goal, record.level, record.split, ()))
+        merged[goal.key(), record.split] = dataclasses.replace(earlier, phrasings=tuple(dict.fromkeys(earlier.phrasings + record.texts)))
+    records = [{"format": FORMAT, "version": VERSION}, *(e.to_json() for e in merged.values())]
+    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
+
+
+def write_goal_file(report: ImportReport, out: Path, overwrite: bool = False) -> Path:
+    """Write ``goal_file_lines`` to ``out`` (refused if it exists, unless ``overwrite``); written
+    beside it first and moved into place, so an interrupted write leaves any earlier file whole."""
+    out = Path(out)
+    _refuse_existing(out, overwrite)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.partial")
+    partial.write_text(goal_file_lines(report))
+    os.replace(partial, out)
+    return out
+
+
+def _refuse_existing(out: Path, overwrite: bool) -> None:
+    if out.exists() and not overwrite:
+        raise OfficialDataError(f"{out} already exists; replace it with --overwrite or choose another --out")
+
+
+def main(path: str, classic: bool = True, out: Path | None = None, overwrite: bool = False) -> None:
+    """The report of ``import_official`` on stdout; with ``out``, the goal file too."""
     try:
+        if out is not None:
+            _refuse_existing(Path(out), overwrite)  # before reading anything
         report = import_official(path, classic)
     except (OfficialDataError, FileNotFoundError) as e:
         raise SystemExit(f"error: {e}") from None
@@ -223,3 +262,8 @@ def main(path: str, classic: bool = True) -> None:
     per = Counter((r.level, r.split) for r, _ in report.imported)
     for (level, split), n in sorted(per.items()):
         print(f"  {level:<6} {split:<17} {n:>4} goals")
+    if out is None:
+        print("\nadd --out FILE to write these goals as a goal file; every command then reads it with --goals-file FILE")
+        return
+    write_goal_file(report, Path(out), overwrite)
+    print(f"\nwrote {out}: check it with python -m craftext.validate {out}, train on it with python -m baselines --goals-file {out}")

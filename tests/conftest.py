@@ -5,6 +5,7 @@ so repeated runs skip recompiling; and the order in which pytest-xdist's workers
 import pytest
 
 from baselines.cli import compilation_cache
+from tests.servers import chromium
 
 compilation_cache()
 
@@ -27,3 +28,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((i for i, unit in enumerate(LONGEST_FIRST) if item.nodeid.startswith(unit)), len(LONGEST_FIRST))
 
     items.sort(key=rank)  # stable: the tests of a unit keep their order
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless chromium (Debian's, driven by Playwright with ``executable_path``); the test is
+    skipped where there is none."""
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium with apt-get)")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True)
+        yield launched
+        launched.close()

@@ -692,9 +692,7 @@ def wait_until(page, expression: str, timeout: float = 120.0) -> None:
 
 
 def test_rater_page_in_a_real_browser(arena_template, tmp_path):
-    from tests.test_episodes import chromium
-
-    executable = chromium()
+    executable = servers.chromium()
     if executable is None:
         pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium with apt-get)")
     playwright_api = pytest.importorskip("playwright.sync_api")

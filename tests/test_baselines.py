@@ -205,7 +205,8 @@ def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compi
 
 
 def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys, monkeypatch):
-    """3 updates, a checkpoint every 2: checkpoints 2 and 3 (the last chunk is capped). A kill after
+    """3 updates, a checkpoint every 2: checkpoints 2 and 3 (the last chunk is capped, by the same
+    compiled program). A kill after
     the first checkpoint (the later one deleted), a corrupt latest checkpoint, contradicting flags,
     a reused folder: each resumes to the same parameters or fails naming the cause."""
     monkeypatch.delenv("CI", raising=False)  # CI=true turns progress bars off; this test reads the bar
@@ -255,6 +256,7 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
     assert json.loads((out / "evaluation.json").read_text())["splits"] == splits  # evaluated again with the saved --eval-episodes 1
     shown = capsys.readouterr()
     assert updates() == [1, 2, 3] and "PPO: 100%" in shown.out + shown.err and " 3/3 " in shown.out + shown.err  # the progress bar
+    assert shown.err.count("compiling 2 PPO updates") == 2 and "compiling 1 PPO" not in shown.err  # one program, short chunk too
 
     for file in (checkpoints / "3").rglob("*"):  # damage the latest checkpoint
         if file.is_file():

@@ -4,6 +4,7 @@ the same thing everywhere (``baselines.cli.VOCABULARY``); a count and a list nev
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -110,6 +111,71 @@ def test_the_console_script_runs_every_command(capsys):
     assert "procedures" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="unknown command 'trian'"):
         main(["trian"])
+
+
+def _written_forms(default) -> set[str]:
+    """How a help text may write ``default``: as str or repr, with thousands separators, in
+    scientific notation, a list space-separated, a relative path with ``./``."""
+    forms = {str(default), repr(default), f"./{default}"}
+    if isinstance(default, (int, float)) and not isinstance(default, bool):
+        forms |= {f"{default:,}", f"{default:g}", f"{default:.0e}".replace("e-0", "e-")}
+    if isinstance(default, list):
+        forms.add(" ".join(map(str, default)))
+    return forms
+
+
+def test_help_texts_state_the_real_defaults():
+    """Where a flag's help names its default, the name is argparse's default for it."""
+    wrong = []
+    for command in COMMANDS:
+        for name, parser in _parsers(command_module(command).parser(), command):
+            for action in parser._actions:
+                if action.help in (None, argparse.SUPPRESS) or action.default in (None, False, argparse.SUPPRESS):
+                    continue
+                written = [w.strip() for w in re.findall(r"default:? ([^;)]+)", action.help)]
+                if written and not any(w.startswith(form) for w in written for form in _written_forms(action.default)):
+                    wrong.append((name, action.option_strings, action.default, written))
+    assert not wrong, wrong
+
+
+def test_train_help_states_the_settings_a_run_gets():
+    """``python -m baselines`` leaves its flags unset (``--resume`` tells given from saved ones);
+    the defaults its help states are those of a run started without flags."""
+    train = command_module("train")
+    parser = train.parser()
+    config = train._config(train.settings(parse(parser, ["--out", "runs/never-made"])))
+    helps = {a.option_strings[0]: a.help for a in parser._actions if a.option_strings}
+    for flag, value in {"--num-envs": config.num_envs, "--num-steps": config.num_steps, "--layer-size": config.layer_size}.items():
+        assert f"default {value}" in helps[flag], (flag, helps[flag])
+    assert f"quick {config.total_timesteps:,}" in helps["--total-steps"]
+    assert f"default {config.lr:.0e}".replace("e-0", "e-") in helps["--lr"]
+    assert not Path("runs/never-made").exists()
+
+
+def test_a_bad_command_line_is_one_line_with_a_suggestion(capsys, monkeypatch):
+    """A mistyped command, choice or subcommand: one error line naming the command as typed, a
+    "did you mean", and a pointer to --help, without the usage block."""
+    from baselines import cli
+    from baselines.commands import main
+
+    monkeypatch.setattr(cli, "INVOKED_AS", {})
+    for argv, typed, meant in (
+        (["trian"], "instructworlds", "train"),
+        (["train", "--preset", "hexagon"], "instructworlds train", "hexagons"),
+        (["episodes", "recrd"], "instructworlds episodes", "record"),
+    ):
+        with pytest.raises(SystemExit) as exit:
+            main(argv)
+        err = capsys.readouterr().err + str(exit.value.code)
+        assert f"{typed}: error:" in err and f"did you mean {meant!r}" in err and f"(see {typed} --help)" in err, err
+        assert "usage:" not in err, err
+
+
+def test_a_mistyped_split_gets_a_suggestion():
+    from baselines import worlds
+
+    with pytest.raises(ValueError, match="did you mean 'train'"):
+        worlds.split_episodes({"env": "hexagons"}, "trian")
 
 
 def test_one_default_per_setting_across_the_library_and_the_commands():

@@ -39,6 +39,24 @@ def test_report_command(capsys):
     assert "10 goals" in out and "duplicate keys overwritten: 1" in out and "leaks): 1" in out
 
 
+def test_import_writes_a_goal_file_the_commands_read(tmp_path, capsys):
+    from craftext.goalfile import load_goals
+
+    out = tmp_path / "official.jsonl"
+    main(str(FIXTURE), out=out)
+    assert "--goals-file" in capsys.readouterr().out
+    loaded = load_goals(out)
+    report = import_official(FIXTURE)
+    assert {e.goal for e in loaded.entries} == {g for _, g in report.imported}
+    assert {(e.goal, e.split) for e in loaded.entries} == {(g, r.split) for r, g in report.imported}
+    before = out.read_text()
+    with pytest.raises(SystemExit, match="already exists"):
+        main(str(FIXTURE), out=out)
+    assert out.read_text() == before and not list(tmp_path.glob(".*partial"))
+    main(str(FIXTURE), out=out, overwrite=True)
+    assert out.read_text() == before
+
+
 def test_missing_data_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="dataset/scenarious"):
         import_official(tmp_path)

@@ -62,10 +62,10 @@ def _command_lines(page: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
-@pytest.fixture(scope="class")
+@pytest.fixture
 def workdir(tmp_path_factory) -> Path:
-    """One folder for the commands of a class's pages (a page may use what an earlier one of its
-    class made), with the repository's README, docs/ and tests/ beside them."""
+    """A fresh folder for the commands of one page (a page's commands stand alone: a page that
+    needs a run makes it), with the repository's README, docs/ and tests/ beside them."""
     folder = tmp_path_factory.mktemp("documented")
     for name in ("README.md", "docs", "tests"):
         (folder / name).symlink_to(ROOT / name)
@@ -78,9 +78,9 @@ def pytest_generate_tests(metafunc):
 
 
 class PageCommands:
-    """Every command line of a page's bash blocks, in order, in one shell: the public data replaced
-    by the fixtures and small budgets appended (``tests/documented.py``). Each subclass is a set of
-    pages one pytest-xdist worker runs in the site's order (``--dist loadscope``: a class is a unit)."""
+    """Every command line of a page's bash blocks, in order, in one shell and a fresh folder: the
+    public data replaced by the fixtures and small budgets appended (``tests/documented.py``). Each
+    subclass is a set of pages one pytest-xdist worker runs (``--dist loadscope``: a class is a unit)."""
 
     PAGES: tuple[str, ...] = ()
 
@@ -104,7 +104,7 @@ class PageCommands:
 
 
 class TestReadmeCommands(PageCommands):
-    PAGES = ("README.md", "tools/episodes.md")  # episodes.md records the policy the README cloned
+    PAGES = ("README.md", "tools/episodes.md")
 
 
 class TestPpoCommands(PageCommands):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 
@@ -135,7 +134,9 @@ def test_session_resumes_an_unfinished_journal(worlds, tmp_path):
     world = worlds("Hexagons-Paint-v1")
     first = PlayServer(world, tmp_path, "p", text=3)
     session_id, session, _ = first.open(None)
+    first.open(None)  # another visitor who never acts
     feasible = session.view()["feasible"]
+    assert not list(tmp_path.iterdir()) and session.view()["journal"] is None  # loading the page writes nothing
     session.act(feasible[0])
     with pytest.raises(ValueError, match="not feasible"):
         session.act(world.task.num_actions + 5)
@@ -144,14 +145,17 @@ def test_session_resumes_an_unfinished_journal(worlds, tmp_path):
     with pytest.raises(ValueError, match="seed -1 is not a uint32"):
         session.new_episode(seed=-1)
     assert not session.current.ended and session.view()["step"] == 1 and len(list(tmp_path.glob("*.jsonl"))) == 1  # nothing was lost
-    with pytest.raises(ValueError, match="holds the unfinished episode .*--resume"):
-        PlayServer(world, tmp_path, "p")  # the server restarted mid-episode: nothing is continued unasked
-    again = PlayServer(world, tmp_path, "p", resume=True)
+    (tmp_path / "broken.jsonl").write_text('{"env": "Hexagons-Paint-v1"}\n')  # not this world's: ignored, kept
+    again = PlayServer(world, tmp_path, "p")  # the server restarted mid-episode, without flags
+    assert (tmp_path / "broken.jsonl").exists() and again.resumed == [str(session.current.journal.path)]
     resumed = again.sessions[client_tag(session_id)]
     assert resumed.resumed and resumed.view()["step"] == 1 and state_digest(resumed.current.state) == state_digest(session.current.state)
     assert again.open(session_id)[1] is resumed  # the same browser gets its episode back
     resumed.end()
     assert load(resumed.last_file).actions.tolist() == [feasible[0]] and replay(load(resumed.last_file)).digest
+    resumed.new_episode()
+    resumed.end()  # ended before its first action: no file
+    assert resumed.current.ended and sorted(p.suffix for p in tmp_path.iterdir()) == [".jsonl", ".npz"]
 
 
 def test_play_server_sessions_csrf_host_and_strict_actions(worlds, tmp_path):
@@ -181,11 +185,13 @@ def test_play_server_sessions_csrf_host_and_strict_actions(worlds, tmp_path):
         assert post(alice, "alice", "/api/act", {"action": bad}).status_code in (400, 422)
     assert post(alice, "alice", "/api/act", {"action": action}).json()["step"] == 1
     assert bob.get("/api/view").json()["step"] == 0  # bob's episode is his own
-    assert post(bob, "bob", "/api/new", {"seed": 5}).status_code == 200
-    assert post(bob, "bob", "/api/new", {"seed": 5}).status_code == 200  # same seed, same second
+    for _ in range(2):  # same seed, same second: two files
+        assert post(bob, "bob", "/api/new", {"seed": 5}).status_code == 200
+        assert post(bob, "bob", "/api/act", {"action": action}).json()["step"] == 1
     assert post(bob, "bob", "/api/new", {"seed": "5"}).status_code == 400
+    assert post(bob, "bob", "/api/new", {}).status_code == 200  # ends bob's second episode
     assert alice.get("/api/view").json()["step"] == 1 and not alice.get("/api/view").json()["ended"]
-    assert len(list(tmp_path.glob("*.npz"))) == 2 and len(list(tmp_path.glob("*.jsonl"))) == 2  # bob's two ended, both kept
+    assert len(list(tmp_path.glob("*.npz"))) == 2 and len(list(tmp_path.glob("*.jsonl"))) == 1  # bob's two kept; his third unplayed
 
 
 @pytest.mark.slow
@@ -201,7 +207,7 @@ def test_play_server_resumes_acknowledged_steps_after_kill_9(tmp_path):
         return servers.start(
             lambda port: (
                 ["baselines.episodes", "play", "--env", spec["env"], "--data", spec["data"], "--data-size", "8"]
-                + ["--max-episode-steps", "6", "--out", str(tmp_path), "--port", str(port), "--resume"]
+                + ["--max-episode-steps", "6", "--out", str(tmp_path), "--port", str(port)]
             ),
             probe="/api/view",
             timeout=300,
@@ -234,25 +240,6 @@ def test_play_server_resumes_acknowledged_steps_after_kill_9(tmp_path):
 
 
 # ----------------------------------------------------------------------------- the browser
-def chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if path := shutil.which(name):
-            return path
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = chromium()
-    if executable is None:
-        pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium with apt-get)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True)
-        yield launched
-        launched.close()
-
-
 def serve_in_thread(session):
     import uvicorn
 

@@ -49,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
     episodes = command("add-episodes", "add a folder of an agent's episode files (clean videos rendered by replay)")
     episodes.add_argument("folder", type=Path)
     episodes.add_argument("--agent", required=True)
-    episodes.add_argument("--formats", default="webm,mp4", help="videos to offer: webm, mp4 (default both)")
+    episodes.add_argument("--formats", default="webm,mp4", help="videos to offer, comma-separated: webm, mp4 (default webm,mp4)")
     episodes.add_argument("--fps", type=float, default=8.0)
     cli.add_run_options(episodes)
     rater = command("add-rater", "register a rater (or an admin) and print its token")

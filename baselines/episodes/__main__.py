@@ -6,6 +6,7 @@ See the package docstring (``baselines.episodes``).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from baselines import cli, worlds
@@ -28,17 +29,13 @@ def parser() -> argparse.ArgumentParser:
         default=Path("episodes"),
         help="folder of the recorded episodes (default ./episodes); new episodes join it under new names",
     )
-    play.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the unfinished episodes in --out, each for the browser that played it (refused otherwise)",
-    )
+    play.add_argument("--resume", action="store_true", help=argparse.SUPPRESS)  # the default now; accepted for one release
     play.add_argument("--player", default="anonymous", help="recorded as source human:<player>")
     play.add_argument(
         "--text", type=int, help="always this instruction id (default: the split's goals in turn, each goal's phrasings in turn)"
     )
-    play.add_argument("--host", default="127.0.0.1")
-    play.add_argument("--port", type=int, default=8000)
+    play.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
+    play.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000)")
     rec = commands.add_parser("record", help="record episodes of a scripted policy (random, or the world's expert) or a trained agent")
     worlds.add_world_arguments(rec, env_required=True)
     rec.add_argument(
@@ -87,14 +84,17 @@ def _run(args: argparse.Namespace) -> None:
         from baselines.episodes.play import PlayServer, serve
         from baselines.worlds.session import World
 
+        if args.resume:
+            print("warning: play --resume is deprecated: unfinished episodes are always continued", file=sys.stderr)
         spec = worlds.spec_from_args(args)
         with cli.compiling(f"{spec['env']}'s start, step and renderer for the player"):
-            server = PlayServer(World(spec, args.split), args.out, args.player, args.text, resume=args.resume)
+            server = PlayServer(World(spec, args.split), args.out, args.player, args.text)
         serve(server, args.host, args.port)
     elif args.command == "record":
         from baselines.episodes.replay import record
         from baselines.worlds.session import World
 
+        cli.check_out(args.out, overwrite=args.overwrite)  # before the world is built: a refusal comes at once
         world = World(worlds.spec_from_args(args), args.split)
         policy = args.policy
         if policy == "agent":

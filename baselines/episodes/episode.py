@@ -201,16 +201,23 @@ class Journal:
     per step (flushed and fsynced: a dead server or browser loses nothing), ``close`` the episode
     file ``<path>.npz`` (then the journal is removed). ``open`` reads a journal back."""
 
-    def __init__(self, path: Path, meta: dict, steps: list[dict] | None = None):
-        self.path, self.meta, self.steps = Path(path), meta, steps or []
+    def __init__(self, path: Path, meta: dict, steps: list[dict] | None = None, written: bool = True):
+        self.path, self.meta, self.steps, self.written = Path(path), meta, steps or [], written
         self.started = time.monotonic() - (self.steps[-1]["t_ms"] / 1000 if self.steps else 0.0)
 
     @classmethod
-    def begin(cls, path: Path, meta: dict) -> Journal:
-        journal = cls(Path(path).with_suffix(".jsonl"), meta)
-        journal.path.parent.mkdir(parents=True, exist_ok=True)
-        journal._write(json.dumps(meta) + "\n", mode="w")
+    def begin(cls, path: Path, meta: dict, lazy: bool = False) -> Journal:
+        """A new journal at ``path`` (.jsonl); ``lazy``: its file is written with the first step, so an
+        episode nobody plays leaves no file."""
+        journal = cls(Path(path).with_suffix(".jsonl"), meta, written=False)
+        if not lazy:
+            journal._start()
         return journal
+
+    def _start(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._write(json.dumps(self.meta) + "\n", mode="w")
+        self.written = True
 
     @classmethod
     def open(cls, path: Path) -> Journal:
@@ -248,6 +255,8 @@ class Journal:
             "truncated": bool(truncated),
             "t_ms": int(1000 * (time.monotonic() - self.started)),
         }
+        if not self.written:
+            self._start()
         self.steps.append(step)
         self._write(json.dumps(step) + "\n")
 

@@ -14,12 +14,14 @@ Every browser is its own player: the page hands out a random session id (an Http
 SameSite=Strict cookie) and a CSRF token that every state change must send back
 (``X-CSRF-Token``); requests whose Host header is not the server's are refused (DNS rebinding).
 Each session has its own episodes (``PlaySession``), named ``<env>-<UTC time>-<random id>`` and
-never overwritten. Each step is appended to ``<out>/<episode>.jsonl`` (fsynced) before the page is
-answered (a ``Recording`` and its ``Journal``); the episode file ``.npz`` is written when the episode
-ends (terminated, truncated, or the player ends it). A server started with ``--resume`` on a folder
-holding unfinished journals of the same world resumes each (its actions replayed and checked) for
-the browser that played it (the journal keeps a hash of its session id); without it, such a folder
-is refused.
+never overwritten. From the first action on, each step is appended to ``<out>/<episode>.jsonl``
+(fsynced) before the page is answered (a ``Recording`` and its ``Journal``): loading the page
+writes nothing. The episode file ``.npz`` is written when the episode ends (terminated, truncated,
+or the player ends it; an episode ended before its first action leaves no file). A server started
+on a folder holding unfinished journals of the same world continues each (its actions replayed and
+checked) for the browser that played it (the journal keeps a hash of its session id), so the
+command restarted after Ctrl-C or a crash gives every player their episode back; a journal that
+cannot be replayed is left as it is, with a warning.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import base64
 import hashlib
 import io
 import secrets
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -104,7 +107,7 @@ class PlaySession:
         if any((self.out / name).with_suffix(kind).exists() for kind in (".jsonl", ".npz")):
             raise ValueError(f"{self.out / name}: exists already (never overwritten)")
         following = Recording.begin(
-            self.world, int(text), int(seed), self.out / name, f"human:{self.player}", {"client": self.client}
+            self.world, int(text), int(seed), self.out / name, f"human:{self.player}", {"client": self.client}, lazy=True
         )  # a bad text / seed stops here
         if self.current is not None:
             self.end()
@@ -119,8 +122,12 @@ class PlaySession:
 
     def end(self) -> None:
         """End the episode now (the player gives up or is done); it is saved as played."""
-        if not self.current.ended:
+        if self.current.ended:
+            return
+        if self.current.journal.steps:
             self.last_file = self.current.close()
+        else:
+            self.current.discard()
 
     def view(self) -> dict[str, Any]:
         """What the page shows: the frame (PNG data URL), the instruction, the feasible actions,
@@ -141,7 +148,7 @@ class PlaySession:
             "return": total,
             "success": current.success,
             "ended": current.ended,
-            "journal": None if current.ended else str(current.journal.path),
+            "journal": str(current.journal.path) if current.journal.written and not current.ended else None,
             "saved": str(self.last_file) if self.last_file else None,
             "resumed": self.resumed,
         }
@@ -169,29 +176,28 @@ class PlaySession:
 
 class PlayServer:
     """The player's server state: one compiled ``world``, its episodes folder ``out``, and one
-    ``PlaySession`` per browser session (created on its first page load). With ``resume``, every
-    unfinished journal of this world in ``out`` is continued for the browser that played it;
-    without it, a folder holding one is refused."""
+    ``PlaySession`` per browser session (created on its first page load). Every unfinished journal
+    of this world in ``out`` is continued for the browser that played it; one that cannot be
+    replayed is left untouched, with a warning on stderr."""
 
-    def __init__(self, world: World, out: str | Path, player: str = "anonymous", text: int | None = None, resume: bool = False):
+    def __init__(self, world: World, out: str | Path, player: str = "anonymous", text: int | None = None):
         self.world, self.out, self.player, self.text = world, Path(out), player, text
         self.out.mkdir(parents=True, exist_ok=True)
         self.lock = threading.Lock()
         world.compile()
-        journals = unfinished(world, self.out)
-        if journals and not resume:
-            raise ValueError(
-                f"{self.out} holds the unfinished episode {journals[-1]}: continue it with --resume (resume=True), "
-                "or play into another --out"
-            )
         self.sessions: dict[str, PlaySession] = {}
         """client tag -> its session."""
         self.csrf: dict[str, str] = {}
         """client tag -> its CSRF token."""
-        for journal in journals:
-            tag = str(Journal.open(journal).meta.get("client", "local"))
-            self.sessions[tag] = PlaySession(world, self.out, player, text, tag, resume=journal)
-        self.resumed = [str(j) for j in journals]
+        self.resumed: list[str] = []
+        for journal in unfinished(world, self.out):
+            try:
+                tag = str(Journal.open(journal).meta.get("client", "local"))
+                self.sessions[tag] = PlaySession(world, self.out, player, text, tag, resume=journal)
+            except EpisodeError as error:
+                print(f"warning: {journal} is not continued and stays as it is: {error}", file=sys.stderr, flush=True)
+                continue
+            self.resumed.append(str(journal))
         obs, state = world.start(world.schedule(0), 0)
         world_frame(world, state, obs, world_pictures(world, [state])[0], "")  # compiles the renderer before the first page
 

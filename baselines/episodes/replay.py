@@ -103,13 +103,17 @@ class Recording:
     def __init__(self, world: World, journal: Journal, obs: Any, state: Any, success: bool = False):
         self.world, self.journal, self.obs, self.state, self.success = world, journal, obs, state, success
         self.file: Path | None = None
+        self.discarded = False
 
     @classmethod
-    def begin(cls, world: World, text: int, seed: int, path: str | Path, source: str, extra: dict | None = None) -> Recording:
+    def begin(
+        cls, world: World, text: int, seed: int, path: str | Path, source: str, extra: dict | None = None, lazy: bool = False
+    ) -> Recording:
         """A new episode of instruction ``text`` with ``seed``, journaled at ``path`` (.jsonl);
-        ``extra`` adds fields to its metadata."""
+        ``extra`` adds fields to its metadata; ``lazy``: the journal is written from the first step on
+        (``Journal.begin``)."""
         obs, state = world.start(text, seed)
-        return cls(world, Journal.begin(Path(path), {**world.meta(text, seed, source), **(extra or {})}), obs, state)
+        return cls(world, Journal.begin(Path(path), {**world.meta(text, seed, source), **(extra or {})}, lazy=lazy), obs, state)
 
     @classmethod
     def resume(cls, world: World, path: str | Path) -> Recording:
@@ -124,7 +128,13 @@ class Recording:
 
     @property
     def ended(self) -> bool:
-        return self.file is not None
+        return self.file is not None or self.discarded
+
+    def discard(self) -> None:
+        """End an episode in which nothing was played, leaving no file."""
+        if self.journal.steps:
+            raise ValueError("an episode with steps is saved (close), never discarded")
+        self.discarded = True
 
     def act(self, action: int) -> None:
         """Step with ``action`` and record it; ValueError if the episode has ended or the action is

@@ -134,7 +134,13 @@ def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
     ``episodes``). Raises ValueError (``UnknownWorldError`` for an unknown id)."""
     spec = world_spec(spec)
     spec["env"] = resolve(spec["env"])
-    return find_family(spec["env"]).episodes(spec, split)
+    family = find_family(spec["env"])
+    offered = family.splits_of(spec)
+    if split not in offered:
+        close = difflib.get_close_matches(split, offered, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"--split {split!r} is not a split of {spec['env']}'s data ({', '.join(offered)}){hint}")
+    return family.episodes(spec, split)
 
 
 def spec_task(spec: Mapping, split: str | tuple[list, dict], **settings) -> Task:

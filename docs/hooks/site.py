@@ -2,7 +2,7 @@
 
 - The command-line reference is generated from the commands' own argparse parsers
   (``baselines.commands``), so it cannot go stale: the marker ``<!-- cli-reference -->`` becomes
-  every command's ``--help``, and each subcommand's.
+  a section per command and subcommand with a table of its flags, defaults and help.
 - The committed benchmark results (``benchmarks/results/``, outside ``docs/``) are published under
   ``results/`` so the pages can show their figures.
 """
@@ -18,26 +18,62 @@ ROOT = Path(__file__).resolve().parents[2]
 MARKER = "<!-- cli-reference -->"
 
 
-def _helps(parser: argparse.ArgumentParser, name: str):
-    """(title, help text) of a parser and of every subcommand's parser, recursively."""
-    yield name, parser.format_help()
+def _subcommands(parser: argparse.ArgumentParser, name: str):
+    """(title, parser) of a parser and of every subcommand's parser, recursively."""
+    yield name, parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub, subparser in action.choices.items():
-                yield from _helps(subparser, f"{name} {sub}")
+                yield from _subcommands(subparser, f"{name} {sub}")
+
+
+def _markdown(text: str) -> str:
+    """Help or description text as Markdown: reST literals as code, one paragraph per blank line."""
+    return text.replace("``", "`").replace("%%", "%")
+
+
+def _cell(text: str) -> str:
+    return " ".join(_markdown(text).split()).replace("|", "\\|")
+
+
+def _flags(parser: argparse.ArgumentParser) -> str:
+    """A Markdown table of the parser's arguments: flag (or positional), default, help."""
+    formatter = parser._get_formatter()
+    rows = ["| argument | default | meaning |", "|---|---|---|"]
+    for action in parser._actions:
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)) or action.help == argparse.SUPPRESS:
+            continue
+        name = ", ".join(action.option_strings) or action.dest
+        if action.option_strings and action.nargs != 0 and not action.choices:  # choices are listed under meaning
+            name += f" {formatter._format_args(action, formatter._get_default_metavar_for_optional(action))}"
+        if action.nargs == 0:
+            default = "off"
+        elif action.required:
+            default = "required"
+        elif action.default in (None, argparse.SUPPRESS, "", [], {}):
+            default = ""
+        else:
+            default = f"`{action.default}`"
+        meaning = formatter._expand_help(action) if action.help else ""
+        if action.choices and not isinstance(action.choices, dict):
+            meaning += f" (one of {', '.join(f'`{c}`' for c in action.choices)})"
+        rows.append(f"| `{_cell(name)}` | {default} | {_cell(meaning)} |")
+    return "\n".join(rows)
 
 
 def cli_reference() -> str:
-    """Markdown: per command, how to run it and the help of it and its subcommands."""
+    """Markdown: per command, how to run it, what it does, and a table of its flags; a section per
+    subcommand."""
     from baselines.commands import COMMANDS, command_module, summary
 
     parts = []
     for name, module in COMMANDS.items():
-        parts.append(f"## `{name}`\n\n{summary(name)}. Run as `instructworlds {name}` or `python -m {module}`.\n")
-        for title, text in _helps(command_module(name).parser(), f"python -m {module}"):
-            if title != f"python -m {module}":
-                parts.append(f"### `{title}`\n")
-            parts.append(f"```text\n{text.rstrip()}\n```\n")
+        parser = command_module(name).parser()
+        parts.append(f"## `{name}`\n\n{_markdown(summary(name))}. Run as `instructworlds {name}` or `python -m {module}`.\n")
+        for title, sub in _subcommands(parser, f"instructworlds {name}"):
+            if sub is not parser:
+                parts.append(f"### `{title}`\n\n{_markdown(sub.description or '')}\n")
+            parts.append(_flags(sub) + "\n")
     return "\n".join(parts)
 
 
