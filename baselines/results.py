@@ -300,7 +300,8 @@ def rows_table(summaries: Sequence[dict]) -> str:
     header = ["results", "split", *(POLICY_NAMES[p] for p in POLICIES)]
     lines = ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
     for summary in summaries:
-        what = f"{summary['title']}: {agent_label(summary)}, {len(summary['seeds'])} seeds"
+        seeds = len(summary["seeds"])
+        what = f"{summary['title']}: {agent_label(summary)}, {seeds} seed{'s' if seeds != 1 else ''}"
         for i, (split, row) in enumerate(summary["splits"].items()):
             cells = [_cell(row[p], 2) if p in row else "–" for p in POLICIES]
             lines.append("| " + " | ".join([what if i == 0 else "", held_out_label(split, row.get("texts_in_train")), *cells]) + " |")

@@ -63,17 +63,7 @@ class Entry:
     phrasings: tuple[str, ...]
 
     def to_json(self) -> dict:
-        args = {k: list(v) if isinstance(v, tuple) else v for k, v in self.goal.args}
-        return {
-            "key": self.goal.key(),
-            "scenario": self.goal.scenario.name,
-            "args": args,
-            "classic": self.goal.classic,
-            "category": self.goal.category,
-            "level": self.level,
-            "split": self.split,
-            "phrasings": list(self.phrasings),
-        }
+        return {**self.goal.to_json(), "level": self.level, "split": self.split, "phrasings": list(self.phrasings)}
 
     @classmethod
     def from_json(cls, record: dict, where: str) -> Entry:

@@ -215,6 +215,12 @@ class Goal:
         not the canonical encoding of a valid goal."""
         return _decode(np.asarray(slots), classic)
 
+    def to_json(self) -> dict:
+        """The goal's fields of a goal-file record (``craftext.goalfile``): key, scenario, args,
+        classic and category."""
+        args = {k: list(v) if isinstance(v, tuple) else v for k, v in self.args}
+        return {"key": self.key(), "scenario": self.scenario.name, "args": args, "classic": self.classic, "category": self.category}
+
     def key(self) -> str:
         """A stable identifier, e.g. ``BUILD_LINE(block=stone,size=3,variant=straight,agent_built=True)``."""
         inner = ",".join(f"{k}={'+'.join(v) if isinstance(v, tuple) else v}" for k, v in self.args)

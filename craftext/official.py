@@ -29,7 +29,6 @@ every command reads with ``--goals-file FILE``.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import json
 import os
 import zipfile
@@ -210,17 +209,15 @@ def import_official(path: str | Path, classic: bool = True) -> ImportReport:
 
 
 def goal_file_lines(report: ImportReport) -> str:
-    """The imported goals as a goal file (``craftext.goalfile``, JSON lines with its format line):
-    one record per goal and split, the phrasings of records that map to the same goal merged."""
-    from craftext.dataset import Entry
-    from craftext.goalfile import FORMAT, VERSION
-
-    merged: dict[tuple[str, str], Entry] = {}
+    """The imported goals as a goal file (``craftext.goalfile``, JSON lines): one record per goal
+    and split, the phrasings of records that map to the same goal merged."""
+    merged: dict[tuple[str, str], dict] = {}
     for record, goal in report.imported:
-        earlier = merged.get((goal.key(), record.split), Entry(goal, record.level, record.split, ()))
-        merged[goal.key(), record.split] = dataclasses.replace(earlier, phrasings=tuple(dict.fromkeys(earlier.phrasings + record.texts)))
-    records = [{"format": FORMAT, "version": VERSION}, *(e.to_json() for e in merged.values())]
-    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
+        row = merged.setdefault(
+            (goal.key(), record.split), {**goal.to_json(), "level": record.level, "split": record.split, "phrasings": []}
+        )
+        row["phrasings"] = list(dict.fromkeys(row["phrasings"] + list(record.texts)))
+    return "".join(json.dumps(row, sort_keys=True) + "\n" for row in merged.values())
 
 
 def write_goal_file(report: ImportReport, out: Path, overwrite: bool = False) -> Path:

@@ -15,12 +15,15 @@ LONGEST_FIRST = (
     "tests/test_docs.py::TestModelCommands",
     "tests/test_docs.py::TestPpoCommands",
     "tests/test_docs.py::TestReadmeCommands",
+    "tests/test_env_contract.py",
     "tests/test_builder.py",
     "tests/test_baselines.py",
+    "tests/test_episodes.py",
+    "tests/test_arena.py",
 )
 """Units of work (a test file, or a class of ``test_docs.py``: ``--dist loadscope``, pyproject.toml)
-that take longest on the 2-core CPU, longest first: started first, so that the two workers finish
-together. Every other unit follows in collection order."""
+that take longest on the 2-core CPU in either tier, longest first: started first, so that the two
+workers finish together. Every other unit follows in collection order."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -691,6 +691,7 @@ def wait_until(page, expression: str, timeout: float = 120.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_rater_page_in_a_real_browser(arena_template, tmp_path):
     executable = servers.chromium()
     if executable is None:
@@ -829,6 +830,7 @@ def _judge_until(url: str, tokens: list[str], stop: float, acknowledged: list, s
     return threads
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_raters_lose_no_judgement(arena_template, tmp_path):
     store = copy_arena(arena_template, tmp_path / "arena")
     tokens = [store.add_rater(f"load{i}") for i in range(LOAD_RATERS)]
@@ -850,6 +852,7 @@ def test_fifty_concurrent_raters_lose_no_judgement(arena_template, tmp_path):
     print(f"{len(acknowledged)} judgements from {LOAD_RATERS} raters in {LOAD_SECONDS:.0f} s, {statuses.count(429)} rate-limited requests")
 
 
+@pytest.mark.slow
 def test_two_servers_on_one_database_survive_kill_9(arena_template, tmp_path):
     """Two server processes share one database; both are killed with SIGKILL mid-load: every
     acknowledged judgement is stored, and nothing else but the few in flight. A restarted server

@@ -154,6 +154,7 @@ def test_train_is_deterministic_and_vmaps_over_seeds(trained):
     assert value_loss.shape == (2, 2) and not np.allclose(value_loss[0], value_loss[1])
 
 
+@pytest.mark.slow
 def test_imitation_of_the_expert_lowers_its_cross_entropy():
     """The auxiliary loss is the cross entropy of the world's expert action in the visited states:
     at the start it is about log(number of feasible actions); training on it brings it down (two
@@ -204,6 +205,7 @@ def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compi
     assert evaluator._run._cache_size() == 1
 
 
+@pytest.mark.slow
 def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys, monkeypatch):
     """3 updates, a checkpoint every 2: checkpoints 2 and 3 (the last chunk is capped, by the same
     compiled program). A kill after

@@ -130,6 +130,7 @@ def test_bad_settings_fail_before_anything_is_compiled(hexagon_demos, tmp_path, 
         bc.main(["--demos", str(tmp_path), "--out", str(tmp_path / "run")])
 
 
+@pytest.mark.slow
 def test_craftext_expert_plays_its_goals_and_only_those(tmp_path):
     from baselines.worlds import spec_task
     from craftext import Goal

@@ -8,6 +8,7 @@ from benchmarks.__main__ import main
 from benchmarks.worlds import bench_worlds
 
 
+@pytest.mark.slow
 def test_quick_benchmark_writes_results(tmp_path):
     rows = main(["--quick", "--out", str(tmp_path)])
     assert {r["world"] for r in rows} == {w for w, spec in bench_worlds().items() if spec.settings.quick}
@@ -64,6 +65,7 @@ def test_import_times_are_measured_in_fresh_processes(tmp_path):
     assert picture.read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.slow
 def test_builder_encoder_benchmark_times_both_encoders(tmp_path):
     from benchmarks.builder_encoders import main as builder_main
 

@@ -86,7 +86,7 @@ GRU_VARIANTS = {
 """TrainConfig settings of the GRU variants whose training loss must fall like the default's."""
 
 
-@pytest.mark.parametrize("kind", ["gru", "transformer", *GRU_VARIANTS])
+@pytest.mark.parametrize("kind", ["gru", "transformer", *(pytest.param(k, marks=pytest.mark.slow) for k in GRU_VARIANTS)])
 def test_teacher_forced_loss_decreases(kind, gru, examples, vocabulary):
     if kind == "gru":
         builder, text = gru, {"tokens": examples.tokens}
@@ -227,6 +227,7 @@ def test_stop_bias_shortens_and_lengthens_decoding(gru, examples):
     assert (grids != examples.starts).any()
 
 
+@pytest.mark.slow
 def test_an_ensemble_decodes_the_argmax_of_its_members_mean_log_probabilities(gru, examples):
     text = {"tokens": examples.tokens}
     fitted = _fit_steps(gru, text, examples)[0].params
@@ -440,6 +441,7 @@ def _best_epoch(run) -> int:
     return ocp.CheckpointManager((run / "best").absolute()).latest_step()
 
 
+@pytest.mark.slow
 def test_train_resume_and_evaluate_from_the_command_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(builder_data, "SYNTHETIC_EVAL_ITEMS", {"dev": 8, "test": 8})
     run = tmp_path / "run"

@@ -55,6 +55,7 @@ def test_v2_has_no_infeasible_goal_and_no_phrasing_naming_a_foreign_object():
         dataset.load("medium", "train", data_version="v3")
 
 
+@pytest.mark.slow
 def test_v2_release_is_valid(capsys):
     """``python -m craftext.validate`` on v2's default classic release exits 0: it parses, no
     duplicate, no infeasible goal, and no goal fires at reset in 2 worlds each."""

@@ -7,6 +7,7 @@ import json
 
 import jax
 import jax.numpy as jnp
+import pytest
 from craftax.craftax_classic.constants import BlockType
 
 import craftext
@@ -31,6 +32,7 @@ GOALS = [
 ]
 
 
+@pytest.mark.slow
 def test_the_expert_completes_every_scenario_it_covers(tmp_path):
     path = tmp_path / "goals.jsonl"
     path.write_text("".join(json.dumps({"scenario": s, "args": a, "phrasings": [f"goal {i}"]}) + "\n" for i, (s, a) in enumerate(GOALS)))
@@ -110,6 +112,7 @@ def test_a_sighted_expert_walks_to_a_tree_only_once_it_is_in_view(tmp_path):
     assert actions(4) == (2, 2)  # in view: both move towards it
 
 
+@pytest.mark.slow
 def test_a_tired_expert_walls_itself_in_to_sleep_and_mines_its_way_out(tmp_path):
     """At energy 2 beside a stone mass the expert digs a two-cell pocket, steps back, closes the way
     in with a stone and sleeps where no zombie can reach it; awake (energy 9) it mines the stone."""

@@ -87,6 +87,7 @@ def test_duplicates_and_shared_phrasings_are_errors(tmp_path):
     assert any(p.startswith("phrasing 'chop a tree' belongs to 2 goals") for p in problems)
 
 
+@pytest.mark.slow
 def test_validate_plays_the_goals_and_make_reads_the_file(tmp_path, capsys):
     validate.main([str(EXAMPLE), "--episodes-per-goal", "2", "--expert-steps", "150"])
     out = capsys.readouterr().out

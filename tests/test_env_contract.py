@@ -16,7 +16,6 @@ import hexagons
 import hexagons.synthetic
 from tests.worlds import WORLDS
 
-NUM_ENVS = 1024
 ROLLOUT = 12
 
 
@@ -72,14 +71,15 @@ def _equal(a, b) -> bool:
     return all(np.array_equal(_bits(x), _bits(y)) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True))
 
 
-def test_jit_vmap_step_over_1024_envs(world):
-    keys = jax.random.split(jax.random.key(0), NUM_ENVS)
+def test_jit_vmap_step_over_many_envs(world):
+    many = world.case.many
+    keys = jax.random.split(jax.random.key(0), many)
     _, state = world.resetN(keys, world.params)
-    actions = jax.random.randint(jax.random.key(1), (NUM_ENVS,), 0, world.env.num_actions)
+    actions = jax.random.randint(jax.random.key(1), (many,), 0, world.env.num_actions)
     obs, state, reward, term, trunc, info = world.stepN(keys, state, actions, world.params)
     for leaf in (reward, term, trunc):
-        assert leaf.shape == (NUM_ENVS,)
-    assert all(leaf.shape[0] == NUM_ENVS for leaf in jax.tree.leaves(obs))
+        assert leaf.shape == (many,)
+    assert all(leaf.shape[0] == many for leaf in jax.tree.leaves(obs))
     assert np.isfinite(np.asarray(reward)).all()
 
 

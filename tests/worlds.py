@@ -19,13 +19,15 @@ class WorldCase:
     different data (another split), which must run through the same compiled step.
     masked_actions_leave_state: a masked action changes nothing at all (False for Craftax, where
     the world moves on around the player). noop: the action an out-of-range action plays as (None:
-    such actions leave the world as it is)."""
+    such actions leave the world as it is). many: how many worlds the ``jit(vmap(step))`` test
+    steps at once (fewer for Craftax, whose every reset generates a world: seconds on a CPU)."""
 
     name: str
     make: Callable[[], tuple[Any, Any]]
     other_params: Callable[[Any], Any]
     masked_actions_leave_state: bool = True
     noop: int | None = None
+    many: int = 1024
 
 
 def _hexagons(**kwargs) -> WorldCase:
@@ -71,7 +73,9 @@ def _craftext() -> WorldCase:
     def other_params(env):
         return env.make_params(pairs("test_new_objects"), max_steps_in_episode=60)
 
-    return WorldCase("CrafText-Classic-Symbolic-v1", make, other_params, masked_actions_leave_state=False, noop=craftext.world.NOOP)
+    return WorldCase(
+        "CrafText-Classic-Symbolic-v1", make, other_params, masked_actions_leave_state=False, noop=craftext.world.NOOP, many=128
+    )
 
 
 WORLDS = [
