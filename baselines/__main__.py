@@ -224,6 +224,8 @@ def train(args: argparse.Namespace) -> None:
     out = run.out
     config = _config(run)
     config.validate()
+    if lead:
+        _announce(run, config)
     train_split = _split(run, "train")
     task = _task(run, train_split)
     try:
@@ -308,6 +310,18 @@ def train(args: argparse.Namespace) -> None:
         flush=True,
     )
     _evaluate(run, config, ppo, runner.params, writer, train_split)
+
+
+def _announce(run, config: PPOConfig) -> None:
+    """The first line of a run: what trains, where it goes, and what comes before the progress bar."""
+    imitation = " + imitation" if config.imitation_coef else ""
+    print(
+        f"{'continuing' if run.resume else 'training'} {config.policy}{imitation} on {run.env} (preset {run.preset}) into {run.out}: "
+        f"{config.total_timesteps:,} steps, {config.num_updates} updates of {config.num_envs} worlds x {config.num_steps} steps. "
+        f"Next: build the worlds, compile the training program (announced with its expected time), train with a progress bar, "
+        f"then evaluate on {run.eval_splits.replace(',', ', ')}",
+        flush=True,
+    )
 
 
 def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int) -> None:

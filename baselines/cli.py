@@ -220,7 +220,7 @@ def parse(
             flag = renamed[flag]
         new.append(flag + eq + value)
         i += 1
-    plain_errors(parser, INVOKED_AS.get(parser.prog))
+    plain(parser, INVOKED_AS.get(parser.prog))
     args = parser.parse_args(new)
     args.command_line = f"{parser.prog} {shlex.join(new)}".strip()
     compilation_cache(not getattr(args, "no_compile_cache", False))
@@ -241,15 +241,19 @@ def suggestion(word: str, choices: Iterable[str]) -> str:
 _INVALID_CHOICE = re.compile(r"invalid choice: '?(?P<word>[^'(]*?)'? \(choose from (?P<choices>.*)\)$")
 
 
-def plain_errors(parser: argparse.ArgumentParser, prog: str | None = None) -> None:
-    """Make ``parser`` and its subcommands' parsers report a bad command line as one line, a
-    ``did you mean`` for a mistyped choice, and a pointer to ``--help`` instead of the usage block;
-    ``prog`` renames the command (and the subcommands under it) as the user invoked it."""
+def plain(parser: argparse.ArgumentParser, prog: str | None = None) -> None:
+    """Make ``parser`` and its subcommands' parsers speak plainly: help without reST markup (a
+    docstring's double backticks), and a bad command line reported as one line, a ``did you mean``
+    for a mistyped choice and a pointer to ``--help`` instead of the usage block; ``prog`` renames
+    the command (and the subcommands under it) as the user invoked it."""
     if prog is not None and prog != parser.prog:
         old = parser.prog
         for sub in _parsers(parser):
             sub.prog = prog + sub.prog[len(old) :] if sub.prog.startswith(old) else sub.prog
     for sub in _parsers(parser):
+        sub.description = sub.description and sub.description.replace("``", "")
+        for action in sub._actions:
+            action.help = action.help and action.help.replace("``", "")
 
         def error(message: str, sub: argparse.ArgumentParser = sub) -> None:
             found = _INVALID_CHOICE.search(message)

@@ -13,8 +13,6 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 POLICY_COLOURS = {"agent": "#1f77b4", "shuffled": "#ff7f0e", "random": "#7f7f7f"}
 POLICY_NAMES = {"agent": "agent", "shuffled": "shown another instruction", "random": "uniform random"}
 """The three policies of an evaluation, as the docs name them."""
@@ -70,9 +68,11 @@ def comparison(runs: list[Path], out: Path, minutes: Callable[[dict], float], pa
     return save(fig, out)
 
 
-def smoothed(values: list[float], window: int | None = None) -> np.ndarray:
+def smoothed(values: list[float], window: int | None = None):
     """A trailing moving average of ``values`` (window: a tenth of them, at least 1), the start
-    averaged over the points so far."""
+    averaged over the points so far: a NumPy array."""
+    import numpy as np
+
     values = np.asarray(values, dtype=float)
     window = window or max(1, len(values) // 10)
     sums = np.cumsum(np.r_[0.0, values])

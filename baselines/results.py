@@ -30,10 +30,11 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from baselines.plots import POLICY_NAMES
+
 FORMAT = "instructworlds-results"
 VERSION = 1
 POLICIES = ("agent", "shuffled", "random")
-POLICY_NAMES = {"agent": "agent", "shuffled": "shown another instruction", "random": "uniform random"}
 SUMMARIES = Path("docs") / "results"
 """Where a repository keeps its summaries, one ``NAME.json`` per documented figure."""
 MARKER = re.compile(r"^([ \t]*)<!-- results: ([^>]+?) -->\n(.*?)^[ \t]*<!-- /results -->$", re.S | re.M)
@@ -387,7 +388,7 @@ def bars(summary: dict, path: Path) -> Path:
             ax.text(x, min(mean + half + 0.01, 1.08), f"{mean:.2f}", ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(splits)), [f"{s}\n({row['goals']} {_unit(summary['meta'])}s)" for s, row in splits.items()], fontsize=8)
     ax.set(ylim=(0, 1.15), ylabel=summary["meta"].get("success_metric", "success"))
-    spread = ", mean ± 95% interval" if len(summary["seeds"]) > 1 else ""
+    spread = ", mean ± 95% t-interval over seeds" if len(summary["seeds"]) > 1 else ""
     ax.set_title(f"{summary['title']}\n{_seeds(summary)}{spread}", fontsize=9)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)

@@ -260,7 +260,7 @@ def metadata_path(classic: bool, data_version: str) -> Path:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m craftext.dataset", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m craftext.dataset", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = p.add_subparsers(dest="command", required=True)
     stats = sub.add_parser("stats", help="goals, phrasings and vocabulary per scenario, level and split; leak check")
     stats.add_argument("--data-version", default="v1", choices=DATA_VERSIONS, help="v1 (the paper's) or v2 (DATA_VERSIONS)")

@@ -190,7 +190,7 @@ def metadata(dataset: Dataset, fired: np.ndarray, completed: np.ndarray, command
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m craftext.validate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m craftext.validate", description=__doc__.replace("``", ""), formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("file", type=Path)
     p.add_argument("--version", choices=("classic", "full"), default="classic", help="Craftax version of the goals (default classic)")

@@ -187,7 +187,7 @@ def split_statistics(procedures: list[Procedure], seen: set[str] | None = None) 
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m hexagons.data", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m hexagons.data", description=__doc__.split("\n\n")[0].replace("``", ""))
     p.add_argument("directory", help="folder holding train.jsonl, dev.jsonl and test.jsonl")
     return p
 

@@ -126,6 +126,7 @@ def test_text_attention_reads_every_dialogue_token_and_ignores_padding(examples,
         TrainConfig(model="transformer", text_attention=True).validate()
 
 
+@pytest.mark.slow
 def test_moving_average_of_the_params_leaves_their_path_as_it_was(gru, examples, vocabulary):
     text, index = {"tokens": examples.tokens}, np.arange(len(examples))
     averaged = Builder(TrainConfig(max_actions=MAX_ACTIONS, lr=3e-3, max_tokens=24, ema=0.2), len(vocabulary))
@@ -251,6 +252,7 @@ def test_an_ensemble_decodes_the_argmax_of_its_members_mean_log_probabilities(gr
         Decoder([gru, other], MAX_ACTIONS)([fitted], [text], examples)
 
 
+@pytest.mark.slow
 def test_views_decode_the_argmax_of_the_mean_log_probabilities_read_back_in_the_items_codes(gru, items, vocabulary, examples):
     text = {"tokens": examples.tokens}
     fitted = _fit_steps(gru, text, examples)[0].params

@@ -52,6 +52,7 @@ def test_help_of_every_command(command):
     """``python -m MODULE --help`` exits 0 and describes the command (each subcommand's help too)."""
     done = subprocess.run([sys.executable, "-m", COMMANDS[command], "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0 and done.stdout.startswith("usage: "), done.stderr
+    assert "``" not in done.stdout  # plain text, no reST markup
     for name, parser in _parsers(command_module(command).parser(), command):
         assert parser.format_help().startswith("usage: "), name
 

@@ -129,7 +129,7 @@ def test_stats_command(capsys):
     assert "leak check: passed" in out and "BUILD_LINE" in out and "test_new_objects" in out
 
 
-@pytest.mark.parametrize("classic", [True, False], ids=["classic", "full"])
+@pytest.mark.parametrize("classic", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["classic", "full"])
 def test_no_shipped_goal_is_met_on_the_first_step(classic):
     """32 reset seeds x every goal of the default release of v1 and v2: the first (NOOP) step never succeeds."""
     goals = {e.goal: None for version in DATA_VERSIONS for e in dataset.load_release(classic, "default", version).entries}

@@ -71,6 +71,7 @@ def test_orders_the_recipes_contradict_are_infeasible():
         assert quality.infeasible(feasible) is None, feasible.key()
 
 
+@pytest.mark.slow
 def test_a_wandering_expert_never_steps_into_lava(tmp_path):
     """Craftax lets a player walk into lava (and die): with lava on three sides and nothing in
     reach, every wander heading (it changes every 8 steps) turns to the one open side."""

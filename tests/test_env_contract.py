@@ -56,6 +56,7 @@ class Compiled:
             return out
 
         self.rollout = jax.jit(rollout, static_argnums=2)
+        self.random_states = None  # _random_states
 
 
 @pytest.fixture(scope="module", params=WORLDS, ids=lambda c: c.name)
@@ -72,7 +73,7 @@ def _equal(a, b) -> bool:
 
 
 def test_jit_vmap_step_over_many_envs(world):
-    many = world.case.many
+    many = world.case.many  # every batched call of these tests has this size: one compilation per world
     keys = jax.random.split(jax.random.key(0), many)
     _, state = world.resetN(keys, world.params)
     actions = jax.random.randint(jax.random.key(1), (many,), 0, world.env.num_actions)
@@ -92,12 +93,12 @@ def test_same_key_same_trajectory_and_other_key_differs(world):
 
 
 def test_batched_equals_unbatched(world):
-    n = 4
-    keys = jax.random.split(jax.random.key(3), n)
+    n, many = 4, world.case.many  # the first n of a batch, one by one
+    keys = jax.random.split(jax.random.key(3), many)
     obs_b, state_b = world.resetN(keys, world.params)
     for t in range(6):
-        step_keys = jax.random.split(jax.random.key(100 + t), n)
-        actions = jax.random.randint(jax.random.key(200 + t), (n,), 0, world.env.num_actions)
+        step_keys = jax.random.split(jax.random.key(100 + t), many)
+        actions = jax.random.randint(jax.random.key(200 + t), (many,), 0, world.env.num_actions)
         out_b = world.stepN(step_keys, state_b, actions, world.params)
         state_b = out_b[1]
         if t == 0:
@@ -158,12 +159,13 @@ def test_infeasible_actions_are_masked_noops(world):
             f"{world.case.name}: a masked action is a no-op for the player while the world moves on "
             "(test_analytic_mask_matches_the_counterfactual_definition checks it)"
         )
-    keys = jax.random.split(jax.random.key(10), 16)
+    many = world.case.many
+    keys = jax.random.split(jax.random.key(10), many)
     obs, state = world.resetN(keys, world.params)
     mask = np.asarray(world.mask(state, world.params))
-    assert mask.shape == (16, world.env.num_actions) and mask.any(axis=1).all()
+    assert mask.shape == (many, world.env.num_actions) and mask.any(axis=1).all()
     infeasible = np.argmin(mask, axis=1)  # first masked action per world
-    assert not mask[np.arange(16), infeasible].any(), "every world needs an infeasible action for this test"
+    assert not mask[np.arange(many), infeasible].any(), "every world needs an infeasible action for this test"
     obs2, state2, reward, term, trunc, _ = world.stepN(keys, state, jnp.asarray(infeasible), world.params)
     assert _equal(state2.replace(time=state.time), state)
     assert _equal(obs2, obs)
@@ -180,7 +182,8 @@ def test_vmap_over_params_compiles_once(world):
     batched = jax.jit(jax.vmap(step, in_axes=(0, 0, 0, 0)))
     params2 = jax.tree.map(lambda a, b: jnp.stack([a, b]), world.params, world.other_params)
     params2 = params2.replace(max_steps_in_episode=jnp.array([5, 50]))
-    _, state = world.resetN(jax.random.split(jax.random.key(11), 2), world.params)
+    _, state = world.resetN(jax.random.split(jax.random.key(11), world.case.many), world.params)
+    state = jax.tree.map(lambda x: x[:2], state)
     keys = jax.random.split(jax.random.key(12), 2)
     for a in range(3):
         out = batched(keys, state, jnp.full(2, a, jnp.int32), params2)
@@ -193,9 +196,9 @@ OUT_OF_RANGE = (-1, -693, "num_actions", 2**31 - 1)
 
 
 def test_out_of_range_actions_are_noops(world):
-    n = world.env.num_actions
-    actions = [n if a == "num_actions" else a for a in OUT_OF_RANGE]
-    keys = jnp.stack([jax.random.key(13)] * len(actions))
+    n, many = world.env.num_actions, world.case.many
+    actions = [n if a == "num_actions" else a for a in OUT_OF_RANGE] * (many // len(OUT_OF_RANGE))
+    keys = jnp.stack([jax.random.key(13)] * many)
     _, state = world.resetN(keys, world.params)
     out = world.stepN(keys, state, jnp.asarray(actions, jnp.int32), world.params)
     if world.case.noop is None:
@@ -262,8 +265,15 @@ def test_blocks_params_from_an_env_with_more_tokens_are_rejected():
         env.reset(jax.random.key(0), params128)
 
 
-def _random_states(world, num_envs: int, steps: int, seed: int = 20):
-    """(states, keys): ``num_envs`` states after ``steps`` random actions each (no reset)."""
+def _random_states(world):
+    """(states, keys): states after 12 random feasible actions each (no reset), 32 of them (4 for a
+    world of more than 2,000 actions); made once per world and shared by the tests."""
+    if world.random_states is None:
+        world.random_states = _play_randomly(world, 4 if world.env.num_actions > 2000 else 32, 12)
+    return world.random_states
+
+
+def _play_randomly(world, num_envs: int, steps: int, seed: int = 20):
     env = world.env
 
     @jax.jit
@@ -297,15 +307,15 @@ def one_world(request) -> Compiled:
 def test_kg_is_canonical_vmappable_and_verbalised(one_world):
     world = one_world
     env = world.env
-    states, _ = _random_states(world, 8, 10)
+    states, _ = _random_states(world)
     graphs = jax.jit(jax.vmap(env.kg, in_axes=(0, None)))(states, world.params)
-    one = jax.jit(env.kg)(jax.tree.map(lambda x: x[3], states), world.params)
-    assert _equal(one, jax.tree.map(lambda x: x[3], graphs))
+    one = jax.jit(env.kg)(jax.tree.map(lambda x: x[-1], states), world.params)
+    assert _equal(one, jax.tree.map(lambda x: x[-1], graphs))
     schema = env.kg_schema
     entities, relations = len(schema["entities"]), len(schema["relations"])
     assert all(schema["entities"]) and len(set(schema["entities"])) == entities
     g = jax.tree.map(np.asarray, graphs)
-    for i in range(8):
+    for i in range(len(g["valid"])):
         valid = g["valid"][i]
         assert not g["overflow"][i] and valid.any() and (valid == (np.arange(valid.size) < valid.sum())).all()
         key = (g["subject"][i] * relations + g["relation"][i]) * entities + g["object"][i]
@@ -326,7 +336,7 @@ def test_analytic_mask_matches_the_counterfactual_definition(one_world):
     actions leave it as it is). Checked on every action of random states."""
     world = one_world
     env = world.env
-    states, keys = _random_states(world, 4 if env.num_actions > 2000 else 32, 12)
+    states, keys = _random_states(world)
     mask = np.asarray(jax.jit(jax.vmap(env.action_mask, in_axes=(0, None)))(states, world.params))
     if world.case.noop is not None:
 

@@ -74,7 +74,7 @@ def _craftext() -> WorldCase:
         return env.make_params(pairs("test_new_objects"), max_steps_in_episode=60)
 
     return WorldCase(
-        "CrafText-Classic-Symbolic-v1", make, other_params, masked_actions_leave_state=False, noop=craftext.world.NOOP, many=128
+        "CrafText-Classic-Symbolic-v1", make, other_params, masked_actions_leave_state=False, noop=craftext.world.NOOP, many=32
     )
 
 

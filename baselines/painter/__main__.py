@@ -52,6 +52,7 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--data", type=Path, required=True)
     evaluate.add_argument("--split", default="test", choices=("train", "dev", "test"))
     cli.add_out(evaluate, "folder for evaluation-<split>.json and .md (default runs/evaluations/<run folder name>)")
+    cli.add_run_options(evaluate)
     compare = commands.add_parser("compare", help="draw several runs' loss and dev action F1 / EM against training minutes in one PNG")
     compare.add_argument("runs", type=Path, nargs="+", metavar="RUN")
     cli.add_out(compare, "the PNG to write", required=True)
