@@ -340,7 +340,7 @@ def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int
 
 
 def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tuple[list, dict]) -> None:
-    """Three policies (agent, shuffled instruction, random) on every evaluation split
+    """Three policies (the agent, the agent shown another instruction, uniform random) on every evaluation split
     (``train_split``: the ``_split`` trained on, not loaded again)."""
     import jax
 
@@ -375,7 +375,7 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
         imitation = f", DAgger (expert play {config.expert_play:g})"
     cloned = " from BC" if run.init_from else ""
     mode = "greedy" if run.greedy else "sample"
-    labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
+    labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {mode})"}
     meta = {
         "env": run.env,
         "policy": config.policy,

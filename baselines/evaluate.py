@@ -56,6 +56,7 @@ import numpy as np
 
 from baselines import cli, distributed, worlds
 from baselines.networks import ActorCritic
+from baselines.plots import POLICY_NAMES
 from baselines.ppo import PPOConfig, policy_inputs, tables
 from baselines.results import held_out_label
 from baselines.worlds.task import Task
@@ -362,12 +363,12 @@ def gap(by_policy: dict[str, dict]) -> float | None:
 def table(
     splits: dict[str, dict[str, dict]], labels: dict[str, str] | None = None, group_order: tuple[str, ...] = (), headline: str = "success"
 ) -> str:
-    """Markdown: rows split x policy (then the gap agent - shuffled), columns the headline metric
+    """Markdown: rows split x policy (then the gap agent - shown another instruction), columns the headline metric
     (``summarize``'s ``success``, shown under its own name ``headline``: CrafText success, Hexagons
     and blocks-world exact match), the world's other metrics and the goals' label groups
     (``Task.goals``: for CrafText the paper's Table 2 categories, in ``group_order``, and the
     levels)."""
-    labels = labels or {}
+    labels = {**POLICY_NAMES, **(labels or {})}
     summaries = [s for by_policy in splits.values() for s in by_policy.values()]
     fixed = ("success", "success_ci", "gap_ci", "episodes", "goals", "unit", "groups", "per_goal", "texts_in_train")
     extra = [k for k in summaries[0] if k not in fixed] if summaries else []
@@ -400,7 +401,7 @@ def table(
         if difference is not None:
             interval = by_policy["agent"].get("gap_ci")
             cell = f"**{difference:+.3f}**" + (" [{:+.3f}, {:+.3f}]".format(*interval) if interval else "")
-            lines.append("| " + " | ".join([split, "**gap agent - shuffled**", cell, *[""] * (len(header) - 3)]) + " |")
+            lines.append("| " + " | ".join([split, "**agent - another instruction**", cell, *[""] * (len(header) - 3)]) + " |")
     common = f"; every {unit} is {', '.join(g.removeprefix('level:') for g in sorted(everywhere))}" if everywhere else ""
     return "\n".join(lines) + (
         f"\n\n{headline}: mean over {unit}s of the per-{unit} rate, [95% bootstrap interval over {unit}s and their episodes, "
@@ -532,7 +533,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         "jax": jax.__version__,
     }
     trainer = "BC " if kind == "bc" else ""
-    labels = {"agent": f"agent ({trainer}{config.policy}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
+    labels = {"agent": f"agent ({trainer}{config.policy}, {mode})"}
     print("\n" + save(results, out, meta, labels, family.group_order))
     print(f"picture: {plots.evaluation_bars(out)}", flush=True)
     return out

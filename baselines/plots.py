@@ -88,11 +88,15 @@ def _curve(ax, x: list[float], y: list[float], colour: str, label: str | None = 
 
 
 def run_title(run: Path) -> str:
-    """World, agent and seed of a training run, from its ``config.json`` (the folder name without one)."""
+    """World, agent and seed of a training or cloning run, from its ``config.json`` (the folder name
+    without one)."""
     try:
         config = json.loads((run / "config.json").read_text())
     except (OSError, ValueError):
         return run.name
+    if "bc" in config:  # a behavioural-cloning run
+        bc, world, demos = config["bc"], config.get("world", {}), config.get("demos", "demonstrations")
+        return f"{world.get('env', run.name)}: {bc.get('policy', 'policy')} cloned from {demos}, seed {bc.get('seed', 0)}"
     ppo, command = config.get("ppo", {}), config.get("command", {})
     agent = ppo.get("policy") or command.get("policy", "agent")
     if ppo.get("imitation_only"):
@@ -144,7 +148,7 @@ def cloning_curve(run: Path) -> Path:
     for ax in (left, right):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    return save(fig, run / "learning_curve.png", run.name)
+    return save(fig, run / "learning_curve.png", run_title(run))
 
 
 def painter_curve(run: Path) -> Path:
@@ -184,9 +188,7 @@ def evaluation_bars(run: Path) -> Path:
             ax.text(x, (interval[1] if interval else value) + 0.01, f"{value:.2f}", ha="center", va="bottom", fontsize=7)
         if evaluation["gap"].get(split) is not None:
             interval = by_policy.get("agent", {}).get("gap_ci")
-            text = f"agent - another instruction {evaluation['gap'][split]:+.2f}" + (
-                "\n[{:+.2f}, {:+.2f}]".format(*interval) if interval else ""
-            )
+            text = f"gap {evaluation['gap'][split]:+.2f}" + ("\n[{:+.2f}, {:+.2f}]".format(*interval) if interval else "")
             ax.text(i, 1.07, text, ha="center", fontsize=7, weight="bold")
     first = next(iter(next(iter(splits.values())).values()))
     unit = first.get("unit", "goal")
@@ -201,7 +203,8 @@ def evaluation_bars(run: Path) -> Path:
     fig.text(
         0.01,
         0.01,
-        f"bars: mean over {unit}s; error bars: 95% bootstrap interval over {unit}s and their worlds",
+        f"bars: mean over {unit}s; error bars: 95% bootstrap interval over {unit}s and their worlds; "
+        "gap: agent - shown another instruction",
         fontsize=7,
         color="#555555",
     )

@@ -449,13 +449,13 @@ def test_summaries_and_table():
     a_low, a_high = s["groups"]["Achievement"]["ci"]
     assert f"| train | agent | 0.250 [{low:.3f}, {high:.3f}] | 0.50 [0.00, 1.00] (1) | 0.12 [{a_low:.2f}, {a_high:.2f}] (2) |" in md
     assert md.splitlines()[0].endswith("| goals x episodes |") and md.splitlines()[2].endswith("| 3 x 4 |")
-    assert "| train | **gap agent - shuffled** | **+0.100** |" in md
+    assert "| train | **agent - another instruction** | **+0.100** |" in md
     s["gap_ci"] = [0.05, 0.15]
     md = evaluate.table({"train": {"agent": s, "shuffled": blind}})
-    assert "| train | **gap agent - shuffled** | **+0.100** [+0.050, +0.150] |" in md
+    assert "| train | **agent - another instruction** | **+0.100** [+0.050, +0.150] |" in md
     assert evaluate.texts_in(("put a", "put b", "put b", "", "put c", "put d"), {"put b", "put x"}) == 0.25  # distinct, non-empty
     md = evaluate.table({"test": {"agent": dict(s, texts_in_train=0.25), "shuffled": blind}})
-    assert "| test (25% of texts in train) | agent | 0.250" in md and "| test (25% of texts in train) | shuffled |" in md
+    assert "| test (25% of texts in train) | agent | 0.250" in md and "| test (25% of texts in train) | shown another instruction |" in md
 
 
 def test_bootstrap_intervals_cover_the_true_rate_and_narrow_with_episodes():

@@ -15,7 +15,7 @@ averaged over the steps of the episodes (padding masked), Adam with gradient cli
 grouped by length into power-of-two buckets (padded within a bucket), and epochs of minibatches of
 each bucket's episodes run in one ``jax.jit``. ``--validation`` episodes are held out and scored
 every epoch; the params of the epoch with the lowest validation loss are kept. Evaluation: the
-three-policy protocol of ``baselines.evaluate`` (agent, shuffled instruction, random) on the
+three-policy protocol of ``baselines.evaluate`` (agent, shown another instruction, uniform random) on the
 world's splits.
 
 The run folder holds ``config.json`` (the network settings, in ``PPOConfig`` terms, and the world),

@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> None:
         quiet=args.quiet,
     )
     mode = "greedy" if args.greedy else "sample"
-    labels = {"agent": f"agent (BC {config.policy}, {mode})", "shuffled": "shuffled instruction", "random": "random"}
+    labels = {"agent": f"agent (BC {config.policy}, {mode})"}
     meta = {
         **spec,
         "policy": f"BC {config.policy}",
