@@ -32,7 +32,7 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,15 +265,19 @@ def plain(parser: argparse.ArgumentParser, prog: str | None = None) -> None:
         sub.error = error
 
 
+def subcommands(parser: argparse.ArgumentParser, name: str = "") -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """(name, parser) of ``parser`` and of every subcommand's parser under it, depth first; a
+    subcommand's name is its parent's followed by its own (``episodes record``)."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                yield from subcommands(subparser, f"{name} {sub}".strip())
+
+
 def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
-    """``parser`` and every subcommand's parser under it, depth first."""
-    subs = [
-        choice
-        for action in parser._actions
-        if isinstance(action, argparse._SubParsersAction)
-        for choice in dict.fromkeys(action.choices.values())
-    ]
-    return [parser, *(p for sub in subs for p in _parsers(sub))]
+    """``parser`` and every subcommand's parser under it (an alias's parser once)."""
+    return list(dict.fromkeys(p for _, p in subcommands(parser)))
 
 
 class Bar:

@@ -11,9 +11,11 @@ compilation_cache()
 
 LONGEST_FIRST = (
     "tests/test_scale_out.py",
+    "tests/test_docs.py::TestBuilderCommands",
     "tests/test_docs.py::TestBcCommands",
-    "tests/test_docs.py::TestModelCommands",
     "tests/test_docs.py::TestPpoCommands",
+    "tests/test_docs.py::TestOtherPageCommands",
+    "tests/test_docs.py::TestModelCommands",
     "tests/test_docs.py::TestReadmeCommands",
     "tests/test_env_contract.py",
     "tests/test_builder.py",

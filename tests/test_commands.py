@@ -12,19 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from baselines.cli import VOCABULARY, parse
+from baselines.cli import VOCABULARY, parse, subcommands
 from baselines.commands import COMMANDS, command_module
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _parsers(parser: argparse.ArgumentParser, name: str):
-    """(name, parser) of a parser and every subcommand's, recursively."""
-    yield name, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub_name, sub in action.choices.items():
-                yield from _parsers(sub, f"{name} {sub_name}")
 
 
 def _flags() -> dict[str, list[tuple[str, argparse.Action]]]:
@@ -32,7 +23,7 @@ def _flags() -> dict[str, list[tuple[str, argparse.Action]]]:
     ones, the deprecated spellings, left out)."""
     found = defaultdict(list)
     for command in COMMANDS:
-        for name, parser in _parsers(command_module(command).parser(), command):
+        for name, parser in subcommands(command_module(command).parser(), command):
             for action in parser._actions:
                 if action.help != argparse.SUPPRESS:
                     for option in action.option_strings:
@@ -53,7 +44,7 @@ def test_help_of_every_command(command):
     done = subprocess.run([sys.executable, "-m", COMMANDS[command], "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0 and done.stdout.startswith("usage: "), done.stderr
     assert "``" not in done.stdout  # plain text, no reST markup
-    for name, parser in _parsers(command_module(command).parser(), command):
+    for name, parser in subcommands(command_module(command).parser(), command):
         assert parser.format_help().startswith("usage: "), name
 
 
@@ -129,7 +120,7 @@ def test_help_texts_state_the_real_defaults():
     """Where a flag's help names its default, the name is argparse's default for it."""
     wrong = []
     for command in COMMANDS:
-        for name, parser in _parsers(command_module(command).parser(), command):
+        for name, parser in subcommands(command_module(command).parser(), command):
             for action in parser._actions:
                 if action.help in (None, argparse.SUPPRESS) or action.default in (None, False, argparse.SUPPRESS):
                     continue

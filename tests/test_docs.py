@@ -118,8 +118,12 @@ class TestBcCommands(PageCommands):
     PAGES = ("agents/bc.md",)
 
 
+class TestBuilderCommands(PageCommands):
+    PAGES = ("models/builder.md",)
+
+
 class TestModelCommands(PageCommands):
-    PAGES = ("models/builder.md", "models/painter.md", "models/craftext-agents.md")
+    PAGES = ("models/painter.md", "models/craftext-agents.md")
 
 
 class TestOtherPageCommands(PageCommands):

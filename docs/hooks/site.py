@@ -18,15 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 MARKER = "<!-- cli-reference -->"
 
 
-def _subcommands(parser: argparse.ArgumentParser, name: str):
-    """(title, parser) of a parser and of every subcommand's parser, recursively."""
-    yield name, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub, subparser in action.choices.items():
-                yield from _subcommands(subparser, f"{name} {sub}")
-
-
 def _markdown(text: str) -> str:
     """Help or description text as Markdown: reST literals as code, one paragraph per blank line."""
     return text.replace("``", "`").replace("%%", "%")
@@ -64,15 +55,24 @@ def _flags(parser: argparse.ArgumentParser) -> str:
 def cli_reference() -> str:
     """Markdown: per command, how to run it, what it does, and a table of its flags; a section per
     subcommand."""
+    from baselines.cli import subcommands
     from baselines.commands import COMMANDS, command_module, summary
 
     parts = []
     for name, module in COMMANDS.items():
         parser = command_module(name).parser()
         parts.append(f"## `{name}`\n\n{_markdown(summary(name))}. Run as `instructworlds {name}` or `python -m {module}`.\n")
-        for title, sub in _subcommands(parser, f"instructworlds {name}"):
+        helps = {
+            choice.dest: choice.help
+            for _, each in subcommands(parser)
+            for action in each._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for choice in action._choices_actions
+        }
+        for title, sub in subcommands(parser, f"instructworlds {name}"):
             if sub is not parser:
-                parts.append(f"### `{title}`\n\n{_markdown(sub.description or '')}\n")
+                about = (sub.description or helps.get(title.split()[-1]) or "").strip().rstrip(".")
+                parts.append(f"### `{title}`\n\n{_markdown(about[:1].upper() + about[1:])}.\n")
             parts.append(_flags(sub) + "\n")
     return "\n".join(parts)
 
