@@ -12,6 +12,10 @@ one is refused unless ``--resume`` (where the command can continue a run) or ``-
 (which replaces it); nothing is silently continued or overwritten. Where ``--out`` has a default
 (``runs/...``), a run whose default folder is taken goes to the next free ``<folder>-N`` instead.
 
+Errors (``plain``, applied by ``parse``): a bad command line is one ``PROG: error:`` line with a
+"did you mean" for a mistyped choice and a pointer to ``--help``; help text carries no reST markup;
+``PROG`` is the command as the user typed it (``instructworlds train`` or ``python -m baselines``).
+
 Progress (``progress``): a tqdm bar with rate and ETA on stderr; off with ``--quiet`` or when the
 environment variable ``CI`` is ``true`` or ``1``. A long compilation is announced first
 (``compiling``), with how long it took the last time. JAX's persistent compilation cache is on for
