@@ -34,8 +34,12 @@ OVERFLOWING = """() => {
     }
     return false;
   };
-  const wide = [...document.querySelectorAll(".md-content *")].filter(
-    (e) => e.getBoundingClientRect().right > width + 1 && !clipped(e));
+  const scrolls = (e) => getComputedStyle(e).overflowX !== "visible";
+  const right = (e) => {
+    const box = e.getBoundingClientRect();
+    return Math.max(box.right, scrolls(e) ? 0 : box.left + e.scrollWidth);  // text running out of its box too
+  };
+  const wide = [...document.querySelectorAll(".md-content *")].filter((e) => right(e) > width + 1 && !clipped(e));
   const page = document.documentElement.scrollWidth - width;
   return [...(page > 0 ? [`page ${page}px wider`] : []),
           ...wide.slice(0, 3).map((e) => `${e.tagName} "${(e.textContent || "").trim().slice(0, 50)}"`)];
