@@ -362,6 +362,12 @@ def test_auth_rate_limits_and_submission_rules(arena_template, tmp_path):
     src = view["videos"]["left"][0]["src"]
     ranged = client.get(src, headers={**auth(alice), "Range": "bytes=0-99"})
     assert ranged.status_code == 206 and len(ranged.content) == 100  # seeking works
+    from baselines.arena.server import media_tag
+
+    whole = client.get(src, headers=auth(alice))
+    for served in (ranged, whole):  # neither the ingest time nor the episode in any header
+        assert "last-modified" not in served.headers and served.headers["etag"] == media_tag(view["uuid"], "left", "webm")
+    assert media_tag(view["uuid"], "left", "webm") != media_tag(view["uuid"], "right", "webm")
     assert client.get(src, headers=auth(bob)).status_code == 404  # another rater's match
     assert "default-src 'self'" in ranged.headers["content-security-policy"]
 

@@ -20,6 +20,7 @@ only this origin's scripts, styles and media; answers are strict JSON.
 from __future__ import annotations
 
 import collections
+import hashlib
 import random
 import string
 import threading
@@ -199,6 +200,26 @@ async def _refuse(send, status: int, detail: str, headers: dict | None = None) -
     await response({"type": "http"}, None, send)
 
 
+def media_tag(match_uuid: str, side: str, kind: str) -> str:
+    """The ETag of a match's video: of the match, side and format only, so the same episode served
+    in two matches carries two tags and no tag says which episode or agent it is."""
+    return '"' + hashlib.sha256(f"{match_uuid}/{side}/{kind}".encode()).hexdigest()[:32] + '"'
+
+
+class BlindFileResponse(FileResponse):
+    """A file served with neither time nor identity in its headers: no ``Last-Modified`` (a video's
+    ingest time groups the videos of one agent) and the given ``etag`` instead of one made from the
+    file's modification time and size (the same in every match of the episode)."""
+
+    def __init__(self, path, etag: str, **kwargs):
+        self.etag = etag
+        super().__init__(path, **kwargs)
+
+    def set_stat_headers(self, stat_result) -> None:
+        self.headers.setdefault("content-length", str(stat_result.st_size))
+        self.headers.setdefault("etag", self.etag)
+
+
 def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), rounds: int = 200, seed: int | None = None):
     """The arena app over ``store`` with the server's ``rules`` and ``limits``; ``rounds`` bootstrap
     resamples for Bradley-Terry intervals; ``seed`` fixes the scheduler's draws (tests)."""
@@ -321,8 +342,11 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
         side, _, kind = name.partition(".")
         if kind not in ("webm", "mp4"):
             raise HTTPException(404, "not a video")
-        return FileResponse(
-            store.match_video(who, match_uuid, side, kind), media_type=f"video/{kind}", headers={"Cache-Control": "private"}
+        return BlindFileResponse(
+            store.match_video(who, match_uuid, side, kind),
+            media_tag(match_uuid, side, kind),
+            media_type=f"video/{kind}",
+            headers={"Cache-Control": "private"},
         )
 
     @app.post("/api/judgement", status_code=201)
