@@ -231,6 +231,18 @@ def parse(
     return args
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""Host headers the suite's servers (the player, the arena) always answer."""
+
+
+def served_hosts(host: str, allowed: Sequence[str] = ()) -> tuple[str, ...]:
+    """The Host headers a server bound to ``host`` answers: the loopback names, ``host`` itself
+    (unless it is a wildcard address) and ``allowed`` (the names people reach it by); any other
+    Host header gets 400, so a page on another site cannot reach it through DNS rebinding."""
+    own = () if host in (*LOOPBACK_HOSTS, "0.0.0.0", "::") else (host,)
+    return tuple(dict.fromkeys((*LOOPBACK_HOSTS, *own, *allowed)))
+
+
 INVOKED_AS: dict[str, str] = {}
 """``python -m MODULE`` -> the name the user typed instead (``instructworlds train``), filled by the
 ``instructworlds`` console script so that usage and errors name the command as invoked."""

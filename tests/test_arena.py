@@ -33,6 +33,9 @@ from baselines.arena.store import SESSION_S, Rater, Rejected, Rules, Store
 from baselines.episodes.episode import load
 from tests import servers
 
+HOSTS = ("testserver",)
+"""The Host header of FastAPI's TestClient, which the apps under test answer."""
+
 HEXAGONS = {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 6, "data_size": 8}
 UNITS = 3
 """Units (instruction, seed) both recorded agents play."""
@@ -319,7 +322,7 @@ def test_arena_videos_are_blind_paced_and_carry_the_instruction(arena_template, 
 
     store = copy_arena(arena_template, tmp_path)
     token = store.add_rater("viewer")
-    client = TestClient(create_app(store, rounds=0, seed=0))
+    client = TestClient(create_app(store, rounds=0, seed=0, hosts=HOSTS))
     view = client.get("/api/match", headers={"Authorization": f"Bearer {token}"}).json()
     assert view["instructions"] and all("agent" not in text for text in view["instructions"])
     served = client.get(view["videos"]["left"][0]["src"], headers={"Authorization": f"Bearer {token}"})
@@ -336,6 +339,7 @@ def test_arena_videos_are_blind_paced_and_carry_the_instruction(arena_template, 
 
 
 # ----------------------------------------------------------------------------- the rules, over HTTP
+
 ANSWER = {
     "verdict": "left",
     "direct": {"board_matches": {"left": "yes", "right": "unsure"}},
@@ -352,10 +356,11 @@ def test_auth_rate_limits_and_submission_rules(arena_template, tmp_path):
     store = copy_arena(arena_template, tmp_path)
     alice, bob, admin = store.add_rater("alice"), store.add_rater("bob"), store.add_rater("boss", "admin")
     rules = Rules(min_watch_s=0.5, min_justification=40, expiry_s=60)
-    client = TestClient(create_app(store, rules, Limits(rate_limit=20, login_failures=3), rounds=10, seed=0))
+    client = TestClient(create_app(store, rules, Limits(rate_limit=20, login_failures=3), rounds=10, seed=0, hosts=HOSTS))
     auth = lambda token: {"Authorization": f"Bearer {token}"}  # noqa: E731
     assert client.get("/api/match").status_code == 401
     assert client.get("/api/match", headers=auth("forged")).status_code == 401
+    assert client.get("/", headers={"Host": "evil.example"}).status_code == 400  # DNS rebinding
     view = client.get("/api/match", headers=auth(alice)).json()
     assert client.get("/api/match", headers=auth(alice)).json()["uuid"] == view["uuid"]  # the open match again
     assert [q["id"] for q in view["questions"]["direct"]] == ["board_matches"] and view["videos"]["left"][0]["type"] == "video/webm"
@@ -430,7 +435,7 @@ def test_server_hygiene(arena_template, tmp_path):
     store = copy_arena(arena_template, tmp_path)
     alice, admin = store.add_rater("alice"), store.add_rater("boss", "admin")
     rules = Rules(min_watch_s=0, min_justification=20)
-    app = create_app(store, rules, Limits(login_failures=3, max_body_bytes=10_000), rounds=0, seed=0)
+    app = create_app(store, rules, Limits(login_failures=3, max_body_bytes=10_000), rounds=0, seed=0, hosts=HOSTS)
     client = TestClient(app)
     auth = lambda token: {"Authorization": f"Bearer {token}"}  # noqa: E731
 
@@ -536,7 +541,7 @@ def test_markup_in_names_is_drawn_literally(tmp_path):
     for i in range(4):
         (task, a), (_, b) = rows[2 * (i % 2) : 2 * (i % 2) + 2]
         store.insert_judged_match(task, a, b, "rater", {**ANSWER, "verdict": "left"}, float(i), "test", i)
-    client = TestClient(create_app(store, rounds=5))
+    client = TestClient(create_app(store, rounds=5, hosts=HOSTS))
     for kind in ("ratings", "wins"):
         response = client.get(f"/api/plots/{kind}.png?world=Hexagons-Paint-v1&task=goal", headers={"Authorization": f"Bearer {token}"})
         assert response.status_code == 200 and response.content[:4] == b"\x89PNG"

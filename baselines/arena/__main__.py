@@ -27,8 +27,15 @@ def parser() -> argparse.ArgumentParser:
         return sub
 
     serve = command("serve", "serve the rater page and the leaderboard")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000)")
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name raters reach the server by (repeatable); other Host headers than these, the loopback names and --host get 400",
+    )
     defaults = Rules()
     serve.add_argument(
         "--min-watch", type=float, default=defaults.min_watch_s, help="seconds a match is open before a judgement is accepted"
@@ -150,7 +157,14 @@ def _command(store, args: argparse.Namespace) -> None:
 
         rules = Rules(args.min_watch, args.min_justification, args.expiry, args.exploration)
         serve(
-            store, args.host, args.port, args.trusted_proxy, rules=rules, limits=Limits(rate_limit=args.rate_limit), rounds=args.bootstrap
+            store,
+            args.host,
+            args.port,
+            args.trusted_proxy,
+            tuple(args.allowed_host),
+            rules=rules,
+            limits=Limits(rate_limit=args.rate_limit),
+            rounds=args.bootstrap,
         )
     elif args.command == "add-agent":
         print(f"agent {args.name} (id {store.add_agent(args.name, args.description)})")

@@ -31,12 +31,14 @@ from pathlib import Path
 from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import HTTPConnection
 
 from baselines.arena import plots
 from baselines.arena.questions import questions_for, questions_json
 from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
 from baselines.arena.store import SESSION_S, Rater, Rejected, Rules, Store, export_csv
+from baselines.cli import LOOPBACK_HOSTS, served_hosts
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("comparison", "rate", "Rate"), "/leaderboard": ("leaderboard", "leaderboard", "Leaderboard")}
@@ -220,10 +222,19 @@ class BlindFileResponse(FileResponse):
         self.headers.setdefault("etag", self.etag)
 
 
-def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), rounds: int = 200, seed: int | None = None):
+def create_app(
+    store: Store,
+    rules: Rules = Rules(),
+    limits: Limits = Limits(),
+    rounds: int = 200,
+    seed: int | None = None,
+    hosts: tuple[str, ...] = LOOPBACK_HOSTS,
+):
     """The arena app over ``store`` with the server's ``rules`` and ``limits``; ``rounds`` bootstrap
-    resamples for Bradley-Terry intervals; ``seed`` fixes the scheduler's draws (tests)."""
+    resamples for Bradley-Terry intervals; ``seed`` fixes the scheduler's draws (tests); a request
+    whose Host header is not one of ``hosts`` gets 400 (``cli.served_hosts``)."""
     app = FastAPI(title="instructworlds arena", docs_url=None, redoc_url=None)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     rng = random.Random(seed)
     rng_lock = threading.Lock()
@@ -387,9 +398,17 @@ def create_app(store: Store, rules: Rules = Rules(), limits: Limits = Limits(), 
     return app
 
 
-def serve(store: Store, host: str = "127.0.0.1", port: int = 8000, trusted_proxy: str | None = None, **options) -> None:
+def serve(
+    store: Store,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    trusted_proxy: str | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    **options,
+) -> None:
     """Run the app with uvicorn until interrupted. Forwarding headers (X-Forwarded-For) are
-    believed only from ``trusted_proxy``; otherwise a client's address is its connection's."""
+    believed only from ``trusted_proxy``; otherwise a client's address is its connection's. Host
+    headers other than the loopback names, ``host`` and ``allowed_hosts`` get 400."""
     import uvicorn
 
     counts = store.counts()
@@ -399,7 +418,7 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8000, trusted_proxy
         flush=True,
     )
     uvicorn.run(
-        create_app(store, **options),
+        create_app(store, hosts=served_hosts(host, allowed_hosts), **options),
         host=host,
         port=port,
         log_level="warning",

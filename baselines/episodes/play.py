@@ -41,6 +41,7 @@ from fastapi.responses import HTMLResponse
 from PIL import Image
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from baselines.cli import LOOPBACK_HOSTS, served_hosts
 from baselines.episodes.episode import EpisodeError, Journal, now_utc
 from baselines.episodes.replay import Recording
 from baselines.episodes.video import world_frame, world_pictures
@@ -49,8 +50,6 @@ from baselines.worlds.session import World
 
 PAGE = Path(__file__).with_name("play.html")
 COOKIE = "play_session"
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-"""Host headers the player always answers (besides ``--host``)."""
 
 
 def client_tag(session_id: str) -> str:
@@ -302,5 +301,5 @@ def serve(server: PlayServer, host: str = "127.0.0.1", port: int = 8000) -> None
         f"at http://{host}:{port}; episodes go to {server.out}" + (f"; resumed {', '.join(server.resumed)}" if server.resumed else ""),
         flush=True,
     )
-    hosts = LOOPBACK_HOSTS + ((host,) if host not in (*LOOPBACK_HOSTS, "0.0.0.0", "::") else ())
+    hosts = served_hosts(host)
     uvicorn.run(create_app(server, hosts), host=host, port=port, log_level="warning", proxy_headers=False)
