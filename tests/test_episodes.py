@@ -312,3 +312,12 @@ def test_player_cells_are_named_as_the_instructions_name_them(worlds, tmp_path):
     assert controls["axes"] == ["row", "column"] and controls["origins"] == [1, 1]
     controls = PlaySession(worlds("BlocksWorld-BAP-v1"), tmp_path / "b", "p").controls()
     assert controls["axes"] == ["x", "y", "z"] and controls["origins"] == [-5, 1, -5]
+
+
+def test_paced_videos_last_the_minimum_however_short_the_episode():
+    """A one-step episode is as long a video as a six-second one: its length tells a rater nothing."""
+    from baselines.episodes.video import paced
+
+    frame = np.zeros((16, 16, 3), np.uint8)
+    lengths = {n: len(paced([frame] * n, 8.0, min_seconds=6.0, hold_seconds=2.0)) / 8.0 for n in (1, 2, 3, 4, 10, 100)}
+    assert lengths[1] == lengths[2] == lengths[3] == lengths[4] == 6.0 and lengths[10] > 6.0 and lengths[100] > lengths[10], lengths

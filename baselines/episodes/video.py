@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import subprocess
 import tempfile
 import textwrap
@@ -137,10 +138,12 @@ def episode_frames(episode: Episode, replayed: Replayed | None = None, overlay: 
 
 
 def paced(frames: list[np.ndarray], fps: float, min_seconds: float = 6.0, hold_seconds: float = 2.0) -> list[np.ndarray]:
-    """Frames of a video that lasts at least ``min_seconds`` at ``fps``: each frame repeated a whole
-    number of times (at most ``fps``, one second a frame), then the last held ``hold_seconds``."""
-    repeat = max(1, min(int(fps), -(-int(min_seconds * fps) // len(frames))))
-    hold = int(round(hold_seconds * fps))
+    """Frames of a video that lasts at least ``min_seconds`` at ``fps``, however short the episode:
+    each frame repeated a whole number of times (at most ``fps``, one second a frame), then the last
+    held ``hold_seconds``, or longer where the video would otherwise end before ``min_seconds``."""
+    least = math.ceil(min_seconds * fps)  # frames
+    repeat = max(1, min(int(fps), -(-least // len(frames))))
+    hold = max(round(hold_seconds * fps), least - repeat * len(frames))
     return [f for f in frames for _ in range(repeat)] + [frames[-1]] * hold
 
 
