@@ -231,6 +231,12 @@ def parse(
     return args
 
 
+def add_address(parser: argparse.ArgumentParser) -> None:
+    """``--host`` and ``--port``: where a command's server listens (the player, the arena)."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000)")
+
+
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 """Host headers the suite's servers (the player, the arena) always answer."""
 

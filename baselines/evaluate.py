@@ -373,11 +373,10 @@ def table(
     fixed = ("success", "success_ci", "gap_ci", "episodes", "goals", "unit", "groups", "per_goal", "texts_in_train")
     extra = [k for k in summaries[0] if k not in fixed] if summaries else []
     unit = summaries[0].get("unit", "goal") if summaries else "goal"
-    everywhere = [
-        g for g in {g for s in summaries for g in s["groups"]} if all(s["groups"].get(g, {}).get("goals") == s["goals"] for s in summaries)
-    ]
+    named = {g for s in summaries for g in s["groups"]}
+    everywhere = {g for g in named if all(s["groups"].get(g, {}).get("goals") == s["goals"] for s in summaries)}
     groups = sorted(
-        {g for s in summaries for g in s["groups"]} - set(everywhere),  # a group of every unit repeats the headline
+        named - everywhere,  # a group of every unit repeats the headline
         key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g),
     )
     header = ["split", "policy", headline, *extra, *(g.removeprefix("level:") for g in groups), f"{unit}s x episodes"]

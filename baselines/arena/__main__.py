@@ -27,8 +27,7 @@ def parser() -> argparse.ArgumentParser:
         return sub
 
     serve = command("serve", "serve the rater page and the leaderboard")
-    serve.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000)")
+    cli.add_address(serve)
     serve.add_argument(
         "--allowed-host",
         action="append",

@@ -34,8 +34,7 @@ def parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--text", type=int, help="always this instruction id (default: the split's goals in turn, each goal's phrasings in turn)"
     )
-    play.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
-    play.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000)")
+    cli.add_address(play)
     rec = commands.add_parser("record", help="record episodes of a scripted policy (random, or the world's expert) or a trained agent")
     worlds.add_world_arguments(rec, env_required=True)
     rec.add_argument(
