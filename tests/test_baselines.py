@@ -522,7 +522,7 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     held_out = "| test_new_objects (0% of texts in train) |"  # no test instruction is a training one
-    assert f"{held_out} agent (ppo-t+, retrieval plans, sample) |" in out and f"{held_out} random |" in out
+    assert f"{held_out} agent (ppo-t+, retrieval plans, sample) |" in out and f"{held_out} uniform random |" in out
     results = json.loads((tmp_path / "evaluation.json").read_text())["splits"]["test_new_objects"]
     assert 0.0 <= results["random"]["success"] <= 1.0 and results["random"]["goals"] == 10
 
