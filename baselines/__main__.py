@@ -82,7 +82,7 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     given = {k: v for k, v in vars(args).items() if v is not None}
     saved_evaluation = {}
     if args.resume:
-        out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=bool(args.overwrite), resume=True)
+        out = cli.prepare_out(args.out, kind="train", default=DEFAULT_OUT, overwrite=bool(args.overwrite), resume=True)
         saved_path = out / "config.json"
         if not saved_path.is_file():
             raise SystemExit(f"error: --resume: {saved_path} does not exist, there is no run to continue")
@@ -95,7 +95,9 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
                 f"error: --resume continues the run saved in {out} with its own settings; these flags contradict it: " + "; ".join(clash)
             )
     else:
-        cli.check_out(args.out, default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True)  # a refusal before any loading
+        cli.check_out(
+            args.out, kind="train", default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True
+        )  # a refusal before any loading
         if given.get("paper") and "preset" not in given:
             given["preset"] = "paper"
         preset = worlds.presets()[given.get("preset", DEFAULT_PRESET)]
@@ -133,7 +135,7 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
             _config(argparse.Namespace(**{**vars(args), **run})).validate()
         except ValueError as error:
             raise SystemExit(f"error: {error}") from None
-        out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True)
+        out = cli.prepare_out(args.out, kind="train", default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True)
     return argparse.Namespace(**{**vars(args), **run, **evaluation, "out": out})
 
 
@@ -210,7 +212,7 @@ def _keep_metrics_until(path: Path, update: int) -> None:
     """Drop rows of ``metrics.jsonl`` past ``update`` (written after the checkpoint resumed from)."""
     if path.exists():
         rows = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line)["update"] <= update]
-        path.write_text("".join(row + "\n" for row in rows))
+        cli.write_atomic(path, "".join(row + "\n" for row in rows))
 
 
 def train(args: argparse.Namespace) -> None:
@@ -237,7 +239,7 @@ def train(args: argparse.Namespace) -> None:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
         evaluation = {k: getattr(run, k) for k in EVAL_DEFAULTS}
         saved = {"ppo": dataclasses.asdict(config), "command": command, "evaluation": evaluation, "command_line": args.command_line}
-        (out / "config.json").write_text(json.dumps(saved, indent=1))
+        cli.write_atomic(out / "config.json", json.dumps(saved, indent=1))
     print(
         f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.policy}, "
         f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, {jax.device_count()} devices "

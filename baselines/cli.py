@@ -7,10 +7,13 @@ the output path, ``--resume`` / ``--overwrite`` what to do with an existing one,
 agent's most likely action instead of a sampled one, ``--quiet`` no progress bars. A count and a
 list never share a flag name.
 
-Output policy (``prepare_out``): a command writes into a fresh ``--out``. An existing, non-empty
-one is refused unless ``--resume`` (where the command can continue a run) or ``--overwrite``
-(which replaces it); nothing is silently continued or overwritten. Where ``--out`` has a default
-(``runs/...``), a run whose default folder is taken goes to the next free ``<folder>-N`` instead.
+Output policy (``prepare_out``): a command writes into a fresh ``--out``, which it marks as its
+own (``OUT_MARK``). An existing, non-empty one is refused unless ``--resume`` (where the command can
+continue a run) or ``--overwrite``, which replaces only a folder a command of the same kind made
+(never a folder of other runs, a file, a symlink or the working directory); nothing is silently
+continued or overwritten. Where ``--out`` has a default (``runs/...``), a run whose default folder
+is taken goes to the next free ``<folder>-N`` instead. Final files are written whole
+(``write_atomic``: a temporary file, then a rename).
 
 Errors (``plain``, applied by ``parse``): a bad command line is one ``PROG: error:`` line with a
 "did you mean" for a mistyped choice and a pointer to ``--help``; help text carries no reST markup;
@@ -84,47 +87,126 @@ def add_out(
     parser.add_argument("--overwrite", action="store_true", help="replace what --out holds")
 
 
+OUT_MARK = ".instructworlds-out.json"
+"""The file ``prepare_out`` leaves in every folder it makes: ``{"kind": ...}``, the command that
+made it. ``--overwrite`` replaces only a folder whose mark names the same kind (or an empty one)."""
+
+
+def out_kind(path: Path) -> str | None:
+    """The kind of command that made folder ``path`` (its ``OUT_MARK``), None if unmarked or unreadable."""
+    try:
+        return str(json.loads((Path(path) / OUT_MARK).read_text())["kind"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename: a
+    reader, or a later run after a kill mid-write, sees the previous file whole or the new one."""
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    with open(partial, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(partial, path)
+
+
 def prepare_out(
-    out: Path | None, *, default: str | Path | None = None, overwrite: bool = False, resume: bool = False, can_resume: bool = False
+    out: Path | None,
+    *,
+    kind: str,
+    default: str | Path | None = None,
+    overwrite: bool = False,
+    resume: bool = False,
+    can_resume: bool = False,
+    file: bool = False,
 ) -> Path:
-    """The path to write to under the output policy (module docstring): ``out`` (else ``default``)
-    if it is absent or an empty folder; kept with ``resume``; emptied with ``overwrite``; for the
-    default, the next free ``<default>-N``. Raises SystemExit naming the path otherwise."""
-    path = check_out(out, default=default, overwrite=overwrite, resume=resume, can_resume=can_resume)
-    if resume or not path.exists() or (path.is_dir() and not any(path.iterdir())):
+    """The path to write to under the output policy (module docstring), made ready: ``out`` (else
+    ``default``) if it is absent or an empty folder; kept with ``resume``; replaced with
+    ``overwrite`` where ``check_out`` allows it; for the default, the next free ``<default>-N``.
+    A folder (``file`` False) is created and marked as made by ``kind`` (``OUT_MARK``); for a
+    ``file`` only its folder is created. Raises SystemExit naming the path otherwise."""
+    path = check_out(out, kind=kind, default=default, overwrite=overwrite, resume=resume, can_resume=can_resume, file=file)
+    if not resume and path.exists() and not _empty_folder(path):
+        if overwrite:
+            if path.is_dir():
+                shutil.rmtree(path)
+        else:
+            path = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
+            print(f"{Path(out if out is not None else default)} holds an earlier run; this one goes to {path}", flush=True)
+    if file:
+        path.parent.mkdir(parents=True, exist_ok=True)
         return path
-    if overwrite:
-        here = Path.cwd().resolve()
-        if path.resolve() in (here, *here.parents, Path.home().resolve()):
-            raise SystemExit(f"error: --overwrite would delete {path}, which holds the working directory or the home folder")
-        shutil.rmtree(path) if path.is_dir() else path.unlink()
-        return path
-    free = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
-    print(f"{path} holds an earlier run; this one goes to {free}", flush=True)
-    return free
+    path.mkdir(parents=True, exist_ok=True)
+    if out_kind(path) is None:
+        write_atomic(path / OUT_MARK, json.dumps({"kind": kind}) + "\n")
+    return path
+
+
+def _empty_folder(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+
+
+def _contents(path: Path) -> str:
+    names = sorted(p.name for p in path.iterdir())
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def check_out(
-    out: Path | None, *, default: str | Path | None = None, overwrite: bool = False, resume: bool = False, can_resume: bool = False
+    out: Path | None,
+    *,
+    kind: str,
+    default: str | Path | None = None,
+    overwrite: bool = False,
+    resume: bool = False,
+    can_resume: bool = False,
+    file: bool = False,
 ) -> Path:
     """The refusals of ``prepare_out`` alone, changing nothing: call it before building anything, so
-    that a taken ``--out`` is refused at once. Returns the path ``out`` (else ``default``)."""
+    that a taken ``--out`` is refused at once. ``--overwrite`` replaces only what a command of the
+    same ``kind`` made (a folder marked so, or for a ``file`` output a plain file), never a symlink,
+    the working directory, its parents or the home folder. Returns the path ``out`` (else ``default``)."""
     if resume and overwrite:
         raise SystemExit("error: --resume and --overwrite contradict each other")
     path = Path(out if out is not None else default)
     if resume:
         if not path.exists():
             raise SystemExit(f"error: --resume: {path} does not exist, there is no run to continue")
+        made_by = out_kind(path)
+        if made_by not in (None, kind):
+            raise SystemExit(f"error: --resume: {path} holds a {made_by} run, not a {kind} run")
         return path
-    taken = path.exists() and not (path.is_dir() and not any(path.iterdir()))
-    if taken and not overwrite and out is not None:
+    if not path.exists() and not path.is_symlink() or _empty_folder(path):
+        return path
+    if out is None and not overwrite:
+        return path  # the default folder is taken: prepare_out moves on to the next free one
+    here = Path.cwd().resolve()
+    if path.is_symlink():
+        reason = "is a symbolic link"
+    elif path.resolve() in (here, *here.parents, Path.home().resolve()):
+        reason = "holds the working directory or the home folder"
+    elif file:
+        reason = None if path.is_file() else "is not a file"
+    elif not path.is_dir():
+        reason = "is a file, not a folder"
+    elif (made_by := out_kind(path)) != kind:
+        reason = (
+            f"holds a {made_by} run, not a {kind} one" if made_by else f"is not a folder a {kind} command made (it holds {_contents(path)})"
+        )
+    else:
+        reason = None
+    if reason is None:
+        if overwrite:
+            return path
         how = (
             "continue it with --resume or replace it with --overwrite"
             if can_resume
             else "replace it with --overwrite or choose another --out"
         )
         raise SystemExit(f"error: {path} already exists; {how}")
-    return path
+    verb = "--overwrite will not replace" if overwrite else "will not write into"
+    raise SystemExit(f"error: {verb} {path}: it {reason}; choose another --out")
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -178,7 +260,7 @@ def compiling(what: str, silent: bool = False):
     times[what] = round(time.perf_counter() - start, 1)
     with contextlib.suppress(OSError):
         record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps(times, indent=1, sort_keys=True))
+        write_atomic(record, json.dumps(times, indent=1, sort_keys=True))
 
 
 def quiet(requested: bool = False) -> bool:
@@ -247,6 +329,46 @@ def served_hosts(host: str, allowed: Sequence[str] = ()) -> tuple[str, ...]:
     Host header gets 400, so a page on another site cannot reach it through DNS rebinding."""
     own = () if host in (*LOOPBACK_HOSTS, "0.0.0.0", "::") else (host,)
     return tuple(dict.fromkeys((*LOOPBACK_HOSTS, *own, *allowed)))
+
+
+def host_name(header: str) -> str:
+    """The name of a Host header without its port: ``127.0.0.1:8000`` -> ``127.0.0.1``,
+    ``[::1]:8000`` -> ``::1``."""
+    if header.startswith("["):
+        return header[1 : header.find("]")] if "]" in header else ""
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class TrustedHosts:
+    """ASGI middleware of the suite's servers: 400 for a request whose Host header names none of
+    ``hosts`` (``served_hosts``; IPv6 literals in brackets understood)."""
+
+    def __init__(self, app, hosts: Sequence[str]):
+        self.app, self.hosts = app, {h.lower() for h in hosts}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if host_name(header).lower() not in self.hosts:
+                await send({"type": "http.response.start", "status": 400, "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+                await send({"type": "http.response.body", "body": b"Invalid host header"})
+                return
+        await self.app(scope, receive, send)
+
+
+def plain_validation_errors(app) -> None:
+    """Make a FastAPI ``app`` answer a request that fails validation with 422 and where and what
+    failed, never the input itself (which may hold text no response can carry: a lone surrogate)."""
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request, error: RequestValidationError):
+        def text(value) -> str:
+            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in str(value))
+
+        problems = [{"loc": [text(part) for part in e.get("loc", ())], "msg": text(e.get("msg", "invalid"))} for e in error.errors()]
+        return JSONResponse({"detail": problems}, status_code=422)
 
 
 INVOKED_AS: dict[str, str] = {}

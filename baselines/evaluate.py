@@ -15,8 +15,10 @@ committed): ``evaluation.{json,md,png}``.
 * ``random``: uniform over the feasible actions.
 
 ``agent - shuffled`` is what the language buys. Every goal of a split gets ``episodes`` complete
-episodes, each in its own world (episode ``j`` uses ``fold_in(key, j)``, the same for every
-policy) and, where a goal has several phrasings, with them in turn. Each world scores an episode
+episodes, each in a world of its own (``world_keys``: episode ``j`` of unit ``u`` uses
+``fold_in(fold_in(key, u), j)``; every split folds its name into ``key``), so no two units (goals,
+or instructions under the paper protocol) share a world while the three policies play the same
+ones; where a goal has several phrasings, its episodes take them in turn. Each world scores an episode
 with its own metrics (``Task.score``: value and count per step, summed over the episode); a goal's
 rate is ``sum(value) / sum(count)`` over its episodes and a split's rate is the mean over goals,
 so goals with more phrasings do not weigh more. An episode that has not ended after ``max_steps``
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
@@ -104,6 +107,30 @@ def evaluation_units(task: Task, unit: str = "goal") -> tuple[list[np.ndarray], 
     texts = [t for ids in goal_texts for t in ids if task.texts[t]]
     labels = [{**task.goals[task.text_goal[t]], "key": f"{task.goals[task.text_goal[t]]['key']} | {task.texts[t]}"} for t in texts]
     return [np.asarray([t]) for t in texts], labels
+
+
+def world_keys(key: jax.Array, units: int, episodes: int) -> jax.Array:
+    """(units * episodes,) keys, unit-major: episode ``j`` of unit ``u`` plays in the world of
+    ``fold_in(fold_in(key, u), j)``, so no two units share a world and adding episodes or units
+    keeps the worlds already drawn."""
+    per_unit = jax.vmap(lambda u: jax.random.fold_in(key, u))(jnp.arange(units))
+    return jax.vmap(lambda k: jax.vmap(lambda j: jax.random.fold_in(k, j))(jnp.arange(episodes)))(per_unit).reshape(-1)
+
+
+def split_key(key: jax.Array, split: str) -> jax.Array:
+    """``key`` with the split's name folded in: the worlds of one split are not another's."""
+    return jax.random.fold_in(key, zlib.crc32(split.encode()) & 0x7FFFFFFF)
+
+
+def episode_plan(
+    unit_texts: Sequence[np.ndarray], key: jax.Array, episodes: int, policies: Sequence[str] = POLICIES
+) -> tuple[np.ndarray, np.ndarray, jax.Array]:
+    """The episodes of one evaluation, policy-major, then unit, then episode: (P*U*N,) text ids
+    (a unit's phrasings in turn), (P*U*N,) policy ids and (P*U*N,) world keys (``world_keys``,
+    the same for every policy)."""
+    one = np.asarray([t[j % len(t)] for t in unit_texts for j in range(episodes)], np.int32)
+    policy_ids = np.repeat(np.asarray([POLICIES.index(p) for p in policies], np.int32), len(one))
+    return np.tile(one, len(policies)), policy_ids, jnp.tile(world_keys(key, len(unit_texts), episodes), (len(policies), 1)).reshape(-1)
 
 
 class Evaluator:
@@ -174,10 +201,7 @@ class Evaluator:
         (len(task.texts), E) embeddings; ``table_rows`` pads them (and the text map) so that splits
         of one capacity share one compilation."""
         goal_texts, labels = evaluation_units(task, unit)
-        one = np.asarray([t[j % len(t)] for t in goal_texts for j in range(episodes)], np.int32)
-        texts = np.tile(one, len(policies))
-        policy_ids = np.repeat(np.asarray([POLICIES.index(p) for p in policies], np.int32), len(one))
-        keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.tile(jnp.arange(episodes), len(goal_texts) * len(policies)))
+        texts, policy_ids, keys = episode_plan(goal_texts, key, episodes, policies)
         rows = max(table_rows or 0, len(task.texts))
         text_map = jnp.asarray(
             np.concatenate([shuffled_texts(task.text_goal, shuffle_seed), np.arange(len(task.texts), rows, dtype=np.int32)])
@@ -269,7 +293,7 @@ def evaluate_splits(
         announce = cli.compiling(f"the three-policy evaluator of {spec['env']} and its {split} split", quiet) if i == 0 else nullcontext()
         with announce:
             results[split] = evaluator.evaluate(
-                params, task, *embeddings, key, episodes, max_steps, greedy=greedy, table_rows=rows, unit=unit
+                params, task, *embeddings, split_key(key, split), episodes, max_steps, greedy=greedy, table_rows=rows, unit=unit
             )
         results[split]["agent"]["texts_in_train"] = texts_in(task.texts, seen)
         for policy, summary in results[split].items():
@@ -419,8 +443,8 @@ def save(
     out.mkdir(parents=True, exist_ok=True)
     markdown = table(splits, labels, group_order, meta.get("success_metric", "success"))
     gaps = {split: gap(by_policy) for split, by_policy in splits.items()}
-    (out / "evaluation.json").write_text(json.dumps({"meta": meta, "splits": splits, "gap": gaps}, indent=1))
-    (out / "evaluation.md").write_text(f"{_heading(meta)}\n\n{markdown}\n")
+    cli.write_atomic(out / "evaluation.json", json.dumps({"meta": meta, "splits": splits, "gap": gaps}, indent=1))
+    cli.write_atomic(out / "evaluation.md", f"{_heading(meta)}\n\n{markdown}\n")
     return markdown
 
 

@@ -50,7 +50,7 @@ def export_run(run: Path, out: Path, dtype: str = "float16", command_line: str =
     save_params(out, params)
     config = json.loads((run / "config.json").read_text())
     config["export"] = {"run": str(run), "params": source, "dtype": dtype, "command": command_line}
-    (out / "config.json").write_text(json.dumps(config, indent=1))
+    cli.write_atomic(out / "config.json", json.dumps(config, indent=1))
     for name in COPIED:
         if (run / name).is_file():
             shutil.copy(run / name, out / name)
@@ -70,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _export(args: argparse.Namespace) -> None:
-    out = cli.prepare_out(args.out, overwrite=args.overwrite)
+    out = cli.prepare_out(args.out, kind="export", overwrite=args.overwrite)
     export_run(args.run, out, args.dtype, args.command_line)
     size = sum(f.stat().st_size for f in (out / "params").rglob("*") if f.is_file())
     print(f"{args.run} -> {out} (params {args.dtype}, {size / 1e6:.1f} MB)", flush=True)

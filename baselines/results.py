@@ -350,6 +350,8 @@ def pages(root: Path) -> list[Path]:
 def update_docs(root: Path, check: bool = False) -> list[Path]:
     """Rewrite every marked block of ``pages(root)`` from ``root/docs/results``; returns the pages
     that changed (with ``check``: that would change, nothing written)."""
+    from baselines import cli
+
     changed = []
     for page in pages(root):
         text = page.read_text()
@@ -360,7 +362,7 @@ def update_docs(root: Path, check: bool = False) -> list[Path]:
         if new != text:
             changed.append(page)
             if not check:
-                page.write_text(new)
+                cli.write_atomic(page, new)
     return changed
 
 
@@ -443,7 +445,7 @@ def run(args: argparse.Namespace) -> None:
         published = {"source": args.published_source, "splits": args.published} if args.published else None
         summary = summarize(args.runs, args.title, published)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(summary, indent=1) + "\n")
+        cli.write_atomic(args.out, json.dumps(summary, indent=1) + "\n")
         print(split_table(summary))
         print(f"\nwrote {args.out} and {bars(summary, args.out.with_suffix('.png'))}")
         return

@@ -56,7 +56,7 @@ def device_slug(info: dict) -> str:
 def write_results(rows: list[dict], info: dict, out: Path) -> None:
     """JSON (with device info), CSV, a Markdown table and a log-log plot of steps/s vs num_envs."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "env_sps.json").write_text(json.dumps({"device": info, "results": rows}, indent=2))
+    cli.write_atomic(out / "env_sps.json", json.dumps({"device": info, "results": rows}, indent=2))
     with (out / "env_sps.csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -72,7 +72,7 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
             f"| {r['world']} | {r['reset']} | {r['num_envs']} | {r['steps_per_s_median']:,.0f} | {r['steps_per_s_min']:,.0f} "
             f"| {r['steps_per_s_max']:,.0f} | {r['compile_s']:.2f} |"
         )
-    (out / "env_sps.md").write_text("\n".join(lines) + "\n")
+    cli.write_atomic(out / "env_sps.md", "\n".join(lines) + "\n")
 
     import matplotlib
 
@@ -151,8 +151,8 @@ def _host_timings(args, info: dict, out: Path) -> list[dict]:
             flush=True,
         )
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bap_scoring.json").write_text(json.dumps({"device": info, **scoring}, indent=2))
-    (out / "synthetic_items.json").write_text(json.dumps({"device": info, "results": rates}, indent=2))
+    cli.write_atomic(out / "bap_scoring.json", json.dumps({"device": info, **scoring}, indent=2))
+    cli.write_atomic(out / "synthetic_items.json", json.dumps({"device": info, "results": rates}, indent=2))
     print(f"wrote {out}/bap_scoring.json, synthetic_items.json")
     return rates
 
@@ -283,10 +283,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
         write_results(rows, info, out)
         if step_only:
-            (out / "step_only.json").write_text(json.dumps(step_only, indent=2))
+            cli.write_atomic(out / "step_only.json", json.dumps(step_only, indent=2))
         if training:
-            (out / "training_sps.json").write_text(json.dumps({"device": info, "results": training}, indent=2))
-            (out / "training_sps.md").write_text(markdown(training, info))
+            cli.write_atomic(out / "training_sps.json", json.dumps({"device": info, "results": training}, indent=2))
+            cli.write_atomic(out / "training_sps.md", markdown(training, info))
         print(f"wrote {out}/env_sps.{{json,csv,md,png}}")
     if host:
         _host_timings(args, info, out)

@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> dict:
     if out is None:
         return result
     out.mkdir(parents=True, exist_ok=True)
-    (out / "builder_encoders.json").write_text(json.dumps(result, indent=1))
+    cli.write_atomic(out / "builder_encoders.json", json.dumps(result, indent=1))
     print(f"wrote {out / 'builder_encoders.json'} and {plot(result, info, out)}")
     return result
 

@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> dict:
             + ("  over the target" if r["median_s"] > TARGET_S else "")
         )
     out.mkdir(parents=True, exist_ok=True)
-    (out / "imports.json").write_text(json.dumps(result, indent=1))
+    cli.write_atomic(out / "imports.json", json.dumps(result, indent=1))
     print(f"wrote {out / 'imports.json'} and {plot(result, info, out)}")
     return result
 

@@ -58,7 +58,7 @@ def measure_scaling(worlds: list[str], devices: list[int], per_device_envs: int,
 def write(rows: list[dict], info: dict, out: Path, per_device_envs: int) -> None:
     """scaling.json, scaling.md and scaling.png (speed-up vs devices, the ideal line beside it)."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "scaling.json").write_text(json.dumps({"device": info, "per_device_envs": per_device_envs, "results": rows}, indent=2))
+    cli.write_atomic(out / "scaling.json", json.dumps({"device": info, "per_device_envs": per_device_envs, "results": rows}, indent=2))
     lines = [
         f"Device: {info['device']} ({info['num_devices']} devices, {info['host_cpus']} host CPUs), jax {info['jax']}; "
         f"{per_device_envs} worlds per device.",
@@ -70,7 +70,7 @@ def write(rows: list[dict], info: dict, out: Path, per_device_envs: int) -> None
         f"| {r['world']} | {r['devices']} | {r['num_envs']} | {r['steps_per_s_median']:,.0f} | {r['speedup']:.2f} | {r['devices']} |"
         for r in rows
     ]
-    (out / "scaling.md").write_text("\n".join(lines) + "\n")
+    cli.write_atomic(out / "scaling.md", "\n".join(lines) + "\n")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     print(rows["scoring"], flush=True)
     if out:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "textworld.json").write_text(json.dumps(rows, indent=1))
+        cli.write_atomic(out / "textworld.json", json.dumps(rows, indent=1))
         print(f"wrote {out / 'textworld.json'} and {plot(rows, out)}")
 
 

@@ -509,12 +509,129 @@ def test_server_hygiene(arena_template, tmp_path):
     assert client.get("/api/me").status_code == 401  # the old cookie is dead (and counts as a failed credential)
     client.cookies.clear()
 
-    # credential failures count on every path: cookie (above), Bearer, sign-in
+    # credential failures count on every path: cookie (above), Bearer, sign-in; only failures count,
+    # and a valid credential passes whatever its address's failures (no lock-out by someone else)
     assert [client.get("/api/me", headers=auth(f"guess{i}")).status_code for i in range(2)] == [401] * 2
     assert client.get("/api/me", headers=auth("guess")).status_code == 429
-    assert client.post("/api/login", json={"token": alice}).status_code == 429  # even the right token, from this address, for now
+    assert client.post("/api/login", json={"token": "guess"}).status_code == 429
+    assert client.get("/api/me", headers=auth(alice)).status_code == 200  # a signed-in rater at the same address
+    assert client.post("/api/login", json={"token": alice}).status_code == 200  # and the right token
+    assert client.get("/api/me").status_code == 200
+    client.cookies.clear()
     client.cookies.set(COOKIE, "forged")
     assert client.get("/api/me").status_code == 429
+
+
+def test_a_rater_learns_nothing_that_tells_the_agents_apart(arena_template, tmp_path):
+    """Everything a browser receives while judging (the pages, every API answer, every header of
+    both videos, the leaderboard before and after the judgement) names no agent and differs
+    between the sides only where the videos do: the leaderboard is the admins' until the study
+    closes, then public and read-only."""
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.server import create_app
+
+    store = copy_arena(arena_template, tmp_path)
+    token, admin = store.add_rater("rater"), store.add_rater("boss", "admin")
+    client = TestClient(create_app(store, Rules(min_watch_s=0, min_justification=10), rounds=5, seed=0, hosts=HOSTS))
+    auth = {"Authorization": f"Bearer {token}"}
+    received: list[str] = []
+
+    def get(path: str, **headers) -> object:
+        response = client.get(path, headers={**auth, **headers})
+        received.append(json.dumps(dict(response.headers)) + (response.text if "video" not in response.headers["content-type"] else ""))
+        return response
+
+    for path in ("/", "/leaderboard", "/api/me"):
+        assert get(path).status_code == 200
+    before = get("/api/leaderboard")
+    view = get("/api/match").json()
+    videos = {side: get(view["videos"][side][0]["src"]) for side in ("left", "right")}
+    ignored = {"etag", "content-length", "content-range", "date"}  # the etag names match and side, the length is the video's own
+    assert {k: v for k, v in videos["left"].headers.items() if k not in ignored} == {
+        k: v for k, v in videos["right"].headers.items() if k not in ignored
+    }
+    judged = client.post("/api/judgement", headers=auth, json={**ANSWER, "match": view["uuid"]})
+    received.append(json.dumps(dict(judged.headers)) + judged.text)
+    after = get("/api/leaderboard")
+    assert before.status_code == after.status_code == 403 and before.json() == after.json()
+    assert get("/api/plots/ratings.png?world=Hexagons-Paint-v1").status_code == 403
+    for agent in ("expert", "random"):
+        assert not [text for text in received if agent in text], agent
+    assert client.get("/api/leaderboard", headers={"Authorization": f"Bearer {admin}"}).json()["judgements"] == 1
+
+    cli(["study", "closed", "--db", str(store.path)])
+    public = TestClient(create_app(Store(store.path), rounds=5, hosts=HOSTS))
+    board = public.get("/api/leaderboard").json()  # no sign-in
+    assert board["study"] == "closed" and {r["agent"] for r in board["overall"]} == {"expert", "random"}
+    assert public.get("/api/plots/wins.png?world=Hexagons-Paint-v1").status_code == 200
+    assert public.get("/api/match", headers=auth).status_code == 409  # read-only once closed
+
+
+def test_the_rater_sees_the_whole_procedure_however_far_an_agent_got(tmp_path):
+    from baselines.episodes.replay import record
+    from baselines.worlds import World
+
+    world = World({"env": "Hexagons-Paint-v1", "data": "synthetic", "data_size": 8, "max_episode_steps": 2}, "train")
+    text = next(t for t in range(0, len(world.task.texts)) if len(world.procedure(t)) >= 3)
+    store = Store(tmp_path / "arena.sqlite")
+    for agent in ("expert", "random"):
+        record(world, agent, text, 7, tmp_path / agent / "unit")  # two steps: neither reaches the third instruction
+        store.add_agent(agent)
+        add_episodes(store, tmp_path / agent, agent, quiet=True)
+    view = store.next_match(Rater(store.authenticate(store.add_rater("r")).id, "r", "rater"), Rules(), random.Random(0))
+    assert view["instructions"] == world.procedure(text) and len(view["instructions"]) >= 3
+
+
+def test_bad_text_and_unreadable_records_get_answers_not_500s(arena_template, tmp_path):
+    """Lone surrogates in a match id, a sign-in token or a rater name are 4xx; a stored answer
+    outside the vocabulary is skipped by the leaderboard and reported; answers are type-checked,
+    justifications counted in visible characters, names told apart as people read them."""
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.server import create_app
+
+    store = copy_arena(arena_template, tmp_path)
+    token, admin = store.add_rater("alice"), store.add_rater("boss", "admin")
+    client = TestClient(
+        create_app(store, Rules(min_watch_s=0, min_justification=20), rounds=5, seed=0, hosts=HOSTS), raise_server_exceptions=False
+    )
+    auth = lambda who: {"Authorization": f"Bearer {who}", "Content-Type": "application/json"}  # noqa: E731
+    lone = "\\ud800"
+    assert (
+        client.post("/api/login", content=f'{{"token": "{lone}"}}'.encode(), headers={"Content-Type": "application/json"}).status_code
+        == 422
+    )
+    view = client.get("/api/match", headers=auth(token)).json()
+    body = json.dumps({**ANSWER, "match": "PLACEHOLDER"}).replace("PLACEHOLDER", lone).encode()
+    assert client.post("/api/judgement", headers=auth(token), content=body).status_code == 422
+    named = client.post("/api/admin/raters", headers=auth(admin), content=f'{{"name": "x{lone}"}}'.encode())
+    assert named.status_code == 422
+    submit = lambda **change: client.post("/api/judgement", headers=auth(token), json={**ANSWER, "match": view["uuid"], **change})  # noqa: E731
+    assert submit(justification=["a list of words that is long enough"]).status_code == 422
+    assert submit(justification=12345678901234567890).status_code == 422
+    assert submit(justification="\u200b" * 100).status_code == 422  # zero-width spaces are not characters anyone reads
+    assert submit(justification="e\u0301" * 10 + "x").status_code == 422  # 21 code points, 11 letters a reader sees
+    assert store.counts()["judgements"] == 0
+    for name in ("Alice", "alice", "\u0430lice"):  # case, and a Cyrillic a
+        with pytest.raises(ValueError, match="exists already"):
+            store.add_rater(name)
+    store.add_rater("Caf\u00e9")
+    with pytest.raises(ValueError, match="exists already"):
+        store.add_rater("Cafe\u0301")  # the same name in NFD
+
+    assert submit().status_code == 201
+    match_id = store.db.execute("SELECT match_id FROM judgements").fetchone()[0]
+    other = store.next_match(Rater(store.authenticate(admin).id, "boss", "admin"), Rules(), random.Random(3))
+    other_id = store.db.execute("SELECT id FROM matches WHERE uuid = ?", (other["uuid"],)).fetchone()[0]
+    store.db.execute(  # a stored answer outside the vocabulary
+        "INSERT INTO judgements (match_id, rater_id, verdict, direct, comparisons, justification, video_events, submitted_at) "
+        "VALUES (?, ?, 'left', '{}', '{\"pattern\": Infinity}', 'old', '[]', 0)",
+        (other_id, store.authenticate(admin).id),
+    )
+    board = client.get("/api/leaderboard", headers=auth(admin))
+    assert board.status_code == 200 and board.json()["judgements"] == 1 and [s["judgement"] for s in board.json()["skipped"]] == [2]
+    assert match_id != other_id
 
 
 def test_a_schema_1_database_is_migrated(tmp_path):
@@ -536,7 +653,7 @@ def test_markup_in_names_is_drawn_literally(tmp_path):
     from baselines.arena.server import create_app
 
     store = _unit_store(tmp_path / "a.sqlite", ["v$^$", "w$_{$ (beta)"], [0, 1])
-    token = store.add_rater("r")
+    token = store.add_rater("r", "admin")  # results are for admins while the study collects judgements
     rows = store.db.execute("SELECT task_id, id FROM episodes ORDER BY task_id, agent_id").fetchall()
     for i in range(4):
         (task, a), (_, b) = rows[2 * (i % 2) : 2 * (i % 2) + 2]
@@ -777,22 +894,31 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
             saved_text = page.inner_text("#saved")
             page.screenshot(path=str(tmp_path / "rate-saved-390.png"))
             page.set_viewport_size({"width": 1280, "height": 1500})
-            page.goto(url + "/leaderboard")
-            page.wait_for_selector("body[data-judgements='1']")
-            wait_until(page, "['ratings-plot', 'wins-plot'].every(id => document.getElementById(id).naturalWidth > 0)")
+            page.goto(url + "/leaderboard")  # while the study collects, a rater sees no results
+            page.wait_for_selector("body[data-state=withheld]")
+            withheld = page.inner_text("body")
+            store.set_study("closed")
+            public = browser.new_page(viewport={"width": 1280, "height": 1500})  # once closed: public, no sign-in
+            public.goto(url + "/leaderboard")
+            public.wait_for_selector("body[data-judgements='1']")
+            wait_until(public, "['ratings-plot', 'wins-plot'].every(id => document.getElementById(id).naturalWidth > 0)")
+            heights = {}
             for width, height in ((1280, 1500), (390, 844)):
-                page.set_viewport_size({"width": width, "height": height})
-                page.screenshot(path=str(tmp_path / f"leaderboard-{width}.png"), full_page=True)
-                overflow[f"leaderboard-{width}"] = page.evaluate(
+                public.set_viewport_size({"width": width, "height": height})
+                public.screenshot(path=str(tmp_path / f"leaderboard-{width}.png"), full_page=True)
+                overflow[f"leaderboard-{width}"] = public.evaluate(
                     "document.documentElement.scrollWidth - document.documentElement.clientWidth"
                 )
-            assert "expert" in page.inner_text("#overall") and "too few" in page.inner_text("#overall")
+                heights[width] = public.evaluate("document.documentElement.scrollHeight")
+            assert "expert" in public.inner_text("#overall") and "too few" in public.inner_text("#overall")
             browser.close()
     finally:
         server.should_exit = True
         thread.join(timeout=30)
     print(f"screenshots in {tmp_path}")
     assert not focus_box and saved_visible and "saved" in saved_text
+    assert "opens when the study closes" in withheld and "expert" not in withheld
+    assert heights[390] < 4 * 844, heights  # the per-question and per-task tables fold away on a phone
     assert all(d >= 6.0 for d in durations), durations  # paced: judgeable however short the episode
     assert all(v <= 0 for v in overflow.values()), overflow  # nothing wider than the window, phone or desktop
     (row,) = store.judgements()
@@ -872,6 +998,7 @@ def test_two_servers_on_one_database_survive_kill_9(arena_template, tmp_path):
 
     store = copy_arena(arena_template, tmp_path / "arena")
     tokens = [store.add_rater(f"r{i}") for i in range(12)]
+    admin = store.add_rater("boss", "admin")  # the results are the admins' while the study collects judgements
     store.close()
     running = []
     acknowledged, statuses, lock = [], [], threading.Lock()
@@ -896,7 +1023,7 @@ def test_two_servers_on_one_database_survive_kill_9(arena_template, tmp_path):
 
     server, url = _start_server(store.path, "--min-watch", "0")
     try:
-        board = httpx.get(f"{url}/api/leaderboard", headers={"Authorization": f"Bearer {tokens[0]}"})
+        board = httpx.get(f"{url}/api/leaderboard", headers={"Authorization": f"Bearer {admin}"})
         logins = [
             httpx.post(f"{url}/api/login", json={"token": f"guess{i}"}, headers={"X-Forwarded-For": f"10.0.0.{i}"}).status_code
             for i in range(12)

@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -184,6 +185,27 @@ def test_imitation_of_the_expert_lowers_its_cross_entropy():
     for wrong, message in refused:
         with pytest.raises(ValueError, match=message):
             dataclasses.replace(config, **wrong).validate()
+
+
+def test_every_unit_plays_worlds_of_its_own_and_the_policies_share_them():
+    """At one episode per unit, no two units (goals; instructions under the paper protocol) of a
+    split start in the same CrafText map, the three policies start in the same maps, and another
+    split draws other maps."""
+    from craftext import dataset
+
+    task = make_task("CrafText-Classic-Symbolic-v1", dataset.load("easy", "train").pairs()[:8], max_steps_in_episode=8)
+    units, _ = evaluate.evaluation_units(task, "instruction")
+    texts, policies, keys = evaluate.episode_plan(units, evaluate.split_key(jax.random.key(0), "train"), episodes=1)
+    start_maps = jax.jit(jax.vmap(lambda k, t: task.start(k, t, task.params)[1].world.map))
+    maps = np.asarray(start_maps(keys, jnp.asarray(texts))).reshape(len(evaluate.POLICIES), len(units), -1)
+    assert len(units) > len(task.goals) and (policies.reshape(3, -1) == np.arange(3)[:, None]).all()
+    assert (maps == maps[:1]).all()  # the policies play the same worlds
+    assert len({m.tobytes() for m in maps[0]}) == len(units)  # every unit a world of its own
+    _, _, other = evaluate.episode_plan(units, evaluate.split_key(jax.random.key(0), "test"), episodes=1)
+    other_maps = np.asarray(start_maps(other, jnp.asarray(texts))).reshape(len(evaluate.POLICIES), len(units), -1)
+    assert not {m.tobytes() for m in other_maps[0]} & {m.tobytes() for m in maps[0]}
+    two = jax.random.key_data(evaluate.world_keys(jax.random.key(0), len(units), 2)).reshape(len(units), 2, -1)
+    assert (two[:, 0] == jax.random.key_data(evaluate.world_keys(jax.random.key(0), len(units), 1))).all()  # more episodes keep the first
 
 
 def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compile(trained, hex_task):
@@ -413,10 +435,61 @@ def test_cli_default_folder_moves_on_instead_of_mixing_runs(tmp_path, monkeypatc
     from baselines.__main__ import DEFAULT_OUT, parser, settings
 
     monkeypatch.chdir(tmp_path)
-    (tmp_path / DEFAULT_OUT).mkdir(parents=True)
-    (tmp_path / DEFAULT_OUT / "config.json").write_text("{}")
-    assert settings(parser().parse_args([])).out == Path(DEFAULT_OUT + "-2")
-    assert settings(parser().parse_args(["--overwrite"])).out == Path(DEFAULT_OUT) and not (tmp_path / DEFAULT_OUT).exists()
+    first = settings(parser().parse_args([])).out  # made and marked as a training run's folder
+    (first / "config.json").write_text("{}")
+    assert first == Path(DEFAULT_OUT) and settings(parser().parse_args([])).out == Path(DEFAULT_OUT + "-2")
+    assert settings(parser().parse_args(["--overwrite"])).out == Path(DEFAULT_OUT) and not (first / "config.json").exists()
+
+
+def test_overwrite_replaces_only_what_a_command_of_its_kind_made(tmp_path, monkeypatch):
+    """``--overwrite`` never deletes a folder of runs, a run of another kind, a file, a symlink or
+    the working directory; it names what it refused, and a folder that is not a run is not offered
+    ``--resume``."""
+    from baselines import cli
+    from baselines.__main__ import parser, settings
+
+    monkeypatch.chdir(tmp_path)
+    train = lambda *flags: settings(parser().parse_args(list(flags)))  # noqa: E731
+    runs = tmp_path / "runs"
+    kept = train("--out", str(runs / "a")).out  # a training run's folder inside runs/
+    (kept / "checkpoints").mkdir()
+    bc_run = cli.prepare_out(tmp_path / "bc", kind="bc")
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "link").symlink_to(kept)
+    refusals = {
+        "runs": "--overwrite will not replace runs: it is not a folder a train command made (it holds a); choose another --out",
+        str(bc_run): "holds a bc run, not a train one",
+        "notes.txt": "it is a file, not a folder",
+        "link": "it is a symbolic link",
+        ".": "holds the working directory",
+    }
+    for out, message in refusals.items():
+        with pytest.raises(SystemExit, match=re.escape(message)):
+            train("--out", out, "--overwrite")
+    with pytest.raises(SystemExit) as refused:
+        train("--out", "runs")
+    assert "--resume" not in str(refused.value) and "will not write into runs" in str(refused.value)
+    assert (kept / "checkpoints").is_dir() and (tmp_path / "notes.txt").read_text() == "mine" and cli.out_kind(bc_run) == "bc"
+    assert train("--out", str(kept), "--overwrite").out == kept and not (kept / "checkpoints").exists()  # its own kind: replaced
+    assert cli.out_kind(kept) == "train"
+
+
+def test_write_atomic_leaves_the_previous_file_whole_when_killed(tmp_path):
+    """A writer killed mid-write (SIGKILL) leaves the previous file as it was."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    target = tmp_path / "evaluation.json"
+    target.write_text('{"success": 0.5}')
+    stalled = "import os, time; os.fsync = lambda fd: time.sleep(60)"  # the new bytes written, not yet in place
+    writer = subprocess.Popen([sys.executable, "-c", f"{stalled}; from baselines import cli; cli.write_atomic({str(target)!r}, 'new')"])
+    while not list(tmp_path.glob(".evaluation.json.partial-*")) and writer.poll() is None:
+        time.sleep(0.05)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    assert target.read_text() == '{"success": 0.5}'
 
 
 def _saved_params(path: Path) -> list[np.ndarray]:

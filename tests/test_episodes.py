@@ -192,6 +192,37 @@ def test_play_server_sessions_csrf_host_and_strict_actions(worlds, tmp_path):
     assert post(bob, "bob", "/api/new", {}).status_code == 200  # ends bob's second episode
     assert alice.get("/api/view").json()["step"] == 1 and not alice.get("/api/view").json()["ended"]
     assert len(list(tmp_path.glob("*.npz"))) == 2 and len(list(tmp_path.glob("*.jsonl"))) == 1  # bob's two kept; his third unplayed
+    saved = bob.get("/api/view").json()["saved"]
+    assert saved and "/" not in saved and str(tmp_path) not in alice.get("/api/view").text  # file names, never server paths
+    assert TestClient(app, base_url="http://[::1]:8000").get("/").status_code == 400  # not served under this name here
+    ipv6 = create_app(server, hosts=("::1",))
+    assert TestClient(ipv6, base_url="http://[::1]:8000").get("/").status_code == 200  # an IPv6 Host header, port and all
+
+
+def test_play_sessions_are_capped_and_expire(worlds, tmp_path, monkeypatch):
+    """Page loads that never play are dropped first once the cap is reached; a server full of
+    players refuses a new one (503); an idle session is dropped after SESSION_IDLE_S."""
+    from fastapi.testclient import TestClient
+
+    from baselines.episodes import play
+
+    monkeypatch.setattr(play, "MAX_SESSIONS", 3)
+    server = play.PlayServer(worlds("Hexagons-Paint-v1"), tmp_path, "p", text=0)
+    player_id, player, _ = server.open(None, now=0.0)
+    player.act(player.view()["feasible"][0])
+    for i in range(40):  # 40 cookieless page loads
+        server.open(None, now=1.0 + i)
+    assert len(server.sessions) == 3 and player in server.sessions.values() and len(list(tmp_path.glob("*.jsonl"))) == 1
+    for _ in range(2):
+        _, other, _ = server.open(None, now=50.0)
+        other.act(other.view()["feasible"][0])
+    with pytest.raises(OverflowError, match="3 players"):
+        server.open(None, now=51.0)
+    app = play.create_app(server, hosts=("testserver",))
+    assert TestClient(app).get("/").status_code == 503
+    server.open(None, now=50.0 + play.SESSION_IDLE_S + 1)  # every player idle for too long: all dropped
+    assert len(server.sessions) == 1 and player not in server.sessions.values()
+    assert len(list(tmp_path.glob("*.jsonl"))) == 3  # their unfinished episodes stay in their journals
 
 
 @pytest.mark.slow

@@ -64,6 +64,8 @@ def parser() -> argparse.ArgumentParser:
     ban = command("ban-rater", "ban a rater: no more sign-ins, its judgements leave the ratings (not the record)")
     ban.add_argument("name")
     ban.add_argument("--reason", required=True)
+    study = command("study", "open the study (raters judge; results for admins only) or close it (results public, read-only)")
+    study.add_argument("state", choices=("open", "closed"))
     ratings = command("ratings", "print the ratings; with --out also write ratings.json and pictures")
     cli.add_out(ratings, "folder for ratings.json and the pictures")
     ratings.add_argument("--bootstrap", type=int, default=200)
@@ -115,14 +117,15 @@ def _ratings(store, out: Path | None, rounds: int, overwrite: bool = False) -> N
     )
     if out is None:
         return
-    out = cli.prepare_out(out, overwrite=overwrite)
+    out = cli.prepare_out(out, kind="arena ratings", overwrite=overwrite)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "ratings.json").write_text(
+    cli.write_atomic(
+        out / "ratings.json",
         json.dumps(
             {"judgements": len(outcomes), "overall": overall, "tasks": tasks, "questions": by_question, "direct": direct_rates(outcomes)},
             indent=1,
             allow_nan=False,
-        )
+        ),
     )
     written = [out / "ratings.json"]
     for world in sorted({o.world for o in outcomes}):
@@ -132,7 +135,7 @@ def _ratings(store, out: Path | None, rounds: int, overwrite: bool = False) -> N
             (f"ratings-{safe}.png", plots.ratings_png([r for r in overall if r["world"] == world], f"{world}: {len(mine)} judgements")),
             (f"wins-{safe}.png", plots.win_matrix_png(*win_matrix(mine), f"{world}: wins")),
         ):
-            (out / name).write_bytes(png)
+            cli.write_atomic(out / name, png)
             written.append(out / name)
     print("wrote " + ", ".join(str(p) for p in written))
 
@@ -179,13 +182,18 @@ def _command(store, args: argparse.Namespace) -> None:
     elif args.command == "ban-rater":
         store.ban(args.name, args.reason)
         print(f"banned {args.name}")
+    elif args.command == "study":
+        store.set_study(args.state)
+        print(f"the study of {store.path} is {args.state}" + ("; its leaderboard is public" if args.state == "closed" else ""))
     elif args.command == "ratings":
         _ratings(store, args.out, args.bootstrap, args.overwrite)
     elif args.command == "export":
         rows = store.judgements()
-        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        out = cli.prepare_out(args.out, kind="arena export", overwrite=args.overwrite, file=True)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(export_csv(rows) if args.out.suffix == ".csv" else json.dumps(rows, indent=1, allow_nan=False, ensure_ascii=False))
+        cli.write_atomic(
+            out, export_csv(rows) if args.out.suffix == ".csv" else json.dumps(rows, indent=1, allow_nan=False, ensure_ascii=False)
+        )
         print(f"{len(rows)} judgements -> {out}")
     else:
         from baselines.arena.ingest import import_basalt

@@ -60,9 +60,9 @@ def add_episodes(
     id>.npz`` in the media folder (names never become paths) and its videos are rendered there by
     replay, clean (no step, action, return or agent on the frames: ``video.episode_frames(overlay=False)``)
     and paced to at least ``MIN_VIDEO_S`` with the last frame held ``HOLD_S``; videos found beside
-    the files are ignored. The episode's instructions in order (``meta["instructions"]``; a
-    Hexagons procedure has several) go to the rater page. A progress bar unless ``quiet``. Returns counts: added, skipped,
-    rendered videos."""
+    the files are ignored. The unit's instructions in order, all of them however far the agent got
+    (``meta["instructions"]``, ``World.procedure``; a Hexagons procedure has several), go to the
+    rater page. A progress bar unless ``quiet``. Returns counts: added, skipped, rendered videos."""
     from baselines.cli import progress
     from baselines.episodes.episode import EpisodeError, load
     from baselines.episodes.replay import replay, world_of
@@ -93,7 +93,7 @@ def add_episodes(
         replayed = replay(episode, keep_states=True)
         frames = paced(episode_frames(episode, replayed, overlay=False), fps, MIN_VIDEO_S, HOLD_S)
         world = world_of(episode.meta)
-        instructions = list(dict.fromkeys(world.instruction(obs) for obs in replayed.observations))
+        instructions = world.procedure(int(episode.meta["text"]))  # the unit's whole procedure, not what this agent reached
         videos = []
         for kind in formats:
             videos.append(str(write(frames, store.media / relative.with_suffix("." + kind), fps).relative_to(store.media)))

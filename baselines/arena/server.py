@@ -7,11 +7,19 @@ session id as an HttpOnly, SameSite=Strict cookie (never the token; it lasts ``s
 instead. Rater routes:
 ``GET /api/match[?world=W]`` (the open match or a new one), ``GET /media/{match}/{side}.{webm|mp4}``
 (only for the rater the match was served to; range requests for seeking),
-``POST /api/judgement``, ``GET /api/leaderboard``, ``GET /api/plots/{ratings|wins}.png``. Admin
-routes: ``GET /api/admin/export?format=json|csv``, ``POST /api/admin/raters``. Each signed-in
-rater gets ``rate_limit`` API requests a minute (429 with Retry-After beyond). Failed credentials
-(sign-in tokens, Bearer tokens, session cookies alike) are limited per client address, which is
-the peer's address unless the server is told to trust a proxy. A request body is refused beyond
+``POST /api/judgement``. Results (``GET /api/leaderboard``, ``GET /api/plots/{ratings|wins}.png``)
+are for admins while the study collects judgements (a rater comparing the board before and after
+a judgement would learn which agents played) and public, read-only, once it is closed
+(``python -m baselines.arena study closed``: matches and judgements then get 409); a stored
+judgement the ratings cannot read is skipped and listed (``skipped``). Admin routes: ``GET
+/api/admin/export?format=json|csv``, ``POST /api/admin/raters``. Each signed-in
+rater gets ``rate_limit`` API requests and ``media_rate_limit`` video requests a minute (429 with
+Retry-After beyond). Failed credentials (sign-in tokens, Bearer tokens, session cookies alike) are
+limited per client address, which is the peer's address unless the server is told to trust a
+proxy; only failures count, and a valid credential is let through whatever its address's
+failures (someone else's wrong tokens never lock a rater out). Bad text (a lone surrogate in a
+token, a name or a match id) is a 4xx like any bad input. A Host header other than the served
+names gets 400 (``cli.TrustedHosts``). A request body is refused beyond
 ``max_body_bytes`` (413), and on every route but the sign-in its sender is authenticated before
 any of the body is read (401). Every page is served with a Content-Security-Policy that allows
 only this origin's scripts, styles and media; answers are strict JSON.
@@ -31,14 +39,13 @@ from pathlib import Path
 from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import HTTPConnection
 
 from baselines.arena import plots
 from baselines.arena.questions import questions_for, questions_json
 from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
 from baselines.arena.store import SESSION_S, Rater, Rejected, Rules, Store, export_csv
-from baselines.cli import LOOPBACK_HOSTS, served_hosts
+from baselines.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("comparison", "rate", "Rate"), "/leaderboard": ("leaderboard", "leaderboard", "Leaderboard")}
@@ -64,15 +71,17 @@ def page(path: str) -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """API requests per rater per minute; failed credentials per client address per minute; bytes
-    of a request body."""
+    """API requests per rater per minute; video requests per rater per minute (range requests of
+    seeking count one each); failed credentials per client address per minute; bytes of a request
+    body."""
 
     rate_limit: int = 240
+    media_rate_limit: int = 600
     login_failures: int = 10
     max_body_bytes: int = 1 << 20
 
     def __post_init__(self):
-        for name in ("rate_limit", "login_failures", "max_body_bytes"):
+        for name in ("rate_limit", "media_rate_limit", "login_failures", "max_body_bytes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
 
@@ -159,14 +168,20 @@ class Guard:
     """ASGI middleware: a request body is refused beyond ``limit`` bytes (413, by its declared
     length before reading, or once it grows past it), and, on every route but ``open_paths``, its
     sender is authenticated (``identify``) before any of it is read; the rater goes to the
-    request's state for the route."""
+    request's state for the route. The body of a ``bodiless`` route is never read."""
 
-    def __init__(self, app, limit: int, identify, open_paths: tuple[str, ...]):
-        self.app, self.limit, self.identify, self.open_paths = app, limit, identify, open_paths
+    def __init__(self, app, limit: int, identify, open_paths: tuple[str, ...], bodiless: tuple[str, ...] = ()):
+        self.app, self.limit, self.identify, self.open_paths, self.bodiless = app, limit, identify, open_paths, bodiless
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             return await self.app(scope, receive, send)
+        if scope["path"] in self.bodiless:  # open to anyone, so nothing of what it is sent is read
+
+            async def nothing():
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            return await self.app(scope, nothing, send)
         connection = HTTPConnection(scope)
         declared = connection.headers.get("content-length", "")
         if declared and (not declared.isdigit() or int(declared) > self.limit):
@@ -195,6 +210,15 @@ class Guard:
             return {"type": "http.request", "body": body, "more_body": False}
 
         return await self.app(scope, replay, send)
+
+
+def not_text(value: str | None) -> bool:
+    """Whether ``value`` cannot be UTF-8 (a lone surrogate, which JSON's ``\\ud800`` escapes allow)."""
+    try:
+        (value or "").encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 async def _refuse(send, status: int, detail: str, headers: dict | None = None) -> None:
@@ -234,11 +258,12 @@ def create_app(
     resamples for Bradley-Terry intervals; ``seed`` fixes the scheduler's draws (tests); a request
     whose Host header is not one of ``hosts`` gets 400 (``cli.served_hosts``)."""
     app = FastAPI(title="instructworlds arena", docs_url=None, redoc_url=None)
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
+    app.add_middleware(TrustedHosts, hosts=hosts)
+    plain_validation_errors(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     rng = random.Random(seed)
     rng_lock = threading.Lock()
-    requests, failures = Window(limits.rate_limit), Window(limits.login_failures)
+    requests, failures, media_requests = Window(limits.rate_limit), Window(limits.login_failures), Window(limits.media_rate_limit)
     ratings = Ratings(store, rounds)
     app.state.ratings = ratings
 
@@ -260,40 +285,71 @@ def create_app(
         if wait:
             raise HTTPException(429, "too many failed sign-ins from this address", headers={"Retry-After": str(int(wait) + 1)})
 
+    def checked(client: str, rater: Rater | None, what: str) -> Rater:
+        """``rater`` if the credential was valid (whatever the address's failures: another
+        client's wrong tokens never lock a rater out); else a failure counted against the
+        client's address: 401, or 429 once it has too many."""
+        if rater is not None:
+            return rater
+        now = time.monotonic()
+        not_throttled(client, now)
+        failures.add(client, now)
+        raise HTTPException(401, what)
+
     def identify(connection: HTTPConnection) -> Rater:
-        """The rater of a Bearer token or a session cookie; failed credentials count against the
-        client's address (429 once it has too many)."""
+        """The rater of a Bearer token or a session cookie (``checked``)."""
         header = connection.headers.get("authorization", "")
         bearer = header[7:].strip() if header.lower().startswith("bearer ") else None
         session = connection.cookies.get(COOKIE)
         if not bearer and not session:
             raise HTTPException(401, "sign in with your rater token")
-        client, now = client_of(connection), time.monotonic()
-        not_throttled(client, now)
+        if not_text(bearer) or not_text(session):
+            return checked(client_of(connection), None, "a credential is not valid text")
         rater = store.authenticate(bearer) if bearer else store.session_rater(session)
-        if rater is None:
-            failures.add(client, now)
-            raise HTTPException(401, "unknown token or expired session: sign in again")
-        return rater
+        return checked(client_of(connection), rater, "unknown token or expired session: sign in again")
 
     def signed_in(request: Request) -> Rater:
         """The rater ``Guard`` identified (posts), else identified now."""
         return getattr(request.state, "rater", None) or identify(request)
 
-    app.add_middleware(Guard, limit=limits.max_body_bytes, identify=identify, open_paths=("/api/login", "/api/logout"))
+    app.add_middleware(Guard, limit=limits.max_body_bytes, identify=identify, open_paths=("/api/login",), bodiless=("/api/logout",))
+
+    def within(window: Window, who: Rater, what: str) -> Rater:
+        now = time.monotonic()
+        wait = window.full(who.id, now)
+        if wait:
+            raise HTTPException(429, f"more than {window.limit} {what} a minute", headers={"Retry-After": str(int(wait) + 1)})
+        window.add(who.id, now)
+        return who
 
     def rater(request: Request, who: Rater = Depends(signed_in)) -> Rater:
         """A signed-in rater within its request budget."""
-        now = time.monotonic()
-        wait = requests.full(who.id, now)
-        if wait:
-            raise HTTPException(429, f"more than {limits.rate_limit} requests a minute", headers={"Retry-After": str(int(wait) + 1)})
-        requests.add(who.id, now)
-        return who
+        return within(requests, who, "requests")
+
+    def viewer(request: Request, who: Rater = Depends(signed_in)) -> Rater:
+        """A signed-in rater within its video budget."""
+        return within(media_requests, who, "video requests")
 
     def admin(who: Rater = Depends(rater)) -> Rater:
         if not who.admin:
             raise HTTPException(403, "this needs an admin token")
+        return who
+
+    def results_reader(request: Request) -> Rater | None:
+        """Who may read the ratings: anyone once the study is closed (None: not signed in); while
+        it collects judgements, admins only (a rater comparing the board before and after a
+        judgement would learn which agents played)."""
+        if store.study_closed():
+            return None
+        who = rater(request, signed_in(request))
+        if not who.admin:
+            raise HTTPException(403, "the leaderboard opens when the study closes; until then only admins see it")
+        return who
+
+    def collecting(who: Rater = Depends(rater)) -> Rater:
+        """A rater, while the study collects judgements (409 once it is closed)."""
+        if store.study_closed():
+            raise HTTPException(409, "the study is closed: no more matches; its leaderboard is public")
         return who
 
     pages = {path: page(path) for path in PAGES}
@@ -308,12 +364,7 @@ def create_app(
 
     @app.post("/api/login")
     def login(request: Request, response: Response, token: str = Body(..., embed=True, max_length=200)) -> dict:
-        client, now = client_of(request), time.monotonic()
-        not_throttled(client, now)
-        who = store.authenticate(token)
-        if who is None:
-            failures.add(client, now)
-            raise HTTPException(401, "unknown token")
+        who = checked(client_of(request), None if not_text(token) else store.authenticate(token), "unknown token")
         session = store.start_session(who)
         response.set_cookie(COOKIE, session, httponly=True, samesite="strict", secure=request.url.scheme == "https", max_age=int(SESSION_S))
         return {"name": who.name, "role": who.role}
@@ -326,10 +377,10 @@ def create_app(
 
     @app.get("/api/me")
     def me(who: Rater = Depends(rater)) -> dict:
-        return {"name": who.name, "role": who.role, "rules": rules.__dict__}
+        return {"name": who.name, "role": who.role, "rules": rules.__dict__, "study": "closed" if store.study_closed() else "open"}
 
     @app.get("/api/match")
-    def match(world: str | None = None, who: Rater = Depends(rater)) -> dict:
+    def match(world: str | None = None, who: Rater = Depends(collecting)) -> dict:
         with rng_lock:
             draw = random.Random(rng.getrandbits(64))
         view = store.next_match(who, rules, draw, world)
@@ -349,7 +400,7 @@ def create_app(
         }
 
     @app.get("/media/{match_uuid}/{name}", include_in_schema=False)
-    def media(match_uuid: str, name: str, who: Rater = Depends(signed_in)):
+    def media(match_uuid: str, name: str, who: Rater = Depends(viewer)):
         side, _, kind = name.partition(".")
         if kind not in ("webm", "mp4"):
             raise HTTPException(404, "not a video")
@@ -361,18 +412,18 @@ def create_app(
         )
 
     @app.post("/api/judgement", status_code=201)
-    def judgement(payload: dict = Body(...), who: Rater = Depends(rater)) -> dict:
+    def judgement(payload: dict = Body(...), who: Rater = Depends(collecting)) -> dict:
         match_uuid = payload.get("match")
-        if not isinstance(match_uuid, str):
+        if not isinstance(match_uuid, str) or not_text(match_uuid):
             raise HTTPException(422, "match: the uuid of the match judged")
         return {"judgement": store.submit(who, match_uuid, payload, rules)}
 
     @app.get("/api/leaderboard")
-    def board(world: str | None = None, who: Rater = Depends(rater)) -> dict:
-        return ratings.board(world)
+    def board(world: str | None = None, who: Rater | None = Depends(results_reader)) -> dict:
+        return {**ratings.board(world), "study": "closed" if who is None else "open", "skipped": store.unreadable()}
 
     @app.get("/api/plots/{kind}.png", include_in_schema=False)
-    def plot(kind: str, world: str, task: str | None = None, who: Rater = Depends(rater)):
+    def plot(kind: str, world: str, task: str | None = None, who: Rater | None = Depends(results_reader)):
         if kind not in ("ratings", "wins"):
             raise HTTPException(404, "plots: ratings or wins")
         return Response(ratings.png(kind, world, task), media_type="image/png")
@@ -390,6 +441,8 @@ def create_app(
     def new_rater(
         name: str = Body(..., embed=True, max_length=100), role: str = Body("rater", embed=True), who: Rater = Depends(admin)
     ) -> dict:
+        if not_text(name) or not_text(role):
+            raise HTTPException(422, "name and role: text without lone surrogates")
         try:
             return {"name": name, "role": role, "token": store.add_rater(name, role)}
         except ValueError as error:

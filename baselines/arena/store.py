@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baselines.arena import scheduler
-from baselines.arena.questions import check_answers
+from baselines.arena.questions import COMPARATIVE_ANSWERS, DIRECT_ANSWERS, VERDICTS, check_answers
 from baselines.arena.ratings import Outcome, TrueSkillReplay
 
 SCHEMA_VERSION = 2
@@ -77,6 +77,8 @@ CREATE TABLE IF NOT EXISTS judgements (
 MIGRATIONS = {1: "ALTER TABLE judgements ADD COLUMN reported_at REAL;"}
 """SQL that brings a database of schema version k to k + 1 (new tables come from SCHEMA)."""
 APPEND_ONLY = ("matches", "judgements", "bans")
+STUDY_STATES = ("open", "closed")
+"""A study collects judgements while ``open`` (the default); once ``closed`` its results are public."""
 
 
 def _append_only_triggers() -> str:
@@ -128,6 +130,22 @@ def check_name(name: str, what: str) -> str:
     ):
         raise ValueError(f"{what} name {name!r}: 1-100 characters, no slashes, control characters or surrounding spaces")
     return name
+
+
+CONFUSABLE = str.maketrans("асеорхуіјѕԁһкмтвнℓαοριντκεχ", "aceopxyijsdhkmtbhlaopivtkex")
+"""Cyrillic and Greek letters that look like Latin ones (lower case), mapped to them for ``name_key``."""
+
+
+def name_key(name: str) -> str:
+    """What two names must not share to be told apart: NFKC, case folded, look-alike Cyrillic and
+    Greek letters as Latin (``Alice``, ``alice``, NFD ``é`` and Cyrillic ``аdmin`` all collide)."""
+    return unicodedata.normalize("NFKC", name).casefold().translate(CONFUSABLE)
+
+
+def visible_length(text: str) -> int:
+    """Characters of ``text`` a reader sees: no spaces, format characters (zero-width spaces,
+    joiners) or combining marks (an NFD ``é`` is one)."""
+    return sum(1 for c in text if not c.isspace() and unicodedata.category(c)[0] not in "CM")
 
 
 def iso(seconds: float | None) -> str | None:
@@ -207,6 +225,20 @@ class Store:
     def _one(self, sql: str, args: tuple = ()) -> sqlite3.Row | None:
         return self.db.execute(sql, args).fetchone()
 
+    # ------------------------------------------------------------------ the study
+    def study_closed(self) -> bool:
+        """Whether the study has closed: no more matches or judgements, its results public."""
+        with self.lock:
+            row = self._one("SELECT value FROM meta WHERE key = 'study'")
+        return row is not None and row[0] == "closed"
+
+    def set_study(self, state: str) -> None:
+        """``open`` (raters judge; results for admins only) or ``closed`` (results public, read-only)."""
+        if state not in STUDY_STATES:
+            raise ValueError(f"study state {state!r}: use {' or '.join(STUDY_STATES)}")
+        with self.lock:
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('study', ?)", (state,))
+
     # ------------------------------------------------------------------ raters
     def add_rater(self, name: str, role: str = "rater") -> str:
         """Register a rater (or an admin) and return its token (shown once; only its hash is kept)."""
@@ -215,6 +247,9 @@ class Store:
         check_name(name, "rater")
         token = secrets.token_urlsafe(32)
         with self.lock:
+            taken = [n for (n,) in self.db.execute("SELECT name FROM raters") if name_key(n) == name_key(name)]
+            if taken:
+                raise ValueError(f"rater {name!r} exists already" + (f" (as {taken[0]!r})" if taken[0] != name else ""))
             try:
                 self.db.execute(
                     "INSERT INTO raters (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)",
@@ -326,10 +361,8 @@ class Store:
     # ------------------------------------------------------------------ matches
     def _match_view(self, match: sqlite3.Row) -> dict:
         task = self._one("SELECT * FROM tasks WHERE id = ?", (match["task_id"],))
-        instructions: dict[str, None] = {}
-        for side in ("left", "right"):
-            meta = json.loads(self._one("SELECT meta FROM episodes WHERE id = ?", (match[f"{side}_episode_id"],))["meta"])
-            instructions.update(dict.fromkeys(meta.get("instructions", [])))
+        metas = [self._one("SELECT meta FROM episodes WHERE id = ?", (match[f"{side}_episode_id"],))["meta"] for side in ("left", "right")]
+        instructions = max((json.loads(meta).get("instructions", []) for meta in metas), key=len)  # the unit's procedure (both hold it)
         return {
             "uuid": match["uuid"],
             "world": task["world"],
@@ -487,7 +520,10 @@ class Store:
         404 unknown match, 403 another rater's, 409 already judged, 410 expired, 425 before the
         minimum watch time, 422 answers that do not fit the world's questions or a short justification."""
         now = time.time() if now is None else now
-        justification = str(answer.get("justification", "")).strip()
+        justification = answer.get("justification", "")
+        if not isinstance(justification, str):
+            raise Rejected(422, f"justification: text, got {type(justification).__name__}")
+        justification = justification.strip()
         try:
             events = strict_dumps(answer.get("video_events", []), "video_events")
             strict_dumps([justification, answer.get("direct"), answer.get("comparisons")], "answers")
@@ -509,8 +545,10 @@ class Store:
                     f"judgements are accepted {rules.min_watch_s:g} s after the match is served "
                     f"({now - match['served_at']:.1f} s so far): watch both videos",
                 )
-            if len(justification) < rules.min_justification:
-                raise Rejected(422, f"justification: at least {rules.min_justification} characters, got {len(justification)}")
+            if visible_length(justification) < rules.min_justification:
+                raise Rejected(
+                    422, f"justification: at least {rules.min_justification} visible characters, got {visible_length(justification)}"
+                )
             if len(events.encode()) > MAX_EVENTS_BYTES:
                 raise Rejected(422, f"video_events: at most {MAX_EVENTS_BYTES} bytes of JSON")
             try:
@@ -596,8 +634,17 @@ class Store:
     )
 
     def _outcome_rows(self, after: int = 0, banned: bool = False) -> list[sqlite3.Row]:
+        """Judgement rows (id > ``after``) the ratings can read (``unreadable`` lists the others)."""
         with self.lock:
-            return self.db.execute(self._RECORD + "WHERE j.id > ?" + ("" if banned else " AND NOT banned"), (after,)).fetchall()
+            rows = self.db.execute(self._RECORD + "WHERE j.id > ?" + ("" if banned else " AND NOT banned"), (after,)).fetchall()
+        return [r for r in rows if _problem(r) is None]
+
+    def unreadable(self) -> list[dict]:
+        """Stored judgements the ratings skip (answers outside the vocabulary, written before the
+        checks or by hand): ``{"judgement": id, "problem": ...}``."""
+        with self.lock:
+            rows = self.db.execute("SELECT id, verdict, direct, comparisons FROM judgements ORDER BY id").fetchall()
+        return [{"judgement": r["id"], "problem": problem} for r in rows if (problem := _problem(r))]
 
     @staticmethod
     def _outcome(r: sqlite3.Row) -> Outcome:
@@ -673,6 +720,24 @@ class _Transaction:
         finally:
             self.store.lock.release()
         return False
+
+
+def _problem(row: sqlite3.Row) -> str | None:
+    """What makes a stored judgement unreadable for the ratings, None if nothing: a verdict, direct
+    answer or comparative answer outside the vocabulary (the questions themselves may be a source's own)."""
+    try:
+        direct, comparisons = json.loads(row["direct"]), json.loads(row["comparisons"])
+    except ValueError as error:
+        return f"answers are not JSON ({error})"
+    if row["verdict"] not in VERDICTS:
+        return f"verdict {strict(row['verdict'])!r}"
+    if not isinstance(comparisons, dict) or any(a not in COMPARATIVE_ANSWERS for a in comparisons.values()):
+        return f"comparisons {json.dumps(strict(comparisons))[:200]}"
+    if not isinstance(direct, dict) or any(
+        not isinstance(a, dict) or any(v not in DIRECT_ANSWERS for v in a.values()) for a in direct.values()
+    ):
+        return f"direct {json.dumps(strict(direct))[:200]}"
+    return None
 
 
 def _lenient(row: sqlite3.Row) -> dict:

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> None:
     if args.eval_episodes < 1:
         raise ValueError(f"--eval-episodes must be >= 1, got {args.eval_episodes}")
     paths, episodes = load_demos(args.demos)
-    out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=args.overwrite)
+    out = cli.prepare_out(args.out, kind="bc", default=DEFAULT_OUT, overwrite=args.overwrite)
     world = world_of(episodes[0].meta)  # the world the demonstrations replay in
     spec, trained_split, task = world.spec, world.split, world.task
     train_split = worlds.split_episodes(spec, trained_split)
@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> None:
     key_init, key_train = jax.random.split(jax.random.key(config.seed))
     params, opt_state = cloner.init(key_init, train_demos[0])
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(
+    cli.write_atomic(
+        out / "config.json",
         json.dumps(
             {
                 "bc": dataclasses.asdict(config),
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> None:
                 "held_out": len(held_ids),
             },
             indent=1,
-        )
+        ),
     )
     shapes = ", ".join(f"{d.episodes} x {d.action.shape[0]}" for d in train_demos)
     print(
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> None:
     )
     save_params(out, params)
     rows = [{k: float(np.asarray(v)[i]) for k, v in metrics.items()} for i in range(config.epochs)]
-    (out / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    cli.write_atomic(out / "metrics.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
     split_names = args.eval_splits.split(",") if args.eval_splits else worlds.eval_splits(spec)
     splits = {name: train_split if name == trained_split else worlds.split_episodes(spec, name) for name in split_names}
     results = evaluate.evaluate_splits(

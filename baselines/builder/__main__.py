@@ -69,7 +69,7 @@ def train(args: argparse.Namespace) -> None:
     from blocksworld.tokenizer import Vocabulary
 
     if args.resume:
-        out = cli.prepare_out(args.out, overwrite=args.overwrite, resume=True)
+        out = cli.prepare_out(args.out, kind="builder", overwrite=args.overwrite, resume=True)
         saved = out / "config.json"
         if not saved.is_file():
             raise SystemExit(f"error: --resume: {saved} does not exist, there is no run to continue")
@@ -92,7 +92,7 @@ def train(args: argparse.Namespace) -> None:
     if config.select.startswith("dev_corpus_") and not data:
         raise SystemExit(f"error: --select {config.select} scores the corpus's dev items: give --data")
     if not args.resume:  # only once the settings are known good: --overwrite deletes
-        out = cli.prepare_out(args.out, overwrite=args.overwrite, can_resume=True)
+        out = cli.prepare_out(args.out, kind="builder", overwrite=args.overwrite, can_resume=True)
         saved = out / "config.json"
     corpus = load_items(data, ("train", "dev")) if data else {"train": [], "dev": []}
     items = builder_data.training_items(corpus["train"], sizes, config.seed, config.corpus_copies)
@@ -105,7 +105,7 @@ def train(args: argparse.Namespace) -> None:
     else:
         vocabulary = builder_data.build_vocabulary(items)
         vocabulary.save(out / "vocabulary.json")
-    saved.write_text(json.dumps({"config": asdict(config), "data": data, "simulated_items": sizes}, indent=1))
+    cli.write_atomic(saved, json.dumps({"config": asdict(config), "data": data, "simulated_items": sizes}, indent=1))
     _log(
         f"{len(items):,} training items ({len(corpus['train']):,} corpus x {config.corpus_copies + 1} + simulated {sizes or 'none'}), "
         f"{len(dev_items):,} dev items, vocabulary {len(vocabulary):,} words; model {config.model}, batch {config.batch_size}, "

@@ -36,6 +36,7 @@ from baselines import plots
 from baselines.builder import data as builder_data
 from baselines.builder.model import advance
 from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, load_params, score, text_inputs
+from baselines.cli import write_atomic
 from blocksworld import annotations as v2
 from blocksworld import augment
 from blocksworld.data import load_items
@@ -241,7 +242,7 @@ def evaluate_run(
         result["test_sets"][name] = {"items": len(examples), **_summaries(examples, predicted, blind, align)}
         log(f"{name}: {len(examples)} items, fairer F1 {result['test_sets'][name]['model']['all']['fairer']['micro_f1']:.1f}")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "evaluation.json").write_text(json.dumps(result, indent=1))
+    write_atomic(out / "evaluation.json", json.dumps(result, indent=1))
     plot_evaluation(out, result)
     return result
 

@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace) -> None:
         unknown = [f for f in formats if f not in FORMATS]
         if unknown or not formats:
             raise ValueError(f"--formats {args.formats!r}: use some of {', '.join(FORMATS)}")
-        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        out = cli.prepare_out(args.out, kind="episodes render", overwrite=args.overwrite)
         written = render_folder(args.folder, out, formats, args.fps, quiet=args.quiet)
         print(f"{len(written)} files in {out}")
     elif args.command == "play":
@@ -93,7 +93,7 @@ def _run(args: argparse.Namespace) -> None:
         from baselines.episodes.replay import record
         from baselines.worlds.session import World
 
-        cli.check_out(args.out, overwrite=args.overwrite)  # before the world is built: a refusal comes at once
+        cli.check_out(args.out, kind="episodes record", overwrite=args.overwrite)  # before the world is built: a refusal comes at once
         world = World(worlds.spec_from_args(args), args.split)
         policy = args.policy
         if policy == "agent":
@@ -102,7 +102,7 @@ def _run(args: argparse.Namespace) -> None:
             if args.run is None:
                 raise ValueError("--policy agent needs --run RUN (a trained run folder)")
             policy = load_agent(args.run, world, greedy=args.greedy)
-        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        out = cli.prepare_out(args.out, kind="episodes record", overwrite=args.overwrite)
         with cli.compiling(f"{world.env_id}'s start and step", args.quiet):
             world.compile()
         with cli.progress(total=args.episodes, desc="record", unit="episode", silent=args.quiet) as bar:

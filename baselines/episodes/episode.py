@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 import functools
 import hashlib
+import io
 import json
 import os
 import time
@@ -35,6 +36,8 @@ from typing import Any
 import jax
 import numpy as np
 from jax import Array
+
+from baselines.cli import write_atomic
 
 SCHEMA = 1
 ARRAYS = {"actions": np.int32, "rewards": np.float32, "terminated": np.bool_, "truncated": np.bool_, "t_ms": np.int64}
@@ -135,10 +138,9 @@ class Episode:
         """Write ``path`` (``.npz``) atomically (a temporary file renamed into place)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".partial")
-        with partial.open("wb") as handle:
-            np.savez_compressed(handle, meta=np.asarray(json.dumps(self.meta)), **{name: getattr(self, name) for name in ARRAYS})
-        os.replace(partial, path)
+        packed = io.BytesIO()
+        np.savez_compressed(packed, meta=np.asarray(json.dumps(self.meta)), **{name: getattr(self, name) for name in ARRAYS})
+        write_atomic(path, packed.getvalue())
         return path
 
 
@@ -180,7 +182,7 @@ def write_index(folder: str | Path) -> Path:
     folder = Path(folder)
     rows = [{"file": str(path.relative_to(folder)), **load(path).meta} for path in sorted(folder.rglob("*.npz"))]
     index = folder / INDEX
-    index.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    write_atomic(index, "".join(json.dumps(row) + "\n" for row in rows))
     return index
 
 

@@ -32,6 +32,7 @@ import io
 import secrets
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,8 @@ import numpy as np
 from fastapi import Body, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from PIL import Image
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from baselines.cli import LOOPBACK_HOSTS, served_hosts
+from baselines.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts
 from baselines.episodes.episode import EpisodeError, Journal, now_utc
 from baselines.episodes.replay import Recording
 from baselines.episodes.video import world_frame, world_pictures
@@ -113,6 +113,11 @@ class PlaySession:
         self.current, self.resumed = following, None
         self.episodes_started += 1
 
+    @property
+    def playing(self) -> bool:
+        """Whether an episode of this session has begun (a first action) and not ended."""
+        return self.current is not None and self.current.journal.written and not self.current.ended
+
     def act(self, action: int) -> None:
         """Step the env with ``action`` (refused unless feasible) and record it; the episode file is
         written when the episode ends."""
@@ -147,9 +152,9 @@ class PlaySession:
             "return": total,
             "success": current.success,
             "ended": current.ended,
-            "journal": str(current.journal.path) if current.journal.written and not current.ended else None,
-            "saved": str(self.last_file) if self.last_file else None,
-            "resumed": self.resumed,
+            "journal": current.journal.path.name if current.journal.written and not current.ended else None,
+            "saved": self.last_file.name if self.last_file else None,
+            "resumed": Path(self.resumed).name if self.resumed else None,
         }
 
     def controls(self) -> dict[str, Any]:
@@ -173,6 +178,14 @@ class PlaySession:
         }
 
 
+MAX_SESSIONS = 256
+"""Browser sessions kept at once; a new one first drops the longest idle session that is not in
+the middle of an episode (a page load that never played), and is refused (503) when all are."""
+SESSION_IDLE_S = 8 * 3600.0
+"""A session idle this long is dropped; an episode it left unfinished stays in its journal and is
+continued at the next start."""
+
+
 class PlayServer:
     """The player's server state: one compiled ``world``, its episodes folder ``out``, and one
     ``PlaySession`` per browser session (created on its first page load). Every unfinished journal
@@ -188,6 +201,8 @@ class PlayServer:
         """client tag -> its session."""
         self.csrf: dict[str, str] = {}
         """client tag -> its CSRF token."""
+        self.used: dict[str, float] = {}
+        """client tag -> when its session was last used (``time.monotonic``)."""
         self.resumed: list[str] = []
         for journal in unfinished(world, self.out):
             try:
@@ -200,16 +215,32 @@ class PlayServer:
         obs, state = world.start(world.schedule(0), 0)
         world_frame(world, state, obs, world_pictures(world, [state])[0], "")  # compiles the renderer before the first page
 
-    def open(self, session_id: str | None) -> tuple[str, PlaySession, str]:
-        """(session id, its ``PlaySession``, its CSRF token): the browser's own, or a new one."""
+    def open(self, session_id: str | None, now: float | None = None) -> tuple[str, PlaySession, str]:
+        """(session id, its ``PlaySession``, its CSRF token): the browser's own, or a new one
+        (``MAX_SESSIONS``, ``SESSION_IDLE_S``; OverflowError when every kept session is playing)."""
+        now = time.monotonic() if now is None else now
         with self.lock:
+            self._drop_idle(now)
             if not session_id or client_tag(session_id) not in self.sessions:
+                if len(self.sessions) >= MAX_SESSIONS:
+                    idle = [tag for tag in sorted(self.sessions, key=lambda t: self.used.get(t, 0.0)) if not self.sessions[tag].playing]
+                    if not idle:
+                        raise OverflowError(f"{MAX_SESSIONS} players are in the middle of an episode: try again later")
+                    self._drop(idle[0])
                 session_id = secrets.token_urlsafe(32)
                 tag = client_tag(session_id)
                 self.sessions[tag] = PlaySession(self.world, self.out, self.player, self.text, tag)
             tag = client_tag(session_id)
+            self.used[tag] = now
             token = self.csrf.setdefault(tag, secrets.token_urlsafe(32))
             return session_id, self.sessions[tag], token
+
+    def _drop_idle(self, now: float) -> None:
+        for tag in [t for t in self.sessions if now - self.used.get(t, now) > SESSION_IDLE_S]:
+            self._drop(tag)
+
+    def _drop(self, tag: str) -> None:
+        self.sessions.pop(tag, None), self.csrf.pop(tag, None), self.used.pop(tag, None)
 
     def session(self, session_id: str | None, csrf: str | None = None, check_csrf: bool = False) -> PlaySession:
         """The ``PlaySession`` of a known session id (PermissionError otherwise, or when
@@ -220,6 +251,7 @@ class PlayServer:
                 raise PermissionError("no session: load the page first")
             if check_csrf and not (csrf and secrets.compare_digest(csrf, self.csrf.get(tag, ""))):
                 raise PermissionError("missing or wrong CSRF token: reload the page")
+            self.used[tag] = time.monotonic()
             return self.sessions[tag]
 
 
@@ -240,7 +272,8 @@ def create_app(server: PlayServer, hosts: tuple[str, ...] = LOOPBACK_HOSTS):
     ``X-CSRF-Token``; requests with a Host header not in ``hosts`` are refused (400). Errors are
     ``{"detail": message}``: 400 bad input, 403 no session or CSRF token."""
     app = FastAPI(title="instructworlds play", docs_url=None, redoc_url=None, openapi_url=None)
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
+    app.add_middleware(TrustedHosts, hosts=hosts)
+    plain_validation_errors(app)
     page_text = PAGE.read_text()
 
     def player(request: Request, post: bool) -> PlaySession:
@@ -259,7 +292,10 @@ def create_app(server: PlayServer, hosts: tuple[str, ...] = LOOPBACK_HOSTS):
 
     @app.get("/", response_class=HTMLResponse)
     def page(request: Request) -> HTMLResponse:
-        session_id, _, token = server.open(request.cookies.get(COOKIE))
+        try:
+            session_id, _, token = server.open(request.cookies.get(COOKIE))
+        except OverflowError as error:
+            raise HTTPException(503, str(error), headers={"Retry-After": "60"}) from None
         response = HTMLResponse(page_text.replace("{{csrf}}", token), headers={"Cache-Control": "no-store"})
         response.set_cookie(COOKIE, session_id, httponly=True, samesite="strict", secure=request.url.scheme == "https")
         return response

@@ -2,8 +2,8 @@
 
 A frame is the world's own picture (``env.render``: Craftax's pixel renderer for CrafText, the
 grid worlds' renderers), beside it the target where the world has one (``env.render_target``:
-the reference structure, the gold board of the current instruction), and below a caption: the
-instruction (the last lines of a long dialogue) and a status line. Frames of one episode share one
+the reference structure, the gold board of the current instruction), above them a status line
+and below them the instruction (the last lines of a long dialogue). Frames of one episode share one
 size, a multiple of 16 in both directions (what H.264 and VP9 encoders want). Worlds whose
 ``render`` is traceable (``baselines.worlds.base.TracedRender``) render a whole episode in one
 jitted vmap.
@@ -11,7 +11,8 @@ jitted vmap.
 The status line is a rendering option (``episode_frames(overlay=...)``): the overlay names the
 step, the action id, the return so far and the episode's source (the agent or player); a clean
 render (``overlay=False``, what the arena shows raters) names only which instruction of the
-episode is current ("instruction 2 of 3, new" on the step it changes). ``paced`` stretches an
+episode's whole procedure is current ("instruction 2 of 7, new" on the step it changes), the same
+count for every player of the unit however far each got. ``paced`` stretches an
 episode to a minimum duration and holds its last frame, so that short episodes can be judged.
 """
 
@@ -80,30 +81,31 @@ def _batched_render(env):
 
 
 def compose(picture: np.ndarray, target: np.ndarray | None, instruction: str, status: str) -> np.ndarray:
-    """One frame: the picture (labelled ``world``), the target beside it (labelled ``target``) and
-    the caption; (H, W, 3) uint8 with H and W multiples of 16."""
+    """One frame: the status line on top (where a player's controls never cover it), the picture
+    (labelled ``world``), the target beside it (labelled ``target``) and the instruction below;
+    (H, W, 3) uint8 with H and W multiples of 16."""
     panels = [("world", _enlarged(picture))] + ([("target", _enlarged(target))] if target is not None else [])
     width = sum(p.width for _, p in panels) + 8 * (len(panels) + 1)
     width += -width % 16
     size = max(15, round(width / (0.5 * CHARS_PER_LINE)))
     line_height = size + size // 3
-    label = line_height
     chars = max(20, int((width - 16) / (0.45 * size)))
     lines = textwrap.wrap(instruction, chars) or [""]
     lines = (["..."] + lines[-(CAPTION_LINES - 2) :]) if len(lines) > CAPTION_LINES - 1 else lines
+    label = 2 * line_height  # the status line, then the panels' labels
     top = label + max(p.height for _, p in panels) + 8
-    height = top + line_height * CAPTION_LINES + 8
+    height = top + line_height * (CAPTION_LINES - 1) + 8
     height += -height % 16
     frame = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(frame)
+    draw.text((8, 2), status, fill=(30, 90, 160), font=_font(size))
     x = 8
     for name, panel in panels:
-        draw.text((x, 2), name, fill=(90, 90, 90), font=_font(size - 1))
+        draw.text((x, line_height + 2), name, fill=(90, 90, 90), font=_font(size - 1))
         frame.paste(panel, (x, label))
         x += panel.width + 8
     for i, line in enumerate(lines):
         draw.text((8, top + line_height * i), line, fill=(20, 20, 20), font=_font(size))
-    draw.text((8, top + line_height * (CAPTION_LINES - 1)), status, fill=(30, 90, 160), font=_font(size))
     return np.asarray(frame)
 
 
@@ -124,6 +126,7 @@ def episode_frames(episode: Episode, replayed: Replayed | None = None, overlay: 
     pictures = world_pictures(world, replayed.states)
     instructions = [world.instruction(obs) for obs in replayed.observations]
     changes = [t for t in range(len(instructions)) if t == 0 or instructions[t] != instructions[t - 1]]
+    steps = max(len(changes), len(world.procedure(int(episode.meta["text"]))))  # the whole procedure, reached or not
     frames, total = [], 0.0
     for t, (state, obs, picture) in enumerate(zip(replayed.states, replayed.observations, pictures)):
         total += float(episode.rewards[t - 1]) if t else 0.0
@@ -132,7 +135,7 @@ def episode_frames(episode: Episode, replayed: Replayed | None = None, overlay: 
             status = f"step {t}/{len(episode)}  {action}  return {total:.2f}  {episode.meta['source']}"
         else:
             current = sum(c <= t for c in changes)
-            status = f"instruction {current} of {len(changes)}" + (", new" if t in changes[1:] else "") if len(changes) > 1 else ""
+            status = f"instruction {current} of {steps}" + (", new" if t in changes[1:] else "") if steps > 1 else ""
         frames.append(world_frame(world, state, obs, picture, status))
     return frames
 

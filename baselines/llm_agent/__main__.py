@@ -68,13 +68,13 @@ def _run(args: argparse.Namespace) -> None:
     if not isinstance(world.task.env, TextHooks):
         raise ValueError(f"{world.env_id} declares no text view for a language model (baselines.worlds.base.TextHooks)")
     agent = LLMAgent(client, world.task.env.manual, world.task.env.action_names, history=args.history_steps, strict=args.strict)
-    out = cli.prepare_out(args.out, default=DEFAULT_OUT, overwrite=args.overwrite)
+    out = cli.prepare_out(args.out, kind="llm-agent", default=DEFAULT_OUT, overwrite=args.overwrite)
     out.mkdir(parents=True, exist_ok=True)
     with cli.compiling(f"{world.env_id}'s start and step", args.quiet):
         world.compile()
     result = evaluate(world, agent, args.episodes, args.seed, args.max_steps, out / "prompts.jsonl", style=args.style, quiet=args.quiet)
     result["model"], result["base_url"] = args.model, args.base_url
-    (out / "results.json").write_text(json.dumps(result, indent=1))
+    cli.write_atomic(out / "results.json", json.dumps(result, indent=1))
     meta = {
         "env": spec["env"],
         "model": args.model,

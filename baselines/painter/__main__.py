@@ -103,8 +103,8 @@ def _run(args: argparse.Namespace) -> None:
         painter = Painter.load(args.run)
         results = evaluate(painter, load_split(args.data / f"{args.split}.jsonl"))
         out.mkdir(parents=True, exist_ok=True)
-        (out / files[0]).write_text(json.dumps(results, indent=1))
-        (out / files[1]).write_text(_table(results, args.split) + "\n")
+        cli.write_atomic(out / files[0], json.dumps(results, indent=1))
+        cli.write_atomic(out / files[1], _table(results, args.split) + "\n")
         print(_table(results, args.split))
         print(f"wrote {out / files[0]} and {out / files[1]}")
         return
@@ -128,7 +128,7 @@ def _run(args: argparse.Namespace) -> None:
         hints=args.rule_hints,
         seed=args.seed,
     )
-    out = cli.prepare_out(args.out, overwrite=args.overwrite)
+    out = cli.prepare_out(args.out, kind="painter", overwrite=args.overwrite)
     started = time.perf_counter()
     synthetic = abstractions.generate(args.synthetic_procedures, seed=args.seed) if args.synthetic_procedures else []
     procedures = real + [s.procedure for s in synthetic]

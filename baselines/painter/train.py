@@ -28,7 +28,7 @@ import numpy as np
 import optax
 
 from baselines.checkpoints import restore_params, save_params
-from baselines.cli import progress
+from baselines.cli import progress, write_atomic
 from baselines.painter.data import TEXTS, Examples, Layout, WordPieces, apply, examples, hints, number_table
 from baselines.painter.model import PainterNet
 from baselines.text_encoders import minilm_bert, minilm_weights
@@ -149,7 +149,7 @@ class Painter:
         """``config.json``, ``vocabulary.json`` (a learned vocabulary) and the params (``params/``,
         orbax) in ``run``."""
         run.mkdir(parents=True, exist_ok=True)
-        (run / "config.json").write_text(json.dumps(self.config.to_json(), indent=1))
+        write_atomic(run / "config.json", json.dumps(self.config.to_json(), indent=1))
         if isinstance(self.vocabulary, Vocabulary):
             self.vocabulary.save(run / "vocabulary.json")
         save_params(run, self.params)

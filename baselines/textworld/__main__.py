@@ -249,7 +249,7 @@ def _run(args: argparse.Namespace) -> None:
         from baselines.worlds.session import World
 
         world = World(worlds.spec_from_args(args), args.split)
-        out = cli.prepare_out(args.out, overwrite=args.overwrite, resume=args.append and args.out.exists())
+        out = cli.prepare_out(args.out, kind="textworld generate", overwrite=args.overwrite, resume=args.append and args.out.exists())
         summary = dataset.generate(
             world,
             args.policy,
@@ -271,13 +271,13 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "stats":
         print(json.dumps(stats(_rows(args.folder)), indent=1))
     elif args.command == "score":
-        out = cli.prepare_out(args.out, overwrite=args.overwrite) if args.out else None
+        out = cli.prepare_out(args.out, kind="textworld score", overwrite=args.overwrite, file=True) if args.out else None
         tick = time.perf_counter()
         result = score(_rows(args.pred), _rows(args.gold), args.task, missing=args.missing, empty_gold=args.empty_gold)
         result["seconds"] = round(time.perf_counter() - tick, 3)
         text = json.dumps(result, indent=1)
         if out:
-            out.write_text(text)
+            cli.write_atomic(out, text)
         print(text)
     elif args.command == "predict":
         from baselines.chat import ChatClient
@@ -287,15 +287,15 @@ def _run(args: argparse.Namespace) -> None:
             args.base_url, args.model, api_key_env=args.api_key_env, timeout_s=args.timeout, allow_insecure_http=args.allow_insecure_http
         )
         rows = _rows(args.records)[: args.limit]
-        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        out = cli.prepare_out(args.out, kind="textworld predict", overwrite=args.overwrite, file=True)
         print(json.dumps(predict(client, rows, out, quiet=args.quiet), indent=1))
     elif args.command == "import-jericho":
         from baselines.textworld import jericho
 
         rows, counts = jericho.load(args.file)
-        out = cli.prepare_out(args.out, overwrite=args.overwrite)
+        out = cli.prepare_out(args.out, kind="textworld import-jericho", overwrite=args.overwrite)
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"{args.file.stem}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        cli.write_atomic(out / f"{args.file.stem}.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
         print(json.dumps(counts, indent=1))
 
 

@@ -43,7 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from baselines.cli import compiling, progress
+from baselines.cli import compiling, progress, write_atomic
 from baselines.episodes.episode import reset_key, step_key
 from baselines.worlds import family_of, split_episodes, world_spec
 from baselines.worlds.base import TextHooks
@@ -454,7 +454,7 @@ def generate(
     if (earlier or any(out.glob("*.jsonl"))) and not append:
         raise ValueError(f"{out} holds records of another run ({', '.join(earlier) or 'unnamed'}); append=True (--append) adds this one")
     (out / "vocab").mkdir(exist_ok=True)
-    (out / "vocab" / f"{env.name}.json").write_text(json.dumps(vocabulary(env)))
+    write_atomic(out / "vocab" / f"{env.name}.json", json.dumps(vocabulary(env)))
     began = time.perf_counter()
     lengths = expert_steps(world, episodes, seed, steps, batch_size, quiet) if policy == "jericho" else None
     units = plan(world, policy, episodes, seed, steps, walk_steps, lengths)
@@ -493,7 +493,7 @@ def generate(
         "wall_s": round(wall, 3),
         "records_per_s": round(shards.records / max(wall, 1e-9), 1),
     }
-    (out / f"{stem}.summary.json").write_text(json.dumps(summary, indent=1))
+    write_atomic(out / f"{stem}.summary.json", json.dumps(summary, indent=1))
     return summary
 
 

@@ -67,6 +67,7 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
         ("exact_match", "action_f1"),
         action_factors=(ROWS, COLS, NUM_COLOURS),
         expert=env.expert_action,
+        procedure=lambda text: tuple(t for t in range(text - text % steps, text - text % steps + steps) if texts[t]),
     )
 
 

@@ -47,7 +47,9 @@ class Task:
     layout of the first ``prod(action_factors)`` actions (for factored policy heads; empty: no
     such structure). expert(state, params) -> () int32: the world's gold next action in an env
     state (a demonstrator for imitation; None: the world has none for these goals). goal_objects:
-    the goals themselves, where planners can read them.
+    the goals themselves, where planners can read them. procedure(text) -> the text ids an episode
+    started from text id ``text`` shows, in order (None: that one text; a Hexagons procedure has
+    several).
     """
 
     name: str
@@ -65,6 +67,7 @@ class Task:
     action_factors: tuple[int, ...] = ()
     expert: Callable[[Any, Any], Array] | None = None
     goal_objects: tuple[Any, ...] = field(default=(), repr=False)
+    procedure: Callable[[int], tuple[int, ...]] | None = None
 
     def __post_init__(self):
         if self.score is None:

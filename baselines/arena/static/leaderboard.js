@@ -34,7 +34,9 @@ async function show(world) {
   const board = await api("/api/leaderboard" + (world ? `?world=${encodeURIComponent(world)}` : ""));
   const select = document.getElementById("world-select");
   select.replaceChildren(...board.worlds.map(w => new Option(w, w, false, w === board.world)));
-  document.getElementById("summary").textContent = board.world ? `${board.judgements} judgements` : "no judgements yet";
+  const skipped = board.skipped.length ? `; ${board.skipped.length} stored judgements skipped as unreadable (ids ${board.skipped.map(s => s.judgement).join(", ")})` : "";
+  document.getElementById("summary").textContent = (board.world ? `${board.judgements} judgements` : "no judgements yet") + skipped;
+  document.getElementById("study").textContent = board.study === "closed" ? "The study is closed: these are its final results." : "The study is collecting judgements: only admins see this page.";
   table(document.getElementById("overall"), `Overall verdict${board.world ? ": " + board.world : ""}`, RATING_COLUMNS, board.overall);
   const questions = document.getElementById("questions");
   questions.replaceChildren(...Object.entries(board.questions).map(([question, rows]) => {
@@ -55,16 +57,25 @@ async function show(world) {
 }
 
 async function start() {
-  let me;
-  try { me = await whoAmI(); } catch (error) { return showSignIn(start); }
-  if (me.role === "admin") {
+  let me = null;
+  try { me = await whoAmI(); } catch (error) { if (error.status !== 401) throw error; }
+  try {
+    await show(new URLSearchParams(location.search).get("world"));
+  } catch (error) {
+    if (error.status === 401) return showSignIn(start);
+    const notice = document.getElementById("notice");
+    notice.textContent = error.message;  // 403: the leaderboard opens when the study closes
+    notice.classList.remove("hidden");
+    document.body.dataset.state = "withheld";
+    return;
+  }
+  if (me?.role === "admin") {
     document.getElementById("exports").replaceChildren("Raw judgements: ",
       Object.assign(document.createElement("a"), {href: "/api/admin/export?format=json", textContent: "JSON"}), ", ",
       Object.assign(document.createElement("a"), {href: "/api/admin/export?format=csv", textContent: "CSV"}), ".");
   }
   document.getElementById("board").classList.remove("hidden");
   document.getElementById("world-select").onchange = event => show(event.target.value);
-  await show(new URLSearchParams(location.search).get("world"));
 }
 
 document.addEventListener("DOMContentLoaded", start);

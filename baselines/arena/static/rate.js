@@ -2,6 +2,8 @@
 // The server enforces the minimum watch time and justification length; the lock here only saves
 // a rater from a refused submission.
 "use strict";
+// Characters a reader sees, counted as the server counts them: no spaces, format characters or combining marks.
+const visibleLength = text => [...text].filter(c => !/[\s\p{C}\p{M}]/u.test(c)).length;
 const SIDES = ["left", "right"];
 const LABELS = {left: "Left", draw: "Draw", right: "Right", na: "N/A", yes: "Yes", no: "No", unsure: "Can't tell"};
 let match = null, events = [], openedAt = 0, clockOffset = 0, timer = null;
@@ -72,7 +74,7 @@ function lock() {
 }
 
 function countCharacters() {
-  const n = document.getElementById("justification").value.trim().length;
+  const n = visibleLength(document.getElementById("justification").value);
   document.getElementById("count").textContent = `${n} / ${match.min_justification} characters at least`;
 }
 
@@ -121,7 +123,7 @@ async function submit(event) {
   event.preventDefault();
   const form = event.target, status = document.getElementById("status");
   const justification = document.getElementById("justification");
-  justification.setCustomValidity(justification.value.trim().length < match.min_justification
+  justification.setCustomValidity(visibleLength(justification.value) < match.min_justification
     ? `Write at least ${match.min_justification} characters.` : "");
   for (const input of form.querySelectorAll("input[required]")) input.setCustomValidity("");
   if (!form.reportValidity()) return;
