@@ -145,7 +145,8 @@ def prepare_out(
 
 
 def _empty_folder(path: Path) -> bool:
-    return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+    """A real folder holding nothing (or only ``OUT_MARK``: made by a command that then stopped)."""
+    return path.is_dir() and not path.is_symlink() and all(p.name == OUT_MARK for p in path.iterdir())
 
 
 def _contents(path: Path) -> str:

@@ -399,8 +399,9 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     assert (config.imitation_coef, config.imitation_only, config.expert_play) == (1.0, True, 0.3)  # quick's imitation, alone
     with pytest.raises(SystemExit):
         parser().parse_args(["--expert-play", "-0.5"])
-    kept = tmp_path / "kept"
-    kept.mkdir()
+    from baselines import cli
+
+    kept = cli.prepare_out(tmp_path / "kept", kind="train")  # a training run's folder, which --overwrite may replace
     (kept / "config.json").write_text("{}")
     for wrong, message in ((["--imitation", "0"], "imitation_coef > 0"), (["--expert-play", "2"], r"probability in \[0, 1\]")):
         with pytest.raises(SystemExit, match=message):  # refused before --overwrite deletes anything
@@ -454,6 +455,7 @@ def test_overwrite_replaces_only_what_a_command_of_its_kind_made(tmp_path, monke
     kept = train("--out", str(runs / "a")).out  # a training run's folder inside runs/
     (kept / "checkpoints").mkdir()
     bc_run = cli.prepare_out(tmp_path / "bc", kind="bc")
+    (bc_run / "config.json").write_text("{}")
     (tmp_path / "notes.txt").write_text("mine")
     (tmp_path / "link").symlink_to(kept)
     refusals = {

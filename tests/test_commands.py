@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from baselines.cli import VOCABULARY, parse, subcommands
+from baselines.cli import OUT_MARK, VOCABULARY, parse, subcommands
 from baselines.commands import COMMANDS, command_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,18 +130,20 @@ def test_help_texts_state_the_real_defaults():
     assert not wrong, wrong
 
 
-def test_train_help_states_the_settings_a_run_gets():
+def test_train_help_states_the_settings_a_run_gets(tmp_path):
     """``python -m baselines`` leaves its flags unset (``--resume`` tells given from saved ones);
     the defaults its help states are those of a run started without flags."""
     train = command_module("train")
     parser = train.parser()
-    config = train._config(train.settings(parse(parser, ["--out", "runs/never-made"])))
+    out = tmp_path / "run"
+    config = train._config(train.settings(parse(parser, ["--out", str(out)])))
     helps = {a.option_strings[0]: a.help for a in parser._actions if a.option_strings}
     for flag, value in {"--num-envs": config.num_envs, "--num-steps": config.num_steps, "--layer-size": config.layer_size}.items():
         assert f"default {value}" in helps[flag], (flag, helps[flag])
     assert f"quick {config.total_timesteps:,}" in helps["--total-steps"]
     assert f"default {config.lr:.0e}".replace("e-0", "e-") in helps["--lr"]
-    assert not Path("runs/never-made").exists()
+    assert [p.name for p in out.iterdir()] == [OUT_MARK]  # made and marked, nothing written yet: a later run may use it
+    assert train.settings(parse(parser, ["--out", str(out)])).out == out
 
 
 def test_a_bad_command_line_is_one_line_with_a_suggestion(capsys, monkeypatch):
