@@ -12,7 +12,9 @@ committed): ``evaluation.{json,md,png}``.
 * ``agent``: the trained agent with each episode's own instruction;
 * ``shuffled``: the same agent shown the instruction of *another* goal of the split (a blind
   control: the world and the checker still follow the episode's own goal);
-* ``random``: uniform over the feasible actions.
+* ``random``: uniform over the feasible actions;
+* ``expert`` (``--expert``): the world's scripted expert (``Task.expert``) in the same worlds, the
+  ceiling each category's rate stands against.
 
 ``agent - shuffled`` is what the language buys. Every goal of a split gets ``episodes`` complete
 episodes, each in a world of its own (``world_keys``: episode ``j`` of unit ``u`` uses
@@ -64,7 +66,10 @@ from baselines.ppo import PPOConfig, policy_inputs, tables
 from baselines.results import held_out_label
 from baselines.worlds.task import Task
 
-POLICIES = ("agent", "shuffled", "random")
+POLICIES = ("agent", "shuffled", "random", "expert")
+CONTROLS = POLICIES[:3]
+"""What every evaluation plays: the agent and its two controls; ``expert`` (the world's scripted
+expert, ``Task.expert``, in the same worlds: the ceiling beside each category) on request."""
 
 
 def shuffled_texts(text_goal: np.ndarray, seed: int = 0) -> np.ndarray:
@@ -123,7 +128,7 @@ def split_key(key: jax.Array, split: str) -> jax.Array:
 
 
 def episode_plan(
-    unit_texts: Sequence[np.ndarray], key: jax.Array, episodes: int, policies: Sequence[str] = POLICIES
+    unit_texts: Sequence[np.ndarray], key: jax.Array, episodes: int, policies: Sequence[str] = CONTROLS
 ) -> tuple[np.ndarray, np.ndarray, jax.Array]:
     """The episodes of one evaluation, policy-major, then unit, then episode: (P*U*N,) text ids
     (a unit's phrasings in turn), (P*U*N,) policy ids and (P*U*N,) world keys (``world_keys``,
@@ -165,6 +170,12 @@ class Evaluator:
             sampled = jax.vmap(jax.random.categorical)(key_act, logits)
             uniform = jax.vmap(jax.random.categorical)(key_random, jnp.where(mask, 0.0, -jnp.inf))
             action = jnp.where(policies == POLICIES.index("random"), uniform, jnp.where(greedy, logits.argmax(-1), sampled))
+            if task.expert is not None:  # computed only in chunks that hold expert episodes
+                expert = policies == POLICIES.index("expert")
+                scripted = jax.lax.cond(
+                    expert.any(), lambda: jax.vmap(task.expert, in_axes=(0, None))(state, env_params).astype(action.dtype), lambda: action
+                )
+                action = jnp.where(expert, scripted, action)
             obs, state, _, terminated, info = jax.vmap(task.env.step_env, in_axes=(0, 0, 0, None))(key_env, state, action, env_params)
             scores = task.score(info, terminated | (t == max_steps - 1))
             totals = {
@@ -189,7 +200,7 @@ class Evaluator:
         key,
         episodes: int,
         max_steps: int,
-        policies: tuple[str, ...] = POLICIES,
+        policies: tuple[str, ...] = CONTROLS,
         greedy: bool = False,
         shuffle_seed: int = 0,
         table_rows: int | None = None,
@@ -270,8 +281,10 @@ def evaluate_splits(
     batch: int = 256,
     quiet: bool = False,
     unit: str = "goal",
+    expert: bool = False,
 ) -> dict[str, dict]:
-    """split -> policy -> summary: the three policies on each of ``splits`` (name -> what
+    """split -> policy -> summary: the three policies (and with ``expert`` the world's scripted
+    expert, where it has one) on each of ``splits`` (name -> what
     ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network trained on
     ``trained`` (the reference of PPO-T+'s retrieval planner); ``episodes`` per ``unit`` (goal or
     instruction, ``evaluation_units``), at most ``max_steps`` steps each, keys from
@@ -293,7 +306,16 @@ def evaluate_splits(
         announce = cli.compiling(f"the three-policy evaluator of {spec['env']} and its {split} split", quiet) if i == 0 else nullcontext()
         with announce:
             results[split] = evaluator.evaluate(
-                params, task, *embeddings, split_key(key, split), episodes, max_steps, greedy=greedy, table_rows=rows, unit=unit
+                params,
+                task,
+                *embeddings,
+                split_key(key, split),
+                episodes,
+                max_steps,
+                policies=CONTROLS + (("expert",) if expert and trained.expert is not None else ()),
+                greedy=greedy,
+                table_rows=rows,
+                unit=unit,
             )
         results[split]["agent"]["texts_in_train"] = texts_in(task.texts, seen)
         for policy, summary in results[split].items():
@@ -538,6 +560,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         batch=args.batch,
         quiet=args.quiet,
         unit=protocol["unit"],
+        expert=args.expert,
     )
     mode = "greedy" if greedy else "sample"
     meta = {
@@ -579,6 +602,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--splits", help="comma-separated splits (default: those the run evaluated, else the world's evaluation splits)")
     p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action (default: the protocol's, else the run's)")
     p.add_argument("--batch", type=int, default=256, help="episodes run at once (default 256)")
+    p.add_argument(
+        "--expert",
+        action="store_true",
+        help="also play the world's scripted expert in the same worlds (the ceiling beside each category; CrafText: the one of the "
+        "run's --expert setting)",
+    )
     p.add_argument(
         "--world",
         action="append",

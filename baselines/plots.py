@@ -13,9 +13,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-POLICY_COLOURS = {"agent": "#1f77b4", "shuffled": "#ff7f0e", "random": "#7f7f7f"}
-POLICY_NAMES = {"agent": "agent", "shuffled": "shown another instruction", "random": "uniform random"}
-"""The three policies of an evaluation, as the docs name them."""
+POLICY_COLOURS = {"agent": "#1f77b4", "shuffled": "#ff7f0e", "random": "#7f7f7f", "expert": "#2ca02c"}
+POLICY_NAMES = {"agent": "agent", "shuffled": "shown another instruction", "random": "uniform random", "expert": "scripted expert"}
+"""The policies of an evaluation (the agent, its two controls and, on request, the scripted
+expert), as the docs name them."""
 
 
 def pyplot():
@@ -171,17 +172,19 @@ def painter_curve(run: Path) -> Path:
 
 def evaluation_bars(run: Path) -> Path:
     """``run/evaluation.png``: the headline metric of every policy (the agent, the agent shown another
-    instruction, uniform random) on every evaluated split, with its 95% bootstrap interval where the
-    evaluation has one, and the gap agent - another instruction (and its interval) over each split."""
+    instruction, uniform random, and the scripted expert where it played) on every evaluated split,
+    with its 95% bootstrap interval where the evaluation has one, and the gap agent - another
+    instruction (and its interval) over each split."""
     evaluation = json.loads((run / "evaluation.json").read_text())
     splits, meta = evaluation["splits"], evaluation["meta"]
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(1.9 * len(splits) + 2.4, 3.6))
-    width = 0.26
+    played = [p for p in POLICY_COLOURS if any(p in by_policy for by_policy in splits.values())]
+    width = 0.78 / len(played)
     for i, (split, by_policy) in enumerate(splits.items()):
-        for j, policy in enumerate(p for p in POLICY_COLOURS if p in by_policy):
+        for j, policy in enumerate(p for p in played if p in by_policy):
             value, interval = by_policy[policy]["success"], by_policy[policy].get("success_ci")
-            x = i + (j - 1) * width
+            x = i + (j - (len(played) - 1) / 2) * width
             ax.bar(x, value, width, color=POLICY_COLOURS[policy], label=POLICY_NAMES[policy] if i == 0 else None)
             if interval:
                 ax.errorbar(x, value, yerr=[[value - interval[0]], [interval[1] - value]], color="black", capsize=2, linewidth=0.8)

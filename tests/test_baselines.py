@@ -208,6 +208,22 @@ def test_every_unit_plays_worlds_of_its_own_and_the_policies_share_them():
     assert (two[:, 0] == jax.random.key_data(evaluate.world_keys(jax.random.key(0), len(units), 1))).all()  # more episodes keep the first
 
 
+def test_the_scripted_expert_plays_the_same_worlds_as_the_ceiling(trained, hex_task):
+    """``--expert`` adds the world's expert to the three policies: it plays every episode's world
+    to the end (exact match 1 on every goal, where random play scores 0), and the agent's summary
+    does not change by its presence."""
+    ppo, _, out = trained
+    instructions, _ = tables(ppo.config, hex_task, cache_dir=None)
+    evaluator = evaluate.Evaluator(hex_task, ppo.network, batch=64)
+    run = lambda policies: evaluator.evaluate(  # noqa: E731
+        out["runner"].params, hex_task, instructions, None, jax.random.key(0), episodes=2, max_steps=40, policies=policies
+    )
+    with_expert, controls = run((*evaluate.CONTROLS, "expert")), run(evaluate.CONTROLS)
+    assert with_expert["expert"]["success"] == 1.0 and with_expert["random"]["success"] < 0.5
+    assert with_expert["agent"]["success"] == controls["agent"]["success"]
+    assert "| scripted expert |" in evaluate.table({"train": with_expert})
+
+
 def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compile(trained, hex_task):
     """An agent shown one embedding for every instruction acts the same whatever it is shown:
     agent == shuffled exactly (same worlds, same keys). Random ignores the tables. The second
