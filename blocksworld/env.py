@@ -238,7 +238,7 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams
     ) -> tuple[Observation, EnvState, Array, Array, dict]:
         self.check_params(params)
-        previous = state
+        was_done = state.done
         action = jnp.asarray(action, jnp.int32)
         in_range = (action >= 0) & (action < NUM_CELL_ACTIONS)
         is_stop = action == STOP
@@ -248,8 +248,10 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         old = state.grid[xi, yi, zi]
         is_remove = k == REMOVE
         colour = jnp.where(is_remove, 0, k + 1).astype(jnp.int8)
-        feasible = in_range & jnp.where(
-            is_remove, old != 0, (old == 0) & self._supported(state.grid, xi, yi, zi) & (state.inventory[k % NUM_COLOURS] > 0)
+        feasible = (
+            in_range
+            & ~was_done  # a finished episode is absorbing: nothing changes, no reward, still terminated
+            & jnp.where(is_remove, old != 0, (old == 0) & self._supported(state.grid, xi, yi, zi) & (state.inventory[k % NUM_COLOURS] > 0))
         )
         new = jnp.where(feasible, colour, old)
 
@@ -260,7 +262,7 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         touched = jnp.where(is_remove, old.astype(jnp.int32) - 1, k)
         score_before = self._score(state, params)
         state = state.replace(
-            time=state.time + 1,
+            time=state.time + (~was_done).astype(jnp.int32),
             grid=state.grid.at[xi, yi, zi].set(new),
             inventory=state.inventory.at[jnp.clip(touched, 0, NUM_COLOURS - 1)].add(inventory_change),
             num_predicted=state.num_predicted + pred_new - pred_old,
@@ -275,10 +277,11 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
             exact = (state.matched == params.num_reference[state.item]) & (state.matched == state.num_predicted)
             terminated = is_stop | exact
             reward = score - score_before
-        # A finished episode is absorbing: nothing changes, no reward, still terminated.
-        state = jax.tree.map(lambda a, b: jnp.where(previous.done, a, b), previous, state.replace(done=terminated))
-        reward = jnp.where(previous.done, 0.0, reward)
-        info = {"feasible": feasible & ~previous.done, "f1": self._score(state, params)}
+        # Only scalars need a choice for a finished episode: its grid, inventory and counts are
+        # unchanged already (``feasible`` is False), so no whole-state select per step.
+        state = state.replace(done=was_done | terminated)
+        reward = jnp.where(was_done, 0.0, reward)
+        info = {"feasible": feasible, "f1": score}
         return self.get_obs(state, params), state, reward, state.done, info
 
     @staticmethod
