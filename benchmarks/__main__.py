@@ -8,7 +8,9 @@ Writes ``env_sps.json``, ``env_sps.csv``, ``env_sps.md``, ``env_sps.png``,
 ``runs/benchmarks/<device>``; a file already there is replaced only with ``--overwrite``).
 ``--host-only`` runs just the host-side timings. ``--quick`` is a seconds-long check that the code
 works (tiny sizes, nothing written unless ``--out`` is given). The committed figures are under
-``benchmarks/results/<device>``.
+``benchmarks/results/<device>``; every file names the suite release, commit, jax version, device
+and date it was measured with. ``python -m benchmarks compare OLD NEW`` prints the ratio of every
+figure two results folders share and flags drops (``benchmarks.compare``).
 """
 
 from __future__ import annotations
@@ -30,11 +32,25 @@ RUNS = Path("runs/benchmarks")
 
 
 def device_info() -> dict:
+    """What a figure was measured with: device, host CPUs, versions (suite, jax, jaxlib, Python),
+    the commit of the working tree (``unknown`` outside a git checkout) and the UTC date."""
+    import datetime
+    import subprocess
+
     import jax
     import jaxlib
 
+    from baselines import __version__
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
     device = jax.devices()[0]
     return {
+        "suite": __version__,
+        "commit": commit.strip() or "unknown",
+        "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
         "device": f"{device.platform}:{getattr(device, 'device_kind', device.platform)}",
         "num_devices": jax.device_count(),
         "host_cpus": os.cpu_count(),
@@ -62,7 +78,8 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
         writer.writeheader()
         writer.writerows(rows)
     lines = [
-        f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}, jaxlib {info['jaxlib']}.",
+        f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}, jaxlib {info['jaxlib']}; "
+        f"suite {info.get('suite', '?')}, commit {info.get('commit', '?')}, {info.get('date', '?')}.",
         "",
         "| world | reset | num_envs | steps/s (median) | min | max | compile (s) |",
         "|---|---|---:|---:|---:|---:|---:|",
@@ -179,7 +196,12 @@ def _step_only(args, info: dict, chosen: dict, num_envs: int = 256, num_steps: i
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description=__doc__.split("\n\n")[0],
+        epilog="python -m benchmarks compare OLD NEW prints every figure two results folders share as a ratio and flags drops "
+        "beyond 15% (see python -m benchmarks compare --help)",
+    )
     p.add_argument(
         "--env",
         nargs="+",
@@ -220,7 +242,12 @@ RENAMED = {"--worlds": "--env", "--num-envs": "--num-envs-list"}
 """Old spellings accepted for one release."""
 
 
-def main(argv: list[str] | None = None) -> list[dict]:
+def main(argv: list[str] | None = None) -> list[dict] | int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["compare"]:
+        from benchmarks.compare import main as compare
+
+        return compare(argv[1:])
     p = parser()
     args = cli.parse(p, argv, RENAMED)
     from benchmarks.worlds import bench_worlds
@@ -294,4 +321,5 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    sys.exit(main() and 0)
+    result = main()
+    sys.exit(result if isinstance(result, int) else 0)

@@ -16,6 +16,7 @@ def test_quick_benchmark_writes_results(tmp_path):
     assert all(r["steps_per_s_median"] > 0 and r["compile_s"] > 0 for r in rows)
     saved = json.loads((tmp_path / "env_sps.json").read_text())
     assert saved["device"]["jax"] and len(saved["results"]) == len(rows)
+    assert {"suite", "commit", "date", "device"} <= set(saved["device"])  # every figure says what measured it
     for name in ("env_sps.csv", "env_sps.md", "env_sps.png", "training_sps.md"):
         assert (tmp_path / name).stat().st_size > 0
     training = json.loads((tmp_path / "training_sps.json").read_text())["results"]
@@ -75,3 +76,24 @@ def test_builder_encoder_benchmark_times_both_encoders(tmp_path):
         assert row["params"] > 0 and row["train_2_steps"]["boards_per_s"] > 0 and row["decode"]["items_per_s"] > 0
     assert json.loads((tmp_path / "builder_encoders.json").read_text())["steps"] == [2]
     assert (tmp_path / "builder_encoders.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def _results(folder, device: str, env_sps: dict[tuple[str, int], float], suite: str) -> None:
+    folder.mkdir()
+    rows = [{"world": w, "num_envs": n, "steps_per_s_median": v} for (w, n), v in env_sps.items()]
+    (folder / "env_sps.json").write_text(json.dumps({"device": {"device": device, "suite": suite, "jax": "0.10.2"}, "results": rows}))
+
+
+def test_compare_prints_ratios_and_flags_drops(tmp_path, capsys):
+    _results(tmp_path / "old", "cpu:cpu", {("BlocksWorld-Build-v1", 1024): 3.0e6, ("Hexagons-Paint-v1", 1024): 6.0e6}, "0.5.0")
+    _results(tmp_path / "new", "cpu:cpu", {("BlocksWorld-Build-v1", 1024): 2.4e6, ("Hexagons-Paint-v1", 1024): 6.3e6}, "0.6.0")
+    assert main(["compare", str(tmp_path / "old"), str(tmp_path / "new")]) == 1  # a drop: the exit status says so
+    out = capsys.readouterr().out
+    assert "| env_sps BlocksWorld-Build-v1 1024 | 3,000,000 | 2,400,000 | 0.80 | **drop > 15%** |" in out
+    assert "| env_sps Hexagons-Paint-v1 1024 | 6,000,000 | 6,300,000 | 1.05 |  |" in out and "suite 0.6.0" in out
+    assert main(["compare", str(tmp_path / "old"), str(tmp_path / "new"), "--tolerance", "0.25"]) == 0
+    _results(tmp_path / "gpu", "gpu:NVIDIA H100", {("Hexagons-Paint-v1", 1024): 6.0e8}, "0.6.0")
+    with pytest.raises(SystemExit, match="compare one kind of machine"):
+        main(["compare", str(tmp_path / "old"), str(tmp_path / "gpu")])
+    with pytest.raises(SystemExit, match="env_sps.json: no such file"):
+        main(["compare", str(tmp_path / "old"), str(tmp_path)])
