@@ -174,44 +174,74 @@ def evaluation_bars(run: Path) -> Path:
     """``run/evaluation.png``: the headline metric of every policy (the agent, the agent shown another
     instruction, uniform random, and the scripted expert where it played) on every evaluated split,
     with its 95% bootstrap interval where the evaluation has one, and the gap agent - another
-    instruction (and its interval) over each split."""
+    instruction (and its interval) over each split; where the goals fall into categories (CrafText's
+    Building, Conditional, ...), one more panel per split breaks the rate down by category."""
     evaluation = json.loads((run / "evaluation.json").read_text())
     splits, meta = evaluation["splits"], evaluation["meta"]
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(1.9 * len(splits) + 2.4, 3.6))
     played = [p for p in POLICY_COLOURS if any(p in by_policy for by_policy in splits.values())]
+    first = next(iter(next(iter(splits.values())).values()))
+    unit = first.get("unit", "goal")
+    categories = {
+        split: [g for g in next(iter(by_policy.values())).get("groups", {}) if not g.startswith("level:")]
+        for split, by_policy in splits.items()
+    }
+    broken_down = [split for split, groups in categories.items() if len(groups) > 1]
+    plt = pyplot()
+    widths = [max(1.9 * len(splits), 2.6)] + [max(1.3 * len(categories[s]), 2.6) for s in broken_down]
+    fig, axes = plt.subplots(1, len(widths), figsize=(sum(widths) + 2.6, 3.8), width_ratios=widths, squeeze=False)
     width = 0.78 / len(played)
+
+    def bars(ax, groups: list[tuple[str, dict]]) -> None:
+        """One cluster of bars per (label, policy -> {success, interval}) group."""
+        for i, (_, by_policy) in enumerate(groups):
+            for j, policy in enumerate(played):
+                if policy not in by_policy:
+                    continue
+                value, interval = by_policy[policy]
+                x = i + (j - (len(played) - 1) / 2) * width
+                ax.bar(x, value, width, color=POLICY_COLOURS[policy], label=POLICY_NAMES[policy] if i == 0 else None)
+                if interval:
+                    ax.errorbar(x, value, yerr=[[value - interval[0]], [interval[1] - value]], color="black", capsize=2, linewidth=0.8)
+                ax.text(x, (interval[1] if interval else value) + 0.01, f"{value:.2f}", ha="center", va="bottom", fontsize=6)
+        ax.set_xticks(range(len(groups)), [label for label, _ in groups], fontsize=8)
+        ax.set_ylim(0, 1.2)
+        ax.grid(axis="y", alpha=0.3)
+
+    overall = axes[0][0]
+    bars(
+        overall,
+        [
+            (f"{split}\n({next(iter(b.values()))['goals']} {unit}s)", {p: (s["success"], s.get("success_ci")) for p, s in b.items()})
+            for split, b in splits.items()
+        ],
+    )
     for i, (split, by_policy) in enumerate(splits.items()):
-        for j, policy in enumerate(p for p in played if p in by_policy):
-            value, interval = by_policy[policy]["success"], by_policy[policy].get("success_ci")
-            x = i + (j - (len(played) - 1) / 2) * width
-            ax.bar(x, value, width, color=POLICY_COLOURS[policy], label=POLICY_NAMES[policy] if i == 0 else None)
-            if interval:
-                ax.errorbar(x, value, yerr=[[value - interval[0]], [interval[1] - value]], color="black", capsize=2, linewidth=0.8)
-            ax.text(x, (interval[1] if interval else value) + 0.01, f"{value:.2f}", ha="center", va="bottom", fontsize=7)
         if evaluation["gap"].get(split) is not None:
             interval = by_policy.get("agent", {}).get("gap_ci")
             text = f"gap {evaluation['gap'][split]:+.2f}" + ("\n[{:+.2f}, {:+.2f}]".format(*interval) if interval else "")
-            ax.text(i, 1.07, text, ha="center", fontsize=7, weight="bold")
-    first = next(iter(next(iter(splits.values())).values()))
-    unit = first.get("unit", "goal")
-    ax.set_xticks(range(len(splits)), [f"{s}\n({next(iter(b.values()))['goals']} {unit}s)" for s, b in splits.items()], fontsize=8)
-    ax.set(
-        ylim=(0, 1.2),
-        ylabel=f"{meta.get('success_metric', 'success')} per {unit}",
-        title=f"{meta['env']} ({meta['policy']}{' + imitation' if meta.get('imitation_coef') else ''}, seed {meta.get('seed', 0)})",
-    )
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.grid(axis="y", alpha=0.3)
+            overall.text(i, 1.07, text, ha="center", fontsize=7, weight="bold")
+    overall.set(ylabel=f"{meta.get('success_metric', 'success')} per {unit}", title=f"all {unit}s" if broken_down else None)
+    for ax, split in zip(axes[0][1:], broken_down):
+        groups = [
+            (
+                f"{g}\n({next(iter(splits[split].values()))['groups'][g]['goals']})",
+                {p: (s["groups"][g]["success"], s["groups"][g].get("ci")) for p, s in splits[split].items() if g in s["groups"]},
+            )
+            for g in categories[split]
+        ]
+        bars(ax, groups)
+        ax.set_title(f"{split}, by category", fontsize=9)
+    axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.text(
         0.01,
         0.01,
-        f"bars: mean over {unit}s; error bars: 95% bootstrap interval over {unit}s and their worlds; "
+        f"bars: mean over {unit}s (in brackets: how many); error bars: 95% bootstrap interval over {unit}s and their worlds; "
         "gap: agent - shown another instruction",
         fontsize=7,
         color="#555555",
     )
-    return save(fig, run / "evaluation.png")
+    title = f"{meta['env']} ({meta['policy']}{' + imitation' if meta.get('imitation_coef') else ''}, seed {meta.get('seed', 0)})"
+    return save(fig, run / "evaluation.png", title)
 
 
 def parser() -> argparse.ArgumentParser:
