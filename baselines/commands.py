@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "benchmark-textworld": "benchmarks.textworld",
     "benchmark-imports": "benchmarks.imports",
     "benchmark-builder": "benchmarks.builder_encoders",
+    "benchmark-projection": "benchmarks.projection",
     "craftext-dataset": "craftext.dataset",
     "craftext-validate": "craftext.validate",
     "hexagons-data": "hexagons.data",

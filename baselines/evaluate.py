@@ -13,7 +13,7 @@ committed): ``evaluation.{json,md,png}``.
 * ``shuffled``: the same agent shown the instruction of *another* goal of the split (a blind
   control: the world and the checker still follow the episode's own goal);
 * ``random``: uniform over the feasible actions;
-* ``expert`` (``--expert``): the world's scripted expert (``Task.expert``) in the same worlds, the
+* ``expert`` (``--with-expert``): the world's scripted expert (``Task.expert``) in the same worlds, the
   ceiling each category's rate stands against.
 
 ``agent - shuffled`` is what the language buys. Every goal of a split gets ``episodes`` complete
@@ -560,7 +560,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         batch=args.batch,
         quiet=args.quiet,
         unit=protocol["unit"],
-        expert=args.expert,
+        expert=args.with_expert,
     )
     mode = "greedy" if greedy else "sample"
     meta = {
@@ -603,7 +603,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action (default: the protocol's, else the run's)")
     p.add_argument("--batch", type=int, default=256, help="episodes run at once (default 256)")
     p.add_argument(
-        "--expert",
+        "--with-expert",
         action="store_true",
         help="also play the world's scripted expert in the same worlds (the ceiling beside each category; CrafText: the one of the "
         "run's --expert setting)",

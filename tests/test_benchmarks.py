@@ -97,3 +97,16 @@ def test_compare_prints_ratios_and_flags_drops(tmp_path, capsys):
         main(["compare", str(tmp_path / "old"), str(tmp_path / "gpu")])
     with pytest.raises(SystemExit, match="env_sps.json: no such file"):
         main(["compare", str(tmp_path / "old"), str(tmp_path)])
+
+
+def test_gpu_projection_from_the_compiled_step(tmp_path):
+    from benchmarks.projection import GPUS
+    from benchmarks.projection import main as projection
+
+    (row,) = projection(["--env", "Hexagons-Paint-v1", "--num-envs-list", "8", "--out", str(tmp_path), "--quiet"])
+    assert row["flops"] > 0 and row["bytes"] > 0 and set(row["gpus"]) == set(GPUS)
+    bandwidth = GPUS["V100 SXM2"][0]
+    assert row["gpus"]["V100 SXM2"]["steps_per_s"] <= bandwidth / row["bytes"]  # never above the memory bound
+    assert "roofline-bound steps/s, not measurements" in (tmp_path / "projection.md").read_text()
+    with pytest.raises(SystemExit, match="projection.json already exists"):
+        projection(["--env", "Hexagons-Paint-v1", "--num-envs-list", "8", "--out", str(tmp_path)])

@@ -1,0 +1,122 @@
+"""``python -m benchmarks.projection``: what each world's step would do on a GPU, as a projection.
+
+For every benchmark world, XLA's cost analysis of its compiled batched step (the step the env
+benchmark times: gymnax's auto-resetting ``vmap(env.step)``, or optimistic resets for worlds
+that generate maps) gives flops and bytes accessed per env-step at 1,024 and 16,384 worlds. A
+roofline bound on a GPU is then ``min(bandwidth / bytes, peak flops / flops)`` per second, with
+the published HBM bandwidth and FP32 peak of a V100, an A100 and an H100 (``GPUS``). It is an
+upper bound, stated as a projection: the analysis is of this machine's compilation (a GPU's
+fuses differently), "bytes accessed" counts every operation's operands (caches make real traffic
+smaller), and launch overheads and control flow are ignored. Beside it stand the CrafText paper's
+V100 measurements (``PAPER``) and what PPO at the paper's scale needs (1e9 steps in 12 hours:
+23,148 steps/s). A GPU run of ``python -m benchmarks`` replaces the projection with measurements.
+
+Writes ``projection.json`` and ``projection.md`` under ``--out`` (default
+``runs/benchmarks/<device>``; a file there is replaced only with ``--overwrite``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from baselines import cli
+
+GPUS = {
+    "V100 SXM2": (900e9, 15.7e12),
+    "A100 SXM4 40GB": (1555e9, 19.5e12),
+    "H100 SXM5": (3350e9, 66.9e12),
+}
+"""GPU -> (HBM bandwidth in bytes/s, FP32 peak in flops/s without tensor cores), from the vendors' data sheets."""
+PAPER = {"CrafText-Classic-Symbolic-v1": 9_100, "Craftax-Classic-Symbolic (bare)": 44_630}
+"""The CrafText paper's V100 steps/s at 1,024 envs: the official CrafText and bare Craftax Classic."""
+PAPER_SCALE = 1e9 / (12 * 3600)
+"""Steps/s that PPO at the paper's scale needs (1e9 steps in 12 hours)."""
+NUM_ENVS = (1024, 16384)
+FILES = ("projection.json", "projection.md")
+
+
+def step_cost(env, params, num_envs: int, reset_ratio: int | None) -> dict[str, float]:
+    """Flops and bytes accessed per env-step of the compiled batched step of ``num_envs`` worlds."""
+    import jax
+    import jax.numpy as jnp
+
+    from benchmarks.env_sps import _batched
+
+    reset, step = _batched(env, num_envs, reset_ratio)
+    _, state = jax.eval_shape(reset, jax.random.key(0), params)
+    actions = jax.ShapeDtypeStruct((num_envs,), jnp.int32)
+    cost = jax.jit(step).lower(jax.random.key(1), state, actions, params).compile().cost_analysis()
+    cost = cost[0] if isinstance(cost, (list, tuple)) else cost
+    return {"flops": float(cost.get("flops", 0.0)) / num_envs, "bytes": float(cost.get("bytes accessed", 0.0)) / num_envs}
+
+
+def roofline(cost: dict[str, float]) -> dict[str, dict]:
+    """GPU -> {steps_per_s, bound}: the smaller of the bandwidth and the compute bound."""
+    out = {}
+    for gpu, (bandwidth, flops) in GPUS.items():
+        memory = bandwidth / max(cost["bytes"], 1.0)
+        compute = flops / max(cost["flops"], 1.0)
+        out[gpu] = {"steps_per_s": min(memory, compute), "bound": "memory" if memory <= compute else "compute"}
+    return out
+
+
+def markdown(rows: list[dict], info: dict) -> str:
+    lines = [
+        f"Projection from XLA's cost analysis on {info['device']} (suite {info.get('suite', '?')}, commit "
+        f"{info.get('commit', '?')}, jax {info['jax']}, {info.get('date', '?')}): roofline-bound steps/s, not measurements.",
+        "",
+        "| world | num_envs | flops / step | bytes / step | " + " | ".join(GPUS) + " | paper, V100 (measured) |",
+        "|---|---:|---:|---:|" + "---:|" * len(GPUS) + "---:|",
+    ]
+    for r in rows:
+        bounds = [f"{g['steps_per_s'] / 1e6:,.1f}M ({g['bound']})" for g in r["gpus"].values()]
+        paper = f"{PAPER[r['world']]:,}" if r["world"] in PAPER and r["num_envs"] == 1024 else ""
+        cells = [r["world"], f"{r['num_envs']:,}", f"{r['flops']:,.0f}", f"{r['bytes']:,.0f}", *bounds, paper]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", f"PPO at the paper's scale (1e9 steps in 12 h) needs {PAPER_SCALE:,.0f} steps/s."]
+    return "\n".join(lines) + "\n"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.projection", description=__doc__.split("\n\n")[0])
+    p.add_argument("--env", nargs="+", default=None, metavar="ID", help="worlds (default: every benchmark world)")
+    p.add_argument("--num-envs-list", nargs="+", type=int, default=list(NUM_ENVS), metavar="N", help="default 1024 16384")
+    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_run_options(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    from benchmarks.__main__ import device_info, output_folder
+    from benchmarks.worlds import bench_worlds
+
+    args = cli.parse(parser(), argv)
+    table = bench_worlds()
+    unknown = [w for w in args.env or () if w not in table]
+    if unknown:
+        raise SystemExit(f"error: unknown world {unknown[0]!r}; known: {', '.join(table)}")
+    info = device_info()
+    out = output_folder(args.out, info)
+    cli.refuse_existing([out / name for name in FILES], args.overwrite)
+    rows = []
+    chosen = args.env or list(table)
+    with cli.progress(total=len(chosen) * len(args.num_envs_list), desc="compile and analyse", unit="step", silent=args.quiet) as bar:
+        for world in chosen:
+            spec = table[world]
+            env, params = spec.make()
+            for n in args.num_envs_list:
+                cost = step_cost(env, params, n, spec.settings.reset_ratio)
+                rows.append({"world": world, "num_envs": n, **cost, "gpus": roofline(cost)})
+                bar.update()
+    text = markdown(rows, info)
+    print(text)
+    out.mkdir(parents=True, exist_ok=True)
+    cli.write_atomic(out / "projection.json", json.dumps({"device": info, "gpus": GPUS, "paper_v100": PAPER, "results": rows}, indent=1))
+    cli.write_atomic(out / "projection.md", text)
+    print(f"wrote {out / 'projection.json'} and {out / 'projection.md'}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
