@@ -582,6 +582,27 @@ def test_the_rater_sees_the_whole_procedure_however_far_an_agent_got(tmp_path):
     view = store.next_match(Rater(store.authenticate(store.add_rater("r")).id, "r", "rater"), Rules(), random.Random(0))
     assert view["instructions"] == world.procedure(text) and len(view["instructions"]) >= 3
 
+    from baselines.episodes import video
+
+    statuses = []
+    real = video.world_frame
+    video.world_frame = lambda world, state, obs, picture, status: statuses.append(status) or real(world, state, obs, picture, status)
+    try:
+        video.episode_frames(load(next((tmp_path / "random").rglob("*.npz"))), overlay=False)
+    finally:
+        video.world_frame = real
+    assert statuses[0] == f"instruction 1 of {len(world.procedure(text))}"  # the whole procedure, not what this agent reached
+
+
+def test_the_status_line_is_drawn_above_the_picture():
+    """Where a video player's controls (at the bottom) never cover it."""
+    from baselines.episodes.video import compose
+
+    picture = np.full((64, 64, 3), 200, np.uint8)
+    plain, marked = compose(picture, None, "paint it red", ""), compose(picture, None, "paint it red", "instruction 2 of 7, new")
+    rows = np.flatnonzero(np.any(plain != marked, axis=(1, 2)))
+    assert rows.size and rows.max() < plain.shape[0] // 4
+
 
 def test_bad_text_and_unreadable_records_get_answers_not_500s(arena_template, tmp_path):
     """Lone surrogates in a match id, a sign-in token or a rater name are 4xx; a stored answer
@@ -632,6 +653,37 @@ def test_bad_text_and_unreadable_records_get_answers_not_500s(arena_template, tm
     board = client.get("/api/leaderboard", headers=auth(admin))
     assert board.status_code == 200 and board.json()["judgements"] == 1 and [s["judgement"] for s in board.json()["skipped"]] == [2]
     assert match_id != other_id
+
+
+def test_videos_have_a_rate_limit_and_sign_out_reads_nothing(arena_template, tmp_path):
+    import asyncio
+
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.server import Limits, create_app
+
+    store = copy_arena(arena_template, tmp_path)
+    token = store.add_rater("alice")
+    app = create_app(store, limits=Limits(media_rate_limit=3), rounds=0, seed=0, hosts=HOSTS)
+    client = TestClient(app)
+    auth = {"Authorization": f"Bearer {token}"}
+    src = client.get("/api/match", headers=auth).json()["videos"]["left"][0]["src"]
+    assert [client.get(src, headers={**auth, "Range": "bytes=0-9"}).status_code for _ in range(4)] == [206, 206, 206, 429]
+    assert client.get("/api/me", headers=auth).status_code == 200  # the API budget is its own
+    reads, statuses = [], []
+
+    async def receive():
+        reads.append(1)
+        return {"type": "http.request", "body": b"x" * 1000, "more_body": True}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    scope = {"type": "http", "method": "POST", "path": "/api/logout", "headers": [(b"host", b"testserver")], "query_string": b""}
+    scope |= {"client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80), "scheme": "http", "root_path": "", "http_version": "1.1"}
+    asyncio.run(app(scope, receive, send))
+    assert statuses == [200] and not reads  # anyone may sign out, so nothing anyone sends it is read
 
 
 def test_a_schema_1_database_is_migrated(tmp_path):
