@@ -605,8 +605,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--with-expert",
         action="store_true",
-        help="also play the world's scripted expert in the same worlds (the ceiling beside each category; CrafText: the one of the "
-        "run's --expert setting)",
+        help="also play the world's scripted expert in the same worlds, where it has one (the ceiling beside each category; "
+        "the one of the run's --expert setting where the world has that setting)",
     )
     p.add_argument(
         "--world",

@@ -7,9 +7,10 @@ roofline bound on a GPU is then ``min(bandwidth / bytes, peak flops / flops)`` p
 the published HBM bandwidth and FP32 peak of a V100, an A100 and an H100 (``GPUS``). It is an
 upper bound, stated as a projection: the analysis is of this machine's compilation (a GPU's
 fuses differently), "bytes accessed" counts every operation's operands (caches make real traffic
-smaller), and launch overheads and control flow are ignored. Beside it stand the CrafText paper's
-V100 measurements (``PAPER``) and what PPO at the paper's scale needs (1e9 steps in 12 hours:
-23,148 steps/s). A GPU run of ``python -m benchmarks`` replaces the projection with measurements.
+smaller), and launch overheads and control flow are ignored. Beside it stand the published GPU
+measurements a world family names (``Benchmark.published``: the CrafText paper's V100 figures) and
+what PPO at the paper's scale needs (1e9 steps in 12 hours: 23,148 steps/s). A GPU run of
+``python -m benchmarks`` replaces the projection with measurements.
 
 Writes ``projection.json`` and ``projection.md`` under ``--out`` (default
 ``runs/benchmarks/<device>``; a file there is replaced only with ``--overwrite``).
@@ -28,8 +29,6 @@ GPUS = {
     "H100 SXM5": (3350e9, 66.9e12),
 }
 """GPU -> (HBM bandwidth in bytes/s, FP32 peak in flops/s without tensor cores), from the vendors' data sheets."""
-PAPER = {"CrafText-Classic-Symbolic-v1": 9_100, "Craftax-Classic-Symbolic (bare)": 44_630}
-"""The CrafText paper's V100 steps/s at 1,024 envs: the official CrafText and bare Craftax Classic."""
 PAPER_SCALE = 1e9 / (12 * 3600)
 """Steps/s that PPO at the paper's scale needs (1e9 steps in 12 hours)."""
 NUM_ENVS = (1024, 16384)
@@ -66,12 +65,12 @@ def markdown(rows: list[dict], info: dict) -> str:
         f"Projection from XLA's cost analysis on {info['device']} (suite {info.get('suite', '?')}, commit "
         f"{info.get('commit', '?')}, jax {info['jax']}, {info.get('date', '?')}): roofline-bound steps/s, not measurements.",
         "",
-        "| world | num_envs | flops / step | bytes / step | " + " | ".join(GPUS) + " | paper, V100 (measured) |",
+        "| world | num_envs | flops / step | bytes / step | " + " | ".join(GPUS) + " | published, 1,024 envs (measured) |",
         "|---|---:|---:|---:|" + "---:|" * len(GPUS) + "---:|",
     ]
     for r in rows:
         bounds = [f"{g['steps_per_s'] / 1e6:,.1f}M ({g['bound']})" for g in r["gpus"].values()]
-        paper = f"{PAPER[r['world']]:,}" if r["world"] in PAPER and r["num_envs"] == 1024 else ""
+        paper = f"{r['published'][0]:,} ({r['published'][1]})" if r.get("published") and r["num_envs"] == 1024 else ""
         cells = [r["world"], f"{r['num_envs']:,}", f"{r['flops']:,.0f}", f"{r['bytes']:,.0f}", *bounds, paper]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", f"PPO at the paper's scale (1e9 steps in 12 h) needs {PAPER_SCALE:,.0f} steps/s."]
@@ -107,12 +106,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
             env, params = spec.make()
             for n in args.num_envs_list:
                 cost = step_cost(env, params, n, spec.settings.reset_ratio)
-                rows.append({"world": world, "num_envs": n, **cost, "gpus": roofline(cost)})
+                published = next(([sps, who] for name, sps, who in spec.settings.published if name == world), None)
+                rows.append({"world": world, "num_envs": n, **cost, "gpus": roofline(cost), "published": published})
                 bar.update()
     text = markdown(rows, info)
     print(text)
     out.mkdir(parents=True, exist_ok=True)
-    cli.write_atomic(out / "projection.json", json.dumps({"device": info, "gpus": GPUS, "paper_v100": PAPER, "results": rows}, indent=1))
+    cli.write_atomic(out / "projection.json", json.dumps({"device": info, "gpus": GPUS, "results": rows}, indent=1))
     cli.write_atomic(out / "projection.md", text)
     print(f"wrote {out / 'projection.json'} and {out / 'projection.md'}")
     return rows

@@ -197,12 +197,12 @@ def test_every_unit_plays_worlds_of_its_own_and_the_policies_share_them():
     units, _ = evaluate.evaluation_units(task, "instruction")
     texts, policies, keys = evaluate.episode_plan(units, evaluate.split_key(jax.random.key(0), "train"), episodes=1)
     start_maps = jax.jit(jax.vmap(lambda k, t: task.start(k, t, task.params)[1].world.map))
-    maps = np.asarray(start_maps(keys, jnp.asarray(texts))).reshape(len(evaluate.POLICIES), len(units), -1)
+    maps = np.asarray(start_maps(keys, jnp.asarray(texts))).reshape(len(evaluate.CONTROLS), len(units), -1)
     assert len(units) > len(task.goals) and (policies.reshape(3, -1) == np.arange(3)[:, None]).all()
     assert (maps == maps[:1]).all()  # the policies play the same worlds
     assert len({m.tobytes() for m in maps[0]}) == len(units)  # every unit a world of its own
     _, _, other = evaluate.episode_plan(units, evaluate.split_key(jax.random.key(0), "test"), episodes=1)
-    other_maps = np.asarray(start_maps(other, jnp.asarray(texts))).reshape(len(evaluate.POLICIES), len(units), -1)
+    other_maps = np.asarray(start_maps(other, jnp.asarray(texts))).reshape(len(evaluate.CONTROLS), len(units), -1)
     assert not {m.tobytes() for m in other_maps[0]} & {m.tobytes() for m in maps[0]}
     two = jax.random.key_data(evaluate.world_keys(jax.random.key(0), len(units), 2)).reshape(len(units), 2, -1)
     assert (two[:, 0] == jax.random.key_data(evaluate.world_keys(jax.random.key(0), len(units), 1))).all()  # more episodes keep the first

@@ -136,7 +136,8 @@ class Benchmark:
     num_envs measured on a CPU; ``step_budget`` / ``max_steps``: env-steps per repeat and the
     longest scan; ``quick``: part of ``--quick`` runs; ``kg_envs``: num_envs of the text-view
     benchmark; ``scaling``: part of the device-scaling benchmark by default; ``host_timings``: run
-    the host-side BAP scoring and simulator timings with it."""
+    the host-side BAP scoring and simulator timings with it; ``published``: (world name, steps/s, who
+    measured it on what) of published GPU figures at 1,024 envs, shown beside ``benchmarks.projection``."""
 
     ids: tuple[str, ...] | None = None
     reset_ratio: int | None = None
@@ -147,6 +148,7 @@ class Benchmark:
     kg_envs: int = 1024
     scaling: bool = True
     host_timings: bool = False
+    published: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True)
