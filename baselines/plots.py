@@ -9,6 +9,7 @@ evaluation bars from ``evaluation.json``, saved beside them as PNG.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -34,8 +35,19 @@ def save(fig, path: Path, title: str | None = None) -> Path:
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=110)
+    write_png(fig, path, dpi=110)
     pyplot().close(fig)
+    return path
+
+
+def write_png(fig, path: Path, dpi: int = 110) -> Path:
+    """Save a figure as PNG whole or not at all (``cli.write_atomic``: a kill mid-save leaves the
+    previous picture)."""
+    from baselines import cli
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    cli.write_atomic(path, buffer.getvalue())
     return path
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import difflib
+import io
 import json
 import os
 import platform
@@ -25,6 +26,7 @@ import sys
 from pathlib import Path
 
 from baselines import cli
+from baselines.plots import write_png
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
 RUNS = Path("runs/benchmarks")
@@ -73,10 +75,11 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
     """JSON (with device info), CSV, a Markdown table and a log-log plot of steps/s vs num_envs."""
     out.mkdir(parents=True, exist_ok=True)
     cli.write_atomic(out / "env_sps.json", json.dumps({"device": info, "results": rows}, indent=2))
-    with (out / "env_sps.csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    cli.write_atomic(out / "env_sps.csv", table.getvalue())
     lines = [
         f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}, jaxlib {info['jaxlib']}; "
         f"suite {info.get('suite', '?')}, commit {info.get('commit', '?')}, {info.get('date', '?')}.",
@@ -104,7 +107,7 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "env_sps.png", dpi=120)
+    write_png(fig, out / "env_sps.png", dpi=120)
     plt.close(fig)
 
 

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from baselines import cli
+from baselines.plots import write_png
 
 TARGET_S = 2.0
 PACKAGES = ("craftext", "hexagons", "blocksworld", "hexagons.data", "blocksworld.data", "craftext.dataset", "baselines", "baselines.worlds")
@@ -69,7 +70,7 @@ def plot(result: dict, info: dict, out: Path) -> Path:
     ax.legend(fontsize=8)
     fig.tight_layout()
     path = out / "imports.png"
-    fig.savefig(path, dpi=120)
+    write_png(fig, path, dpi=120)
     plt.close(fig)
     return path
 

@@ -25,6 +25,7 @@ import numpy as np  # noqa: E402
 from jax.sharding import Mesh  # noqa: E402
 
 from baselines import cli  # noqa: E402
+from baselines.plots import write_png
 from benchmarks.__main__ import device_info, output_folder  # noqa: E402
 from benchmarks.env_sps import measure_env  # noqa: E402
 from benchmarks.worlds import bench_worlds  # noqa: E402
@@ -90,7 +91,7 @@ def write(rows: list[dict], info: dict, out: Path, per_device_envs: int) -> None
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out / "scaling.png", dpi=120)
+    write_png(fig, out / "scaling.png", dpi=120)
     plt.close(fig)
 
 

@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from baselines import cli
+from baselines.plots import write_png
 from benchmarks.__main__ import device_info, output_folder
 
 FILES = ("textworld.json", "textworld.png")
@@ -200,7 +201,7 @@ def plot(rows: dict, out: Path) -> Path:
     info = rows["device"]
     fig.suptitle(f"{info['device']}, {info['host_cpus']} host cores, jax {info['jax']}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(out / "textworld.png", dpi=120)
+    write_png(fig, out / "textworld.png", dpi=120)
     plt.close(fig)
     return out / "textworld.png"
 
