@@ -145,8 +145,10 @@ def prepare_out(
 
 
 def _empty_folder(path: Path) -> bool:
-    """A real folder holding nothing (or only ``OUT_MARK``: made by a command that then stopped)."""
-    return path.is_dir() and not path.is_symlink() and all(p.name == OUT_MARK for p in path.iterdir())
+    """A real folder holding nothing but ``OUT_MARK`` (made by a command that then stopped), or the
+    mark being written (the processes of a multi-process run prepare one folder at once)."""
+    marks = (OUT_MARK, f".{OUT_MARK}.partial-")
+    return path.is_dir() and not path.is_symlink() and all(p.name.startswith(marks) for p in path.iterdir())
 
 
 def _contents(path: Path) -> str:
