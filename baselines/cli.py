@@ -359,6 +359,12 @@ class TrustedHosts:
         await self.app(scope, receive, send)
 
 
+def without_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate (which JSON's ``\\ud800`` escapes allow and no response
+    can carry as UTF-8) replaced by U+FFFD."""
+    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 def plain_validation_errors(app) -> None:
     """Make a FastAPI ``app`` answer a request that fails validation with 422 and where and what
     failed, never the input itself (which may hold text no response can carry: a lone surrogate)."""
@@ -367,10 +373,10 @@ def plain_validation_errors(app) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request, error: RequestValidationError):
-        def text(value) -> str:
-            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in str(value))
-
-        problems = [{"loc": [text(part) for part in e.get("loc", ())], "msg": text(e.get("msg", "invalid"))} for e in error.errors()]
+        problems = [
+            {"loc": [without_surrogates(str(part)) for part in e.get("loc", ())], "msg": without_surrogates(str(e.get("msg", "invalid")))}
+            for e in error.errors()
+        ]
         return JSONResponse({"detail": problems}, status_code=422)
 
 

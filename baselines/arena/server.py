@@ -45,7 +45,7 @@ from baselines.arena import plots
 from baselines.arena.questions import questions_for, questions_json
 from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
 from baselines.arena.store import SESSION_S, Rater, Rejected, Rules, Store, export_csv
-from baselines.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts
+from baselines.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts, without_surrogates
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("comparison", "rate", "Rate"), "/leaderboard": ("leaderboard", "leaderboard", "Leaderboard")}
@@ -145,6 +145,7 @@ class Ratings:
                 "tasks": leaderboard(mine, ("world", "task"), rounds=self.rounds),
                 "questions": {q: leaderboard(mine, ("world",), question=q, rounds=self.rounds) for q in questions},
                 "direct": direct_rates(mine),
+                "skipped": self.store.unreadable(),
             }
 
         return self.get(("board", chosen), compute)
@@ -213,12 +214,9 @@ class Guard:
 
 
 def not_text(value: str | None) -> bool:
-    """Whether ``value`` cannot be UTF-8 (a lone surrogate, which JSON's ``\\ud800`` escapes allow)."""
-    try:
-        (value or "").encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    """Whether ``value`` holds a lone surrogate (which JSON's ``\\ud800`` escapes allow), so it
+    cannot be UTF-8: a token, name or id no one could have been given."""
+    return bool(value) and without_surrogates(value) != value
 
 
 async def _refuse(send, status: int, detail: str, headers: dict | None = None) -> None:
@@ -420,7 +418,7 @@ def create_app(
 
     @app.get("/api/leaderboard")
     def board(world: str | None = None, who: Rater | None = Depends(results_reader)) -> dict:
-        return {**ratings.board(world), "study": "closed" if who is None else "open", "skipped": store.unreadable()}
+        return {**ratings.board(world), "study": "closed" if who is None else "open"}
 
     @app.get("/api/plots/{kind}.png", include_in_schema=False)
     def plot(kind: str, world: str, task: str | None = None, who: Rater | None = Depends(results_reader)):

@@ -34,6 +34,7 @@ from pathlib import Path
 from baselines.arena import scheduler
 from baselines.arena.questions import COMPARATIVE_ANSWERS, DIRECT_ANSWERS, VERDICTS, check_answers
 from baselines.arena.ratings import Outcome, TrueSkillReplay
+from baselines.cli import without_surrogates
 
 SCHEMA_VERSION = 2
 MAX_EVENTS_BYTES = 256_000
@@ -100,7 +101,7 @@ def strict(value):
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, str):
-        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+        return without_surrogates(value)
     if isinstance(value, dict):
         return {strict(k): strict(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -442,7 +443,7 @@ class Store:
             if bans != banned_then:
                 self._replays, last = {}, 0
             rows = self._outcome_rows(after=last, banned=True)
-            new = [self._outcome(r) for r in rows if not r["banned"]]
+            new = [o for r in rows if not r["banned"] and (o := self._outcome(r)) is not None]
             for outcome in new:
                 self._replays.setdefault(outcome.world, TrueSkillReplay())
             for world, replay in self._replays.items():
@@ -545,10 +546,9 @@ class Store:
                     f"judgements are accepted {rules.min_watch_s:g} s after the match is served "
                     f"({now - match['served_at']:.1f} s so far): watch both videos",
                 )
-            if visible_length(justification) < rules.min_justification:
-                raise Rejected(
-                    422, f"justification: at least {rules.min_justification} visible characters, got {visible_length(justification)}"
-                )
+            visible = visible_length(justification)
+            if visible < rules.min_justification:
+                raise Rejected(422, f"justification: at least {rules.min_justification} visible characters, got {visible}")
             if len(events.encode()) > MAX_EVENTS_BYTES:
                 raise Rejected(422, f"video_events: at most {MAX_EVENTS_BYTES} bytes of JSON")
             try:
@@ -634,20 +634,23 @@ class Store:
     )
 
     def _outcome_rows(self, after: int = 0, banned: bool = False) -> list[sqlite3.Row]:
-        """Judgement rows (id > ``after``) the ratings can read (``unreadable`` lists the others)."""
         with self.lock:
-            rows = self.db.execute(self._RECORD + "WHERE j.id > ?" + ("" if banned else " AND NOT banned"), (after,)).fetchall()
-        return [r for r in rows if _problem(r) is None]
+            return self.db.execute(self._RECORD + "WHERE j.id > ?" + ("" if banned else " AND NOT banned"), (after,)).fetchall()
 
     def unreadable(self) -> list[dict]:
         """Stored judgements the ratings skip (answers outside the vocabulary, written before the
         checks or by hand): ``{"judgement": id, "problem": ...}``."""
         with self.lock:
             rows = self.db.execute("SELECT id, verdict, direct, comparisons FROM judgements ORDER BY id").fetchall()
-        return [{"judgement": r["id"], "problem": problem} for r in rows if (problem := _problem(r))]
+        return [{"judgement": r["id"], "problem": answers} for r in rows if isinstance(answers := _answers(r), str)]
 
     @staticmethod
-    def _outcome(r: sqlite3.Row) -> Outcome:
+    def _outcome(r: sqlite3.Row) -> Outcome | None:
+        """The ``Outcome`` of a judgement row, None when the ratings cannot read it (``unreadable``)."""
+        answers = _answers(r)
+        if isinstance(answers, str):
+            return None
+        direct, comparisons = answers
         return Outcome(
             (r["submitted_at"], r["source_order"], r["uuid"]),
             r["world"],
@@ -655,13 +658,13 @@ class Store:
             r["left_agent"],
             r["right_agent"],
             r["verdict"],
-            json.loads(r["comparisons"]),
-            json.loads(r["direct"]),
+            comparisons,
+            direct,
         )
 
     def outcomes(self, after: int = 0) -> list[Outcome]:
         """Judgements (id > ``after``) of raters not banned, as ``Outcome`` s in canonical order."""
-        return sorted((self._outcome(r) for r in self._outcome_rows(after)), key=lambda o: o.order)
+        return sorted((o for r in self._outcome_rows(after) if (o := self._outcome(r)) is not None), key=lambda o: o.order)
 
     def judgements(self) -> list[dict]:
         """The raw record, one dict per judgement (ids in insertion order), times in ISO 8601 UTC,
@@ -722,9 +725,10 @@ class _Transaction:
         return False
 
 
-def _problem(row: sqlite3.Row) -> str | None:
-    """What makes a stored judgement unreadable for the ratings, None if nothing: a verdict, direct
-    answer or comparative answer outside the vocabulary (the questions themselves may be a source's own)."""
+def _answers(row: sqlite3.Row) -> tuple[dict, dict] | str:
+    """(direct, comparisons) of a stored judgement, or what makes it unreadable for the ratings: a
+    verdict, direct answer or comparative answer outside the vocabulary (the questions themselves
+    may be a source's own)."""
     try:
         direct, comparisons = json.loads(row["direct"]), json.loads(row["comparisons"])
     except ValueError as error:
@@ -737,7 +741,7 @@ def _problem(row: sqlite3.Row) -> str | None:
         not isinstance(a, dict) or any(v not in DIRECT_ANSWERS for v in a.values()) for a in direct.values()
     ):
         return f"direct {json.dumps(strict(direct))[:200]}"
-    return None
+    return direct, comparisons
 
 
 def _lenient(row: sqlite3.Row) -> dict:
