@@ -204,7 +204,7 @@ def evaluation_bars(run: Path) -> Path:
     width = 0.78 / len(played)
 
     def bars(ax, groups: list[tuple[str, dict]]) -> None:
-        """One cluster of bars per (label, policy -> {success, interval}) group."""
+        """One cluster of bars per (label, policy -> (rate, interval or None)) group."""
         for i, (_, by_policy) in enumerate(groups):
             for j, policy in enumerate(played):
                 if policy not in by_policy:

@@ -240,7 +240,8 @@ class PlayServer:
             self._drop(tag)
 
     def _drop(self, tag: str) -> None:
-        self.sessions.pop(tag, None), self.csrf.pop(tag, None), self.used.pop(tag, None)
+        for table in (self.sessions, self.csrf, self.used):
+            table.pop(tag, None)
 
     def session(self, session_id: str | None, csrf: str | None = None, check_csrf: bool = False) -> PlaySession:
         """The ``PlaySession`` of a known session id (PermissionError otherwise, or when
