@@ -2,10 +2,11 @@
 
 ``OLD`` and ``NEW`` are folders written by ``python -m benchmarks`` (``env_sps.json`` and, where
 present, ``training_sps.json``). Each environment figure is keyed by world and num_envs, each
-training figure by world, policy and num_envs; the table prints NEW / OLD of the median steps/s
-and flags a drop of more than ``--tolerance`` (default 15%). Figures of different devices are
-compared only with ``--any-device`` (a ratio across machines says little). The exit status is 1
-when a figure dropped, so a release check can run it.
+training figure by world, policy and num_envs; the table prints NEW / OLD of the median env
+steps/s (training: steps/s of the whole training loop) and flags a drop of more than
+``--tolerance`` (default 15%). Figures of different devices are compared only with
+``--any-device`` (a ratio across machines says little). The exit status is 1 when a figure
+dropped, so a release check can run it.
 """
 
 from __future__ import annotations
@@ -16,17 +17,19 @@ from pathlib import Path
 
 from baselines import cli
 
-FILES = {"env_sps.json": ("world", "num_envs"), "training_sps.json": ("world", "policy", "num_envs")}
-"""Result file -> the fields that name one figure in it."""
-FIGURE = "steps_per_s_median"
+FILES = {
+    "env_sps.json": (("world", "num_envs"), "steps_per_s_median"),
+    "training_sps.json": (("world", "policy", "num_envs"), "train_steps_per_s"),
+}
+"""Result file -> (the fields that name one figure in it, the field of its steps/s)."""
 
 
 def figures(folder: Path) -> tuple[dict, dict[tuple, float]]:
-    """(device info of the folder's env figures, (file, key...) -> median steps/s) of a results folder;
+    """(device info of the folder's env figures, (file, key...) -> steps/s) of a results folder;
     ValueError naming the file when it is missing or not a benchmark result."""
     found: dict[tuple, float] = {}
     device: dict = {}
-    for name, fields in FILES.items():
+    for name, (fields, figure) in FILES.items():
         path = Path(folder) / name
         if not path.is_file():
             if name == "env_sps.json":
@@ -36,8 +39,7 @@ def figures(folder: Path) -> tuple[dict, dict[tuple, float]]:
             record = json.loads(path.read_text())
             device = device or record["device"]
             for row in record["results"]:
-                if FIGURE in row:
-                    found[(name.removesuffix(".json"), *(row.get(f) for f in fields))] = float(row[FIGURE])
+                found[(name.removesuffix(".json"), *(row[f] for f in fields))] = float(row[figure])
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(f"{path}: not a benchmark result ({type(error).__name__}: {error})") from None
     return device, found

@@ -92,6 +92,11 @@ def test_compare_prints_ratios_and_flags_drops(tmp_path, capsys):
     assert "| env_sps BlocksWorld-Build-v1 1024 | 3,000,000 | 2,400,000 | 0.80 | **drop > 15%** |" in out
     assert "| env_sps Hexagons-Paint-v1 1024 | 6,000,000 | 6,300,000 | 1.05 |  |" in out and "suite 0.6.0" in out
     assert main(["compare", str(tmp_path / "old"), str(tmp_path / "new"), "--tolerance", "0.25"]) == 0
+    training = [{"world": "Hexagons-Paint-v1", "policy": "ppo-t", "num_envs": 64, "train_steps_per_s": v} for v in (1e4, 1e4)]
+    for folder, row in zip(("old", "new"), training):
+        (tmp_path / folder / "training_sps.json").write_text(json.dumps({"device": {"device": "cpu:cpu"}, "results": [row]}))
+    main(["compare", str(tmp_path / "old"), str(tmp_path / "new")])
+    assert "| training_sps Hexagons-Paint-v1 ppo-t 64 | 10,000 | 10,000 | 1.00 |  |" in capsys.readouterr().out
     _results(tmp_path / "gpu", "gpu:NVIDIA H100", {("Hexagons-Paint-v1", 1024): 6.0e8}, "0.6.0")
     with pytest.raises(SystemExit, match="compare one kind of machine"):
         main(["compare", str(tmp_path / "old"), str(tmp_path / "gpu")])

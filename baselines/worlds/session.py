@@ -101,11 +101,7 @@ class World:
 
     def instruction(self, obs: Any) -> str:
         """The instruction an observation shows (it changes within a Hexagons procedure)."""
-        return self.task.texts[self.text_id(obs)]
-
-    def text_id(self, obs: Any) -> int:
-        """The text id (row of ``task.texts``) an observation shows."""
-        return int(self.task.observe(obs).text)
+        return self.task.texts[int(self.task.observe(obs).text)]
 
     def procedure(self, text: int) -> list[str]:
         """Every instruction an episode started from text id ``text`` shows, in order, whether or
