@@ -1,6 +1,6 @@
 """Train a PPO-T / PPO-T+ / FiLM agent, checkpoint it, and print the evaluation table.
 
-    python -m baselines                                  # main job: the quick preset (PPO-T + imitation), 500k steps
+    python -m baselines                                  # main job: the quick preset (PPO-T + imitation), 240k steps
     python -m baselines --preset grounding               # the same conflicting goal set, plain PPO, 2M steps
     python -m baselines --preset hexagons                # Hexagons single-tile instructions (factored heads, imitation)
     python -m baselines --preset blocks                  # blocks world: one block on a named square (BAP, imitation)
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from baselines.worlds.task import Task
 
 DEFAULT_OUT = "runs/baselines/default"
-CPU_QUICK = {"num_envs": 64, "num_steps": 64, "num_minibatches": 4, "layer_size": 256, "reset_ratio": 4}
+CPU_QUICK = {"num_envs": 64, "num_steps": 64, "num_minibatches": 4, "layer_size": 256, "reset_ratio": 16}
 """PPO settings of every run but ``--paper`` (Craftax is fastest at ~64 envs on a 2-core CPU)."""
 CPU_TOTAL_STEPS = 200_000
 """Environment steps of a run whose preset names none."""
@@ -127,6 +127,13 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(default_splits)
+    offered = worlds.family_of(run["env"]).splits_of(worlds.world_spec(run))
+    for split in evaluation["eval_splits"].split(","):  # before anything compiles, not after training
+        if split not in offered:
+            raise SystemExit(
+                f"error: --eval-splits: {run['env']} with these settings has no split {split!r}{cli.suggestion(split, offered)}; "
+                f"it offers {', '.join(offered)}"
+            )
     for name in ("eval_episodes", "eval_batch"):
         if evaluation[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {evaluation[name]}")
@@ -249,7 +256,12 @@ def train(args: argparse.Namespace) -> None:
 
     import orbax.checkpoint as ocp
 
-    runner = jax.jit(lambda seed: ppo.init(jax.random.key(seed)))(np.uint32(config.seed))  # global arrays on every process
+    every = min(run.checkpoint_every or max(10, config.num_updates // 100), config.num_updates)
+    what = f"{every} PPO updates ({task.name} {config.policy}, {config.num_envs} envs x {config.num_steps} steps)"
+    with cli.compiling(what, silent=run.quiet or not lead):  # the worlds' first states, then the training program
+        runner = jax.jit(lambda seed: ppo.init(jax.random.key(seed)))(np.uint32(config.seed))  # global arrays on every process
+        chunk = jax.jit(ppo.updates, static_argnums=1).lower(runner, every, np.int32(every)).compile()
+    distributed.barrier(f"compiled {what}")  # the processes start the chunk's collectives together
     if run.init_from and not run.resume:
         from baselines.bc import load_params
 
@@ -265,11 +277,6 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed from {out / 'checkpoints'} at update {int(runner.update)}", flush=True)
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
     writer = _tensorboard(out) if run.tensorboard and lead else None
-    every = min(run.checkpoint_every or max(10, config.num_updates // 100), config.num_updates)
-    what = f"{every} PPO updates ({task.name} {config.policy}, {config.num_envs} envs x {config.num_steps} steps)"
-    with cli.compiling(what, silent=run.quiet or not lead):
-        chunk = jax.jit(ppo.updates, static_argnums=1).lower(runner, every, np.int32(every)).compile()
-    distributed.barrier(f"compiled {what}")  # the processes start the chunk's collectives together
 
     def updates(runner, count: int):
         """``count`` <= ``every`` updates in one call of the one compiled chunk (a shorter last one too)."""
@@ -471,7 +478,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--num-envs", type=int, help=f"parallel worlds (default {CPU_QUICK['num_envs']}; --paper 1024)")
     p.add_argument("--num-steps", type=int, help=f"rollout length per world and update (default {CPU_QUICK['num_steps']}; --paper 100)")
     p.add_argument("--layer-size", type=int, help=f"width of the policy's layers (default {CPU_QUICK['layer_size']}; --paper 512)")
-    p.add_argument("--lr", type=_positive_float, help="Adam learning rate, annealed linearly to 0 (default 2e-4)")
+    rates = ", ".join(f"{name} {values['lr']:.0e}".replace("e-0", "e-") for name, values in presets.items() if values.get("lr"))
+    p.add_argument(
+        "--lr",
+        type=_positive_float,
+        help=f"Adam learning rate, annealed linearly to 0 (default: the preset's, {rates}; 2e-4 for a preset without one)",
+    )
     p.add_argument("--seed", type=int, help="training seed (default 0)")
     p.add_argument(
         "--imitation",

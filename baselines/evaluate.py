@@ -138,8 +138,17 @@ def episode_plan(
     return np.tile(one, len(policies)), policy_ids, jnp.tile(world_keys(key, len(unit_texts), episodes), (len(policies), 1)).reshape(-1)
 
 
+def chunk_size(episodes: Sequence[int], limit: int) -> int:
+    """Episodes per compiled call shared by evaluations of ``episodes`` episodes each (e.g. the
+    splits of a run): at most ``limit``, the size that pads the fewest episodes in all (the larger
+    on a tie), so that one compilation serves them all."""
+    candidates = {max(1, min(limit, n)) for n in episodes}
+    return min(candidates, key=lambda b: (sum(-(-n // b) * b for n in episodes), -b))
+
+
 class Evaluator:
-    """Runs episodes of a world with one network; compiled once per (batch, shapes)."""
+    """Runs episodes of a world with one network, ``batch`` episodes per call (the last chunk
+    padded); compiled once per (batch, shapes)."""
 
     def __init__(self, task: Task, network: ActorCritic, batch: int = 256):
         self.task, self.network, self.batch = task, network, batch
@@ -224,7 +233,7 @@ class Evaluator:
         instructions, plans = padded(instruction_table), padded(plan_table)
         params = _on_this_process(params)
         processes, rank = jax.process_count(), jax.process_index()
-        batch = min(self.batch, len(texts))  # not a function of the processes: the same chunks, the same numbers
+        batch = self.batch  # not a function of the processes: the same chunks, the same numbers
         sums: dict[str, list] = defaultdict(list)
         for i, s in enumerate(range(0, len(texts), batch)):  # chunk i runs on process i % processes; the others add zeros
             chunk, ids, k = texts[s : s + batch], policy_ids[s : s + batch], keys[s : s + batch]
@@ -288,15 +297,17 @@ def evaluate_splits(
     ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network trained on
     ``trained`` (the reference of PPO-T+'s retrieval planner); ``episodes`` per ``unit`` (goal or
     instruction, ``evaluation_units``), at most ``max_steps`` steps each, keys from
-    ``config.seed``, in chunks of ``batch`` episodes (dealt out to the processes of a
-    multi-process run). Where the family pads splits to common shapes
+    ``config.seed``, in chunks of at most ``batch`` episodes, one size for every split
+    (``chunk_size``), dealt out to the processes of a multi-process run. Where the family pads splits to common shapes
     (``WorldFamily.shared_settings``), they share one compilation. Prints one line per split and
     policy, after announcing the first compilation unless ``quiet``."""
     family = worlds.family_of(spec["env"])
     settings = family.shared_settings([episodes for episodes, _ in splits.values()]) if family.shared_settings else {}
     tasks = {split: worlds.spec_task(spec, split_episodes, **settings) for split, split_episodes in splits.items()}
     shared_rows = max(len(task.texts) for task in tasks.values()) if settings else None
-    evaluator = Evaluator(trained, network, batch)
+    policies = CONTROLS + (("expert",) if expert and trained.expert is not None else ())
+    sizes = [len(evaluation_units(task, unit)[0]) * episodes * len(policies) for task in tasks.values()]
+    evaluator = Evaluator(trained, network, chunk_size(sizes, batch))
     key = jax.random.key(10_000 + config.seed)
     seen = set(trained.texts)
     results: dict[str, dict] = {}
@@ -312,7 +323,7 @@ def evaluate_splits(
                 split_key(key, split),
                 episodes,
                 max_steps,
-                policies=CONTROLS + (("expert",) if expert and trained.expert is not None else ()),
+                policies=policies,
                 greedy=greedy,
                 table_rows=rows,
                 unit=unit,

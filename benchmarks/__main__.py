@@ -1,5 +1,7 @@
 """``python -m benchmarks``: env-only steps/s of every registered world vs num_envs, and PPO
-training steps/s of each baseline policy with the share of time spent in the environment.
+training steps/s of each baseline policy with the share of time spent in the environment, beside
+the same PPO-T on the training world's reference (bare Craftax Classic for CrafText: the training
+cost of the instructions as a ratio).
 
 Writes ``env_sps.json``, ``env_sps.csv``, ``env_sps.md``, ``env_sps.png``,
 ``training_sps.{json,md}``, ``step_only.json`` and, with a world whose family asks for them
@@ -132,7 +134,9 @@ def _training(args, info: dict, on_cpu: bool) -> list[dict]:
     if not num_envs:
         return []
     from baselines.worlds import make_task
+    from baselines.worlds.task import plain_task
     from benchmarks.training import measure_training
+    from benchmarks.worlds import bench_worlds
 
     if args.quick:
         task, sizes = (
@@ -142,12 +146,22 @@ def _training(args, info: dict, on_cpu: bool) -> list[dict]:
     else:
         task, sizes = make_task(training_env(False)), {"num_steps": 64, "updates": 2, "repeats": args.repeats}
     rows = measure_training(task, num_envs, **sizes)
+    references = {name: w for name, w in bench_worlds().items() if w.compared_with == task.name}
+    for name, world in references.items():  # the same PPO-T on the bare world: the cost of the instructions
+        reference = plain_task(name, *world.make(), reset_ratio=world.settings.reset_ratio or 1)
+        bare = measure_training(reference, num_envs, **{**sizes, "policies": ("ppo-t",)})
+        ours = next(r for r in rows if r["policy"] == "ppo-t")
+        for r in bare:
+            r["ratio_of_compared"] = ours["train_steps_per_s"] / r["train_steps_per_s"]
+        rows += bare
     for r in rows:
         print(
             f"PPO {r['policy']:<7} {r['world']} {r['num_envs']} envs: {r['train_steps_per_s']:,.0f} training steps/s, "
             f"env-only {r['env_only_steps_per_s']:,.0f} steps/s, env share {r['env_share']:.0%}, compile {r['compile_s']:.1f} s",
             flush=True,
         )
+        if "ratio_of_compared" in r:
+            print(f"PPO ppo-t training {task.name} / {r['world']}: x{r['ratio_of_compared']:.2f}", flush=True)
     return rows
 
 

@@ -4,7 +4,9 @@ For each policy: the steps/s of whole PPO updates (rollout + GAE + epochs x mini
 once with ``.lower().compile()``, warmed up, median of repeats). Once per task: the env-only steps/s
 of the same worlds with the same reset strategy (``measure_env``: pre-sampled random actions, the
 same number of steps). The env share is env-only time / update time; the rest is the network
-(acting and learning).
+(acting and learning). ``python -m benchmarks`` also trains PPO-T on the training world's reference
+(``plain_task``: bare Craftax Classic beside CrafText) and records the ratio of the two
+(``ratio_of_compared``).
 """
 
 from __future__ import annotations
@@ -82,4 +84,10 @@ def markdown(rows: list[dict], info: dict) -> str:
             f"| {r['world']} | {r['policy']} | {r['num_envs']} x {r['num_steps']} | {r['layer_size']} | {r['parameters']:,} | "
             f"{r['train_steps_per_s']:,.0f} | {r['env_only_steps_per_s']:,.0f} | {r['env_share']:.0%} | {r['compile_s']:.1f} |"
         )
+    lines += [
+        f"\nPPO-T training steps/s of {next(r['world'] for r in rows if 'ratio_of_compared' not in r)} / the same PPO-T on "
+        f"{r['world']}: x{r['ratio_of_compared']:.2f}."
+        for r in rows
+        if "ratio_of_compared" in r
+    ]
     return "\n".join(lines) + "\n"

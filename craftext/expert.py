@@ -274,13 +274,15 @@ def _structure_cell(mine: Array, ground: Array, walkable: Array, position: Array
         jnp.clip(goal[STRUCT_KIND], 0, 3), jnp.clip(goal[STRUCT_SIZE], 0, _LAYOUT_LOOKUP.shape[1] - 1), jnp.clip(goal[STRUCT_VARIANT], 0, 2)
     ]
     offsets, count = jnp.asarray(_LAYOUT_OFFSETS)[row], jnp.asarray(_LAYOUT_COUNTS)[row]
-    below = jnp.asarray([1, 0])
-    mine_at, ground_at, walkable_at = _shifts(mine, False), _shifts(ground, False), _shifts(walkable, False)
+    below = np.array([1, 0])
+    approachable = _shift(walkable, below, False) & _shift(walkable, 2 * below, False)  # N and P open
+    # one shifted map per layout cell, not three: bit 0 mine, bit 1 open ground with its approach
+    cells_at = _shifts(mine.astype(jnp.int8) | ((ground & approachable).astype(jnp.int8) << 1), jnp.int8(0))
     placed, ok, prefix = jnp.zeros(mine.shape, jnp.int32), jnp.ones(mine.shape, bool), jnp.ones(mine.shape, bool)
     for i in range(_LAYOUT_OFFSETS.shape[1]):
         o = offsets[i]
-        filled = mine_at(o)
-        open_ = ground_at(o) & walkable_at(o + below) & walkable_at(o + 2 * below)
+        cell = cells_at(o)
+        filled, open_ = (cell & 1) > 0, (cell & 2) > 0
         used = i < count
         ok &= ~used | (prefix & filled) | open_
         prefix &= ~used | filled

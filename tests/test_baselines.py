@@ -243,6 +243,36 @@ def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compi
     assert evaluator._run._cache_size() == 1
 
 
+def test_plain_task_trains_the_same_ppo_on_a_world_without_instructions():
+    """``plain_task`` (the training benchmark's reference worlds): gymnax's CartPole, one empty
+    instruction, two PPO updates with finite losses and no success."""
+    import gymnax
+
+    from baselines.worlds.task import plain_task
+
+    env, params = gymnax.make("CartPole-v1")
+    task = plain_task("CartPole-v1", env, params)
+    config = PPOConfig(env_id="CartPole-v1", num_envs=4, num_steps=8, total_timesteps=64, num_minibatches=2, layer_size=16, update_epochs=1)
+    ppo = PPO(config, task, *tables(config, task, cache_dir=None))
+    _, metrics = jax.jit(ppo.updates, static_argnums=1)(ppo.init(jax.random.key(0)), 2)
+    assert metrics["env_steps"][-1] == 64 and np.isfinite(metrics["value_loss"]).all() and metrics["episodes"].sum() > 0
+    assert not metrics["success_rate"].any()
+
+
+def test_splits_share_one_chunk_size_and_padding_changes_no_number(trained, hex_task):
+    """``chunk_size`` picks one batch for every split (the fewest padded episodes, e.g. 72 for the
+    main job's 408 / 72 / 96 episodes), and a padded last chunk gives the numbers of one exact fit."""
+    assert evaluate.chunk_size([408, 72, 96], 256) == 72
+    assert evaluate.chunk_size([10], 256) == 10 and evaluate.chunk_size([600], 256) == 256
+    assert evaluate.chunk_size([96, 96], 64) == 64
+    ppo, _, out = trained
+    instructions, _ = tables(ppo.config, hex_task, cache_dir=None)
+    run = lambda batch: evaluate.Evaluator(hex_task, ppo.network, batch).evaluate(  # noqa: E731
+        out["runner"].params, hex_task, instructions, None, jax.random.key(0), episodes=2, max_steps=20
+    )
+    assert run(3 * 2 * len(hex_task.goals)) == run(7)  # one chunk of every episode; 14 chunks, the last one padded
+
+
 @pytest.mark.slow
 def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys, monkeypatch):
     """3 updates, a checkpoint every 2: checkpoints 2 and 3 (the last chunk is capped, by the same
@@ -353,12 +383,20 @@ def test_cli_presets_are_defaults_that_flags_override(tmp_path):
         "quick",
         GROUNDING_GOALS,
         "full",
-        500_000,
+        240_000,
         150,
     )
     mine = settings(parser().parse_args(["--preset", "grounding", "--total-steps", "1000", "--out", str(tmp_path / "b")]))
     assert (mine.total_steps, mine.goals, mine.eval_episodes) == (1000, GROUNDING_GOALS, 16)
     assert settings(parser().parse_args(["--preset", "level", "--out", str(tmp_path / "c")])).goals == ""
+
+
+def test_cli_refuses_a_misspelt_eval_split_before_anything_is_built(tmp_path):
+    from baselines.__main__ import parser, settings
+
+    with pytest.raises(SystemExit, match="no split 'test_paraphrase' \\(did you mean 'test_paraphrased'\\?\\)"):
+        settings(parser().parse_args(["--eval-splits", "train,test_paraphrase", "--out", str(tmp_path / "a")]))
+    assert not (tmp_path / "a").exists()
 
 
 def test_goal_filter_keeps_whole_keys_and_drops_minus_terms():

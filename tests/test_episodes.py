@@ -208,19 +208,20 @@ def test_play_sessions_are_capped_and_expire(worlds, tmp_path, monkeypatch):
 
     monkeypatch.setattr(play, "MAX_SESSIONS", 3)
     server = play.PlayServer(worlds("Hexagons-Paint-v1"), tmp_path, "p", text=0)
-    player_id, player, _ = server.open(None, now=0.0)
+    t0 = time.monotonic()  # the clock a request's session check reads
+    player_id, player, _ = server.open(None, now=t0)
     player.act(player.view()["feasible"][0])
     for i in range(40):  # 40 cookieless page loads
-        server.open(None, now=1.0 + i)
+        server.open(None, now=t0 + 1.0 + i)
     assert len(server.sessions) == 3 and player in server.sessions.values() and len(list(tmp_path.glob("*.jsonl"))) == 1
     for _ in range(2):
-        _, other, _ = server.open(None, now=50.0)
+        _, other, _ = server.open(None, now=t0 + 50.0)
         other.act(other.view()["feasible"][0])
     with pytest.raises(OverflowError, match="3 players"):
-        server.open(None, now=51.0)
+        server.open(None, now=t0 + 51.0)
     app = play.create_app(server, hosts=("testserver",))
     assert TestClient(app).get("/").status_code == 503
-    server.open(None, now=50.0 + play.SESSION_IDLE_S + 1)  # every player idle for too long: all dropped
+    server.open(None, now=t0 + 50.0 + play.SESSION_IDLE_S + 1)  # every player idle for too long: all dropped
     assert len(server.sessions) == 1 and player not in server.sessions.values()
     assert len(list(tmp_path.glob("*.jsonl"))) == 3  # their unfinished episodes stay in their journals
 

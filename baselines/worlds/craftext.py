@@ -226,7 +226,8 @@ FAMILY = WorldFamily(
             "level": "easy",
             "goals": GROUNDING_GOALS,
             "max_episode_steps": 150,
-            "total_steps": 500_000,
+            "total_steps": 240_000,
+            "lr": 6e-4,
             "imitation": 1.0,
             "eval_episodes": 8,
         },
@@ -275,7 +276,7 @@ FAMILY = WorldFamily(
     },
 )
 """The CrafText registry entry. Presets of ``python -m baselines``: ``quick`` (the main job: PPO
-with imitation of the scripted expert, 500k steps), ``grounding`` (the same goal set, plain PPO at
+with imitation of the scripted expert, 240k steps), ``grounding`` (the same goal set, plain PPO at
 a larger budget), ``level`` (a whole level), ``paper`` (the paper's training setup: Classic
 pixels, medium level, Craftax's 10,000-step episodes, a 768-d frozen encoder, 50 evaluation
 episodes per instruction)."""

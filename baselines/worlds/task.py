@@ -90,3 +90,30 @@ class Task:
 def all_feasible(num_actions: int) -> Array:
     """(num_actions,) True: the mask of a world without infeasible actions."""
     return jnp.ones(num_actions, bool)
+
+
+def plain_task(name: str, env: Any, params: Any, reset_ratio: int = 1) -> Task:
+    """A world without instructions as a ``Task``: one empty instruction, the world's own (array)
+    observation as the features, every action feasible, never a success (``success`` reads the
+    vector env's ``info["terminated"]`` for its shape). The same policy and PPO then train on it,
+    e.g. a family's ``Reference`` world in the training benchmark."""
+
+    def observe(obs) -> Observed:
+        return Observed(jnp.asarray(obs, jnp.float32), jnp.int32(0), all_feasible(env.num_actions))
+
+    def start(key: Array, text: Array, params: Any):
+        return env.reset_env(key, params)
+
+    return Task(
+        name,
+        env,
+        params,
+        ("",),
+        np.zeros(1, np.int32),
+        ({"key": "none"},),
+        observe,
+        start,
+        lambda info: jnp.zeros_like(info["terminated"]),
+        lambda info, ended: {"success": (jnp.zeros(ended.shape, jnp.float32), ended.astype(jnp.float32))},
+        reset_ratio=reset_ratio,
+    )
