@@ -146,11 +146,11 @@ def _training(args, info: dict, on_cpu: bool) -> list[dict]:
     else:
         task, sizes = make_task(training_env(False)), {"num_steps": 64, "updates": 2, "repeats": args.repeats}
     rows = measure_training(task, num_envs, **sizes)
+    ours = next(r for r in rows if r["policy"] == "ppo-t")
     references = {name: w for name, w in bench_worlds().items() if w.compared_with == task.name}
     for name, world in references.items():  # the same PPO-T on the bare world: the cost of the instructions
         reference = plain_task(name, *world.make(), reset_ratio=world.settings.reset_ratio or 1)
         bare = measure_training(reference, num_envs, **{**sizes, "policies": ("ppo-t",)})
-        ours = next(r for r in rows if r["policy"] == "ppo-t")
         for r in bare:
             r["ratio_of_compared"] = ours["train_steps_per_s"] / r["train_steps_per_s"]
         rows += bare

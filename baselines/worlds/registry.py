@@ -129,18 +129,26 @@ def check_spec(spec: Mapping, given: Iterable[str] = ()) -> None:
         raise ValueError(f"{Setting(foreign[0], None, '').flag} is not a setting of {spec['env']} (its world settings: {theirs})")
 
 
+def check_splits(spec: Mapping, splits: Iterable[str], flag: str = "--split") -> None:
+    """ValueError naming the first of ``splits`` that ``spec``'s data does not offer (as ``flag``),
+    with the closest split it offers (``UnknownWorldError`` for an unknown id)."""
+    spec = world_spec(spec)
+    spec["env"] = resolve(spec["env"])
+    offered = find_family(spec["env"]).splits_of(spec)
+    for split in splits:
+        if split not in offered:
+            close = difflib.get_close_matches(split, offered, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"{flag} {split!r} is not a split of {spec['env']}'s data ({', '.join(offered)}){hint}")
+
+
 def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
     """(episodes, ``make_task`` settings) of one split of ``spec``'s world (the family's
     ``episodes``). Raises ValueError (``UnknownWorldError`` for an unknown id)."""
+    check_splits(spec, [split])
     spec = world_spec(spec)
     spec["env"] = resolve(spec["env"])
-    family = find_family(spec["env"])
-    offered = family.splits_of(spec)
-    if split not in offered:
-        close = difflib.get_close_matches(split, offered, n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"--split {split!r} is not a split of {spec['env']}'s data ({', '.join(offered)}){hint}")
-    return family.episodes(spec, split)
+    return find_family(spec["env"]).episodes(spec, split)
 
 
 def spec_task(spec: Mapping, split: str | tuple[list, dict], **settings) -> Task:
