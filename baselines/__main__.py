@@ -283,6 +283,10 @@ def train(args: argparse.Namespace) -> None:
         began = time.perf_counter()
         jax.block_until_ready(updates(runner, 1))
         _print_expected_time(config, time.perf_counter() - began, int(runner.update))
+        if lead:
+            from baselines.roofline import projection_line
+
+            print(projection_line(task.env, task.params, config.num_envs, getattr(ppo.env, "reset_ratio", None)), flush=True)
     start = time.perf_counter()
     stopped = None
     with (out / "metrics.jsonl").open("a") if lead else open(os.devnull, "w") as log, distributed.StopSignals() as stop:

@@ -37,13 +37,13 @@ def restore_params(run: str | Path, target: Any) -> Any:
         return checkpointer.restore((Path(run) / "params").absolute(), target)
 
 
-RUN_KINDS = {"ppo": "ppo", "bc": "network", "painter": "layout", "builder": "simulated_items"}
+RUN_KINDS = {"ppo": "ppo", "dagger": "dagger", "bc": "network", "painter": "layout", "builder": "simulated_items"}
 """The command that trained a run -> the key its ``config.json`` alone has."""
 
 
 def run_kind(run: str | Path) -> str:
     """Which command trained the run in folder ``run`` (a key of ``RUN_KINDS``: ``ppo`` for
-    ``python -m baselines``, ``bc``, ``painter``, ``builder``), read from its ``config.json``;
+    ``python -m baselines``, ``dagger`` (``baselines.bc.dagger``), ``bc``, ``painter``, ``builder``), read from its ``config.json``;
     ValueError naming the folder otherwise."""
     path = Path(run) / "config.json"
     if not path.is_file():
@@ -65,7 +65,8 @@ def run_config(run: str | Path) -> PPOConfig:
         raise ValueError(f"{run}: not a run folder of python -m baselines or python -m baselines.bc (no config.json)")
     saved = json.loads(path.read_text())
     if "network" in saved:
-        return PPOConfig(**saved["network"], seed=saved.get("bc", {}).get("seed", 0))
+        trainer = saved.get("bc") or saved.get("dagger") or {}
+        return PPOConfig(**saved["network"], seed=trainer.get("seed", 0))
     if "ppo" in saved:
         return config_from_dict(saved["ppo"])
     raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")

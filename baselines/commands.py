@@ -17,6 +17,7 @@ from pathlib import Path
 COMMANDS: dict[str, str] = {
     "train": "baselines",
     "bc": "baselines.bc",
+    "dagger": "baselines.bc.dagger",
     "evaluate": "baselines.evaluate",
     "export": "baselines.export",
     "episodes": "baselines.episodes",

@@ -534,8 +534,8 @@ def evaluate_run(args: argparse.Namespace) -> Path:
 
     run = Path(args.run)
     kind = run_kind(run)
-    if kind not in ("ppo", "bc"):
-        raise ValueError(f"{run}: a run of python -m baselines or python -m baselines.bc, not of {kind}")
+    if kind not in ("ppo", "bc", "dagger"):
+        raise ValueError(f"{run}: a run of python -m baselines, baselines.bc or baselines.bc.dagger, not of {kind}")
     config, spec = run_config(run), run_world(run)
     evaluated = {**spec, **world_changes(args.world, spec)}
     family = worlds.family_of(spec["env"])
@@ -589,7 +589,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }
-    trainer = "BC " if kind == "bc" else ""
+    trainer = {"bc": "BC ", "dagger": "aggregated DAgger "}.get(kind, "")
     labels = {"agent": f"agent ({trainer}{config.policy}, {mode})"}
     print("\n" + save(results, out, meta, labels, family.group_order))
     print(f"picture: {plots.evaluation_bars(out)}", flush=True)

@@ -36,8 +36,8 @@ def export_run(run: Path, out: Path, dtype: str = "float16", command_line: str =
     import ml_dtypes
 
     kind = run_kind(run)
-    if kind not in ("ppo", "bc", "painter"):
-        raise ValueError(f"{run}: a run of python -m baselines, baselines.bc or baselines.painter, not of {kind}")
+    if kind not in ("ppo", "bc", "dagger", "painter"):
+        raise ValueError(f"{run}: a run of python -m baselines, baselines.bc, baselines.bc.dagger or baselines.painter, not of {kind}")
     params, source = saved_params(run)
     floating = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
 

@@ -110,6 +110,9 @@ def run_title(run: Path) -> str:
     if "bc" in config:  # a behavioural-cloning run
         bc, world, demos = config["bc"], config.get("world", {}), config.get("demos", "demonstrations")
         return f"{world.get('env', run.name)}: {bc.get('policy', 'policy')} cloned from {demos}, seed {bc.get('seed', 0)}"
+    if "dagger" in config:  # an aggregated-DAgger run
+        world, network = config.get("world", {}), config.get("network", {})
+        return f"{world.get('env', run.name)}: {network.get('policy', 'policy')}, aggregated DAgger, seed {config['dagger'].get('seed', 0)}"
     ppo, command = config.get("ppo", {}), config.get("command", {})
     agent = ppo.get("policy") or command.get("policy", "agent")
     if ppo.get("imitation_only"):
@@ -162,6 +165,27 @@ def cloning_curve(run: Path) -> Path:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     return save(fig, run / "learning_curve.png", run_title(run))
+
+
+def dagger_curve(run: Path) -> Path:
+    """``run/learning_curve.png`` of an aggregated-DAgger run against environment steps: the cross
+    entropy of the expert's action on each round's new states before training on them (held out)
+    and on the training minibatches, and the held-out top-1 agreement overall and per goal category."""
+    rows = metrics_rows(run)
+    plt = pyplot()
+    steps = [r["env_steps"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    _curve(left, steps, [r["heldout_loss"] for r in rows], "#1f77b4", "held out (new states)")
+    _curve(left, steps, [r["train_loss"] for r in rows], "#ff7f0e", "training minibatches")
+    left.set(xlabel="environment steps", ylabel="cross entropy of the expert's action")
+    _curve(right, steps, [r["heldout_agreement"] for r in rows], "black", "all goals")
+    for i, name in enumerate(sorted(k.split("/", 1)[1] for k in rows[0] if k.startswith("heldout_agreement/"))):
+        _curve(right, steps, [r[f"heldout_agreement/{name}"] for r in rows], f"C{i}", name)
+    right.set(xlabel="environment steps", ylabel="held-out agreement with the expert", ylim=(0, 1.02))
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    return save(fig, run / "learning_curve.png", f"{run_title(run)} (faint: each round; solid: moving average)")
 
 
 def painter_curve(run: Path) -> Path:
@@ -271,7 +295,7 @@ def main(argv: list[str] | None = None) -> None:
         kind = run_kind(run)
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
-    curve = {"ppo": learning_curve, "bc": cloning_curve, "painter": painter_curve}.get(kind)
+    curve = {"ppo": learning_curve, "bc": cloning_curve, "dagger": dagger_curve, "painter": painter_curve}.get(kind)
     if curve is None:
         raise SystemExit(f"error: {run} is a {kind} run; python -m baselines.{kind} draws its pictures")
     pictures = ((curve, "metrics.jsonl"),) + (((evaluation_bars, "evaluation.json"),) if kind != "painter" else ())

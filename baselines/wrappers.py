@@ -14,11 +14,13 @@ reset inside ``step``; ``info["final_observation"]`` holds the observation befor
   any further finished worlds reuse one of those fresh worlds (block ``i // reset_ratio``), so a
   step with more than ``num_resets`` finished worlds stays correct, only less diverse.
 * ``LogWrapper``: running episode returns and lengths over a vector env.
+* ``batched_env``: the plain (reset, step) pair of a batch of worlds that the benchmarks time.
 * ``LegacyStepAPIWrapper`` (re-exported from gymnax): the old 5-tuple step for older code.
 """
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any
 
@@ -29,7 +31,7 @@ from gymnax.environments.environment import Environment
 from gymnax.wrappers import LegacyStepAPIWrapper
 from jax import Array
 
-__all__ = ["AutoResetVecEnv", "LegacyStepAPIWrapper", "LogState", "LogWrapper", "OptimisticResetVecEnv"]
+__all__ = ["AutoResetVecEnv", "LegacyStepAPIWrapper", "LogState", "LogWrapper", "OptimisticResetVecEnv", "batched_env"]
 
 
 def _select(mask: Array, on_true: Any, on_false: Any) -> Any:
@@ -156,3 +158,20 @@ class LogWrapper:
             "returned_episode_valid": state.returned_episode_valid,
         }
         return obs, state, reward, terminated, truncated, info
+
+
+def batched_env(env: Environment, num_envs: int, reset_ratio: int | None = None):
+    """(reset(key, params), step(key, state, actions, params)) over ``num_envs`` worlds: gymnax's own
+    auto-resetting ``env.step`` under ``vmap``, or with ``reset_ratio`` an ``OptimisticResetVecEnv``
+    (ratio reduced to a divisor of ``num_envs``)."""
+    if reset_ratio:
+        vec = OptimisticResetVecEnv(env, num_envs, math.gcd(num_envs, reset_ratio))
+        return vec.reset, vec.step
+
+    def reset(key, params):
+        return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, num_envs), params)
+
+    def step(key, state, actions, params):
+        return jax.vmap(env.step, in_axes=(0, 0, 0, None))(jax.random.split(key, num_envs), state, actions, params)
+
+    return reset, step

@@ -4,7 +4,7 @@ Compile time is measured separately (``jit(...).lower(...).compile()``); each re
 compiled rollout from fresh states and waits with ``block_until_ready``. The final observation
 and state are returned, so XLA cannot drop any of the observation work. The batched step is
 gymnax's own ``env.step`` under ``vmap`` (auto-reset of every finished world) or, with
-``reset_ratio``, ``baselines.wrappers.OptimisticResetVecEnv``.
+``reset_ratio``, ``baselines.wrappers.OptimisticResetVecEnv`` (``baselines.wrappers.batched_env``).
 
 ``compare_step_only`` times ``vmap(env.step_env)`` alone from states reset outside the timing (no
 resets at all) for several worlds in interleaved rounds: the cost of the step itself, where world
@@ -13,7 +13,6 @@ generation cannot hide it.
 
 from __future__ import annotations
 
-import math
 import statistics
 import time
 from typing import Any
@@ -22,27 +21,12 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from baselines.wrappers import batched_env
+
 
 def rollout_steps(num_envs: int, budget: int = 2**20, low: int = 32, high: int = 2048) -> int:
     """Scan length for ``num_envs`` worlds: about ``budget`` env-steps, clipped to [low, high]."""
     return int(min(max(budget // num_envs, low), high))
-
-
-def _batched(env: Any, num_envs: int, reset_ratio: int | None):
-    """(reset(key, params), step(key, state, actions, params)) over ``num_envs`` worlds."""
-    if reset_ratio:
-        from baselines.wrappers import OptimisticResetVecEnv
-
-        vec = OptimisticResetVecEnv(env, num_envs, math.gcd(num_envs, reset_ratio))
-        return vec.reset, vec.step
-
-    def reset(key, params):
-        return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, num_envs), params)
-
-    def step(key, state, actions, params):
-        return jax.vmap(env.step, in_axes=(0, 0, 0, None))(jax.random.split(key, num_envs), state, actions, params)
-
-    return reset, step
 
 
 def measure_env(
@@ -57,7 +41,7 @@ def measure_env(
 ) -> dict:
     """Steps/s of ``num_envs`` worlds over ``num_steps`` steps: median and spread of ``repeats``;
     with a ``mesh``, the worlds are sharded over its ``data`` axis (as PPO shards them)."""
-    reset, step = _batched(env, num_envs, reset_ratio)
+    reset, step = batched_env(env, num_envs, reset_ratio)
 
     def shard(tree, axis: int = 0):
         if mesh is None:

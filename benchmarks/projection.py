@@ -1,13 +1,9 @@
 """``python -m benchmarks.projection``: what each world's step would do on a GPU, as a projection.
 
-For every benchmark world, XLA's cost analysis of its compiled batched step (the step the env
+For every benchmark world, the roofline bound of its compiled batched step (the step the env
 benchmark times: gymnax's auto-resetting ``vmap(env.step)``, or optimistic resets for worlds
-that generate maps) gives flops and bytes accessed per env-step at 1,024 and 16,384 worlds. A
-roofline bound on a GPU is then ``min(bandwidth / bytes, peak flops / flops)`` per second, with
-the published HBM bandwidth and FP32 peak of a V100, an A100 and an H100 (``GPUS``). It is an
-upper bound, stated as a projection: the analysis is of this machine's compilation (a GPU's
-fuses differently), "bytes accessed" counts every operation's operands (caches make real traffic
-smaller), and launch overheads and control flow are ignored. Beside it stand the published GPU
+that generate maps) on a V100, an A100 and an H100 at 1,024 and 16,384 worlds, from XLA's cost
+analysis (``baselines.roofline``: an upper bound, stated as a projection). Beside it stand the published GPU
 measurements a world family names (``Benchmark.published``: the CrafText paper's V100 figures) and
 what PPO at the paper's scale needs (1e9 steps in 12 hours: 23,148 steps/s). A GPU run of
 ``python -m benchmarks`` replaces the projection with measurements.
@@ -22,42 +18,10 @@ import argparse
 import json
 
 from baselines import cli
+from baselines.roofline import GPUS, PAPER_SCALE, roofline, step_cost
 
-GPUS = {
-    "V100 SXM2": (900e9, 15.7e12),
-    "A100 SXM4 40GB": (1555e9, 19.5e12),
-    "H100 SXM5": (3350e9, 66.9e12),
-}
-"""GPU -> (HBM bandwidth in bytes/s, FP32 peak in flops/s without tensor cores), from the vendors' data sheets."""
-PAPER_SCALE = 1e9 / (12 * 3600)
-"""Steps/s that PPO at the paper's scale needs (1e9 steps in 12 hours)."""
 NUM_ENVS = (1024, 16384)
 FILES = ("projection.json", "projection.md")
-
-
-def step_cost(env, params, num_envs: int, reset_ratio: int | None) -> dict[str, float]:
-    """Flops and bytes accessed per env-step of the compiled batched step of ``num_envs`` worlds."""
-    import jax
-    import jax.numpy as jnp
-
-    from benchmarks.env_sps import _batched
-
-    reset, step = _batched(env, num_envs, reset_ratio)
-    _, state = jax.eval_shape(reset, jax.random.key(0), params)
-    actions = jax.ShapeDtypeStruct((num_envs,), jnp.int32)
-    cost = jax.jit(step).lower(jax.random.key(1), state, actions, params).compile().cost_analysis()
-    cost = cost[0] if isinstance(cost, (list, tuple)) else cost
-    return {"flops": float(cost.get("flops", 0.0)) / num_envs, "bytes": float(cost.get("bytes accessed", 0.0)) / num_envs}
-
-
-def roofline(cost: dict[str, float]) -> dict[str, dict]:
-    """GPU -> {steps_per_s, bound}: the smaller of the bandwidth and the compute bound."""
-    out = {}
-    for gpu, (bandwidth, flops) in GPUS.items():
-        memory = bandwidth / max(cost["bytes"], 1.0)
-        compute = flops / max(cost["flops"], 1.0)
-        out[gpu] = {"steps_per_s": min(memory, compute), "bound": "memory" if memory <= compute else "compute"}
-    return out
 
 
 def markdown(rows: list[dict], info: dict) -> str:

@@ -1,6 +1,11 @@
 """Test-wide settings: the persistent JAX compilation cache every command uses
 (``baselines.cli.compilation_cache``: ``~/.cache/instructworlds/jax``, or ``$INSTRUCTWORLDS_JAX_CACHE``),
-so repeated runs skip recompiling; and the order in which pytest-xdist's workers take the tests."""
+so repeated runs skip recompiling; the example world package of another distribution
+(``tests/fixtures/corridor_world``) importable as ``corridor_world``; and the order in which
+pytest-xdist's workers take the tests."""
+
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -8,6 +13,8 @@ from baselines.cli import compilation_cache
 from tests.servers import chromium
 
 compilation_cache()
+CORRIDOR_PACKAGE = Path(__file__).parent / "fixtures" / "corridor_world"
+sys.path.insert(0, str(CORRIDOR_PACKAGE))
 
 LONGEST_FIRST = (
     "tests/test_scale_out.py",

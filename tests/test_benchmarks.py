@@ -105,7 +105,7 @@ def test_compare_prints_ratios_and_flags_drops(tmp_path, capsys):
 
 
 def test_gpu_projection_from_the_compiled_step(tmp_path):
-    from benchmarks.projection import GPUS
+    from baselines.roofline import GPUS, projection_line
     from benchmarks.projection import main as projection
 
     (row,) = projection(["--env", "Hexagons-Paint-v1", "--num-envs-list", "8", "--out", str(tmp_path), "--quiet"])
@@ -115,3 +115,6 @@ def test_gpu_projection_from_the_compiled_step(tmp_path):
     assert "roofline-bound steps/s, not measurements" in (tmp_path / "projection.md").read_text()
     with pytest.raises(SystemExit, match="projection.json already exists"):
         projection(["--env", "Hexagons-Paint-v1", "--num-envs-list", "8", "--out", str(tmp_path)])
+    spec = bench_worlds()["Hexagons-Paint-v1"]
+    line = projection_line(*spec.make(), 8, spec.settings.reset_ratio)  # what python -m baselines --paper prints
+    assert line.startswith("projection, not a measurement") and f"{row['gpus']['V100 SXM2']['steps_per_s']:,.0f}" in line

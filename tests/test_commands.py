@@ -78,7 +78,7 @@ def test_every_command_that_takes_a_world_takes_the_same_world_flags():
     world_flags = {"--env", "--max-episode-steps", *(s.flag for s in worlds.settings().values())}
     flags = _flags()
     takers = {c for c, _ in flags["--max-episode-steps"]}
-    assert takers == {"train", "episodes play", "episodes record", "textworld generate", "llm-agent"}
+    assert takers == {"train", "dagger", "episodes play", "episodes record", "textworld generate", "llm-agent"}
     for option in world_flags:
         assert {c for c, _ in flags[option]} >= takers, option
 

@@ -6,7 +6,11 @@ Each world package registers its env ids (``REGISTERED_IDS``); each family modul
 need. Every command and tool asks this module: ``family_of(env_id)`` (an unknown id is one
 ``UnknownWorldError`` naming the close ones), ``make_task``, ``split_episodes`` / ``spec_task`` of a
 world spec, ``add_world_arguments(parser)`` for the flags that choose a world, ``presets()``.
-A new world joins with ``register(WorldFamily(...))`` (see CONTRIBUTING.md).
+A world of this repository joins with one family module here; a world from another distribution
+declares its ``WorldFamily`` under the entry-point group ``instructworlds.worlds``
+(``[project.entry-points."instructworlds.worlds"] name = "package:FAMILY"``), which the registry
+loads the first time it is asked; ``register(WorldFamily(...))`` adds one at run time and
+``registered(family)`` for the length of a ``with`` block (see docs/extending.md).
 
 A *world spec* is the dict of settings that chooses a world and its episodes: ``env``, every
 family's settings (``--level``, ``--data``, ...) and ``max_episode_steps``; what a training run
@@ -16,9 +20,12 @@ saves and an episode file records to rebuild its world (``world_spec`` fills the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import difflib
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from baselines.worlds.base import Setting, WorldFamily
@@ -29,7 +36,10 @@ from baselines.worlds.hexagons import FAMILY as HEXAGONS
 if TYPE_CHECKING:
     from baselines.worlds.task import Task
 
+ENTRY_POINTS = "instructworlds.worlds"
+"""The entry-point group through which another distribution declares its ``WorldFamily``."""
 _FAMILIES: list[WorldFamily] = [CRAFTEXT, HEXAGONS, BLOCKSWORLD]
+_entry_points_loaded = False
 DEFAULT_ENV = _FAMILIES[0].default_id
 """The world a command plays when none is named."""
 MAX_EPISODE_STEPS = Setting("max_episode_steps", 500, "episode limit (truncation)")
@@ -40,41 +50,68 @@ class UnknownWorldError(ValueError):
     """An env id (or alias) the registry does not know; the message names the close ones."""
 
 
+def _all() -> list[WorldFamily]:
+    """The registered families, the installed distributions' (``ENTRY_POINTS``) loaded on the first
+    call; one that fails to load or clashes is left out with a warning naming its entry point."""
+    global _entry_points_loaded
+    if not _entry_points_loaded:
+        _entry_points_loaded = True
+        for point in metadata.entry_points(group=ENTRY_POINTS):
+            try:
+                family = point.load()
+                if not isinstance(family, WorldFamily):
+                    raise ValueError(f"it names a {type(family).__name__}, not a baselines.worlds.WorldFamily")
+                register(family)
+            except Exception as error:  # another distribution's bug must not stop every command
+                warnings.warn(f"world entry point {point.name} = {point.value!r} left out: {error}", stacklevel=2)
+    return _FAMILIES
+
+
 def families() -> tuple[WorldFamily, ...]:
     """Every registered family, in registration order."""
-    return tuple(_FAMILIES)
+    return tuple(_all())
 
 
 def register(family: WorldFamily) -> None:
     """Add a family; ValueError if one of its ids, aliases or presets is taken, or one of its
     settings clashes with another family's setting of the same name (another default)."""
-    taken = set(ids()) | {a for f in _FAMILIES for a in f.aliases}
+    taken = set(ids()) | {a for f in _all() for a in f.aliases}
     clash = sorted(taken & (set(family.ids) | set(family.aliases)))
     if clash:
         raise ValueError(f"family {family.name}: {', '.join(clash)} already registered")
     clash = sorted(set(presets()) & set(family.presets))
     if clash:
         raise ValueError(f"family {family.name}: preset(s) {', '.join(clash)} already registered")
-    known = {s.name: s.default for f in _FAMILIES for s in f.settings}
+    known = {s.name: s.default for f in _all() for s in f.settings}
     for s in family.settings:
         if s.name in known and known[s.name] != s.default:
             raise ValueError(f"family {family.name}: setting {s.name} defaults to {s.default!r}, another family's to {known[s.name]!r}")
-    _FAMILIES.append(family)
+    _all().append(family)
+
+
+@contextlib.contextmanager
+def registered(family: WorldFamily) -> Iterator[WorldFamily]:
+    """``register(family)`` for the length of a ``with`` block (tests, examples)."""
+    register(family)
+    try:
+        yield family
+    finally:
+        _FAMILIES.remove(family)
 
 
 def ids() -> tuple[str, ...]:
     """Every registered env id."""
-    return tuple(i for f in _FAMILIES for i in f.ids)
+    return tuple(i for f in _all() for i in f.ids)
 
 
 def aliases() -> dict[str, str]:
     """Short names -> env ids (``craftext`` -> ``CrafText-Classic-Symbolic-v1``, ...)."""
-    return {a: i for f in _FAMILIES for a, i in f.aliases.items()}
+    return {a: i for f in _all() for a, i in f.aliases.items()}
 
 
 def find_family(env_id: str) -> WorldFamily | None:
     """The family of a registered id, or None."""
-    return next((f for f in _FAMILIES if env_id in f.ids), None)
+    return next((f for f in _all() if env_id in f.ids), None)
 
 
 def resolve(name: str) -> str:
@@ -98,7 +135,7 @@ def settings() -> dict[str, Setting]:
     """Every world setting by name, in spec order; a setting several families read carries their
     helps joined."""
     merged: dict[str, Setting] = {}
-    for s in [s for f in _FAMILIES for s in f.settings] + [MAX_EPISODE_STEPS]:
+    for s in [s for f in _all() for s in f.settings] + [MAX_EPISODE_STEPS]:
         old = merged.get(s.name)
         if old is None:
             merged[s.name] = s
@@ -179,7 +216,7 @@ def eval_splits(spec: Mapping) -> tuple[str, ...]:
 
 def presets() -> dict[str, dict]:
     """Named defaults of ``python -m baselines`` from every family (each names its world)."""
-    return {name: {"env": f.default_id, **values} for f in _FAMILIES for name, values in f.presets.items()}
+    return {name: {"env": f.default_id, **values} for f in _all() for name, values in f.presets.items()}
 
 
 def add_world_arguments(
@@ -200,7 +237,7 @@ def add_world_arguments(
         + (f"; default {DEFAULT_ENV}" if not env_required else ""),
     )
     if split:
-        named = "; ".join(f"{f.name}: {', '.join(f.splits)}" for f in _FAMILIES)
+        named = "; ".join(f"{f.name}: {', '.join(f.splits)}" for f in _all())
         group.add_argument("--split", default="train" if defaults else None, help=f"the split ({named}; default train)")
     for s in settings().values():
         group.add_argument(
