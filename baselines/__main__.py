@@ -240,7 +240,8 @@ def train(args: argparse.Namespace) -> None:
     if not run.resume and lead:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
         evaluation = {k: getattr(run, k) for k in EVAL_DEFAULTS}
-        saved = {"ppo": dataclasses.asdict(config), "command": command, "evaluation": evaluation, "command_line": args.command_line}
+        saved = {"kind": "ppo", "ppo": dataclasses.asdict(config), "command": command, "evaluation": evaluation}
+        saved["command_line"] = args.command_line
         cli.write_atomic(out / "config.json", json.dumps(saved, indent=1))
     print(
         f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.policy}, "

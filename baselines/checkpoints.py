@@ -38,20 +38,24 @@ def restore_params(run: str | Path, target: Any) -> Any:
 
 
 RUN_KINDS = {"ppo": "ppo", "dagger": "dagger", "bc": "network", "painter": "layout", "builder": "simulated_items"}
-"""The command that trained a run -> the key its ``config.json`` alone has."""
+"""The command that trained a run (the ``kind`` its ``config.json`` records) -> the key its
+``config.json`` alone has (how the kind of a folder written before ``kind`` was recorded is told)."""
 
 
 def run_kind(run: str | Path) -> str:
     """Which command trained the run in folder ``run`` (a key of ``RUN_KINDS``: ``ppo`` for
-    ``python -m baselines``, ``dagger`` (``baselines.bc.dagger``), ``bc``, ``painter``, ``builder``), read from its ``config.json``;
-    ValueError naming the folder otherwise."""
+    ``python -m baselines``, ``dagger`` (``baselines.bc.dagger``), ``bc``, ``painter``,
+    ``builder``): the ``kind`` its ``config.json`` records (told by ``RUN_KINDS``' keys for a folder
+    written before); ValueError naming the folder otherwise."""
     path = Path(run) / "config.json"
     if not path.is_file():
         raise ValueError(f"{run}: not a run folder (no config.json)")
     saved = json.loads(path.read_text())
-    kind = next((kind for kind, key in RUN_KINDS.items() if key in saved), None)
-    if kind is None:
-        raise ValueError(f"{path}: not the configuration of a run of this suite")
+    kind = saved.get("kind") if isinstance(saved, dict) else None
+    if kind is None and isinstance(saved, dict):
+        kind = next((kind for kind, key in RUN_KINDS.items() if key in saved), None)
+    if kind not in RUN_KINDS:
+        raise ValueError(f"{path}: not the configuration of a run of this suite" + (f" (kind {kind!r})" if kind else ""))
     return kind
 
 

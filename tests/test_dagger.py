@@ -93,6 +93,26 @@ def test_aggregated_dagger_scores_held_out_states_and_resumes_as_one_sitting(tmp
     for a, b in zip(jax.tree.leaves(saved_params(one)[0]), jax.tree.leaves(saved_params(two)[0])):
         np.testing.assert_array_equal(a, b)
     assert sorted(p.stem for p in (one / "replay").glob("*.npz")) == ["000002", "000003"]  # only what the replay holds
+    from baselines.checkpoints import run_kind
+
+    assert run_kind(one) == "dagger" and json.loads((one / "config.json").read_text())["kind"] == "dagger"
     evaluation = json.loads((two / "evaluation.json").read_text())
     assert set(evaluation["splits"]) == {"train"}
     assert (one / "learning_curve.png").is_file() and (one / "evaluation.png").is_file()
+
+
+def test_a_run_folder_says_its_kind(tmp_path):
+    from baselines.checkpoints import run_kind
+
+    def folder(name: str, saved) -> str:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text(json.dumps(saved))
+        return str(tmp_path / name)
+
+    assert run_kind(folder("dagger", {"kind": "dagger", "network": {}, "dagger": {}})) == "dagger"
+    assert run_kind(folder("older-bc", {"bc": {}, "network": {}})) == "bc"  # written before kind was recorded
+    assert run_kind(folder("older-ppo", {"ppo": {}, "command": {}})) == "ppo"
+    with pytest.raises(ValueError, match="not the configuration of a run of this suite \\(kind 'mystery'\\)"):
+        run_kind(folder("mystery", {"kind": "mystery"}))
+    with pytest.raises(ValueError, match="not the configuration of a run"):
+        run_kind(folder("list", [1, 2]))

@@ -95,6 +95,7 @@ def run(args: argparse.Namespace) -> None:
         out / "config.json",
         json.dumps(
             {
+                "kind": "bc",
                 "bc": dataclasses.asdict(config),
                 "network": {name: getattr(network_config, name) for name in NETWORK_FIELDS},
                 "world": {**spec, "split": trained_split},

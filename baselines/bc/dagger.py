@@ -407,6 +407,7 @@ def run(args) -> None:
             out / "config.json",
             json.dumps(
                 {
+                    "kind": "dagger",
                     "dagger": dataclasses.asdict(config),
                     "network": {name: getattr(network_config, name) for name in NETWORK_FIELDS},
                     "world": {**spec, "split": "train"},

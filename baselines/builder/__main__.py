@@ -105,7 +105,7 @@ def train(args: argparse.Namespace) -> None:
     else:
         vocabulary = builder_data.build_vocabulary(items)
         vocabulary.save(out / "vocabulary.json")
-    cli.write_atomic(saved, json.dumps({"config": asdict(config), "data": data, "simulated_items": sizes}, indent=1))
+    cli.write_atomic(saved, json.dumps({"kind": "builder", "config": asdict(config), "data": data, "simulated_items": sizes}, indent=1))
     _log(
         f"{len(items):,} training items ({len(corpus['train']):,} corpus x {config.corpus_copies + 1} + simulated {sizes or 'none'}), "
         f"{len(dev_items):,} dev items, vocabulary {len(vocabulary):,} words; model {config.model}, batch {config.batch_size}, "

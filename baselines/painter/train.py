@@ -112,12 +112,13 @@ class Config:
         return params, variables
 
     def to_json(self) -> dict:
-        return asdict(self)
+        """What a run's ``config.json`` holds: the settings and the run's ``kind``."""
+        return {"kind": "painter", **asdict(self)}
 
     @classmethod
     def from_json(cls, data: dict) -> Config:
-        """The config saved in a run's ``config.json`` (an ``export`` record beside it is skipped)."""
-        return cls(**{**{k: v for k, v in data.items() if k != "export"}, "layout": Layout(**data["layout"])})
+        """The config saved in a run's ``config.json`` (its ``kind`` and an ``export`` record beside it are skipped)."""
+        return cls(**{**{k: v for k, v in data.items() if k not in ("kind", "export")}, "layout": Layout(**data["layout"])})
 
 
 class Painter:
