@@ -549,6 +549,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     max_steps = args.max_steps or protocol.get("max_steps") or spec["max_episode_steps"]
     greedy = args.greedy or protocol.get("greedy", own["meta"].get("eval_mode") == "greedy")
     names = args.splits.split(",") if args.splits else list(own["splits"]) or worlds.eval_splits(spec)
+    worlds.check_splits(evaluated, names, "--splits")
     for name, value in (("--episodes", episodes), ("--max-steps", max_steps), ("--batch", args.batch)):
         if value < 1:
             raise ValueError(f"{name} must be >= 1, got {value}")

@@ -667,6 +667,8 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     assert all(" | " in key for key in agent["per_goal"]) and "instructions x episodes" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="already exists"):
         evaluate([str(tmp_path), "--out", str(tmp_path / "suite")])
+    with pytest.raises(SystemExit, match="--splits 'test_new_object' is not a split of .*did you mean 'test_new_objects'"):
+        evaluate([str(tmp_path), "--splits", "test_new_object", "--out", str(tmp_path / "misspelt")])
 
     from baselines.checkpoints import saved_params
     from baselines.export import main as export

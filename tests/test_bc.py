@@ -128,6 +128,9 @@ def test_bad_settings_fail_before_anything_is_compiled(hexagon_demos, tmp_path, 
     assert "invalid choice: 'ppo-t+'" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no episode files"):
         bc.main(["--demos", str(tmp_path), "--out", str(tmp_path / "run")])
+    with pytest.raises(SystemExit, match="--eval-splits 'tset' is not a split of Hexagons-Paint-v1's data .*did you mean 'test'"):
+        bc.main(["--demos", str(hexagon_demos), "--eval-splits", "train,tset", "--out", str(tmp_path / "run")])
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.slow

@@ -71,9 +71,11 @@ def run(args: argparse.Namespace) -> None:
     if args.eval_episodes < 1:
         raise ValueError(f"--eval-episodes must be >= 1, got {args.eval_episodes}")
     paths, episodes = load_demos(args.demos)
-    out = cli.prepare_out(args.out, kind="bc", default=DEFAULT_OUT, overwrite=args.overwrite)
     world = world_of(episodes[0].meta)  # the world the demonstrations replay in
     spec, trained_split, task = world.spec, world.split, world.task
+    split_names = args.eval_splits.split(",") if args.eval_splits else worlds.eval_splits(spec)
+    worlds.check_splits(spec, split_names, "--eval-splits")  # before the replay and the training
+    out = cli.prepare_out(args.out, kind="bc", default=DEFAULT_OUT, overwrite=args.overwrite)
     train_split = worlds.split_episodes(spec, trained_split)
     train_ids, held_ids = split_held_out(len(episodes), config.validation, config.seed)
     began = time.perf_counter()
@@ -126,7 +128,6 @@ def run(args: argparse.Namespace) -> None:
     save_params(out, params)
     rows = [{k: float(np.asarray(v)[i]) for k, v in metrics.items()} for i in range(config.epochs)]
     cli.write_atomic(out / "metrics.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
-    split_names = args.eval_splits.split(",") if args.eval_splits else worlds.eval_splits(spec)
     splits = {name: train_split if name == trained_split else worlds.split_episodes(spec, name) for name in split_names}
     results = evaluate.evaluate_splits(
         spec,
