@@ -134,7 +134,7 @@ def prepare_out(
                 shutil.rmtree(path)
         else:
             path = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
-            print(f"{Path(out if out is not None else default)} holds an earlier run; this one goes to {path}", flush=True)
+            print(f"{_chosen(out, default)} holds an earlier run; this one goes to {path}", flush=True)
     if file:
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
@@ -156,6 +156,14 @@ def _contents(path: Path) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
+def _chosen(out: Path | None, default: str | Path | None) -> Path:
+    """``out``, else ``default`` (a command gives one of them)."""
+    chosen = out if out is not None else default
+    if chosen is None:
+        raise ValueError("an output path: --out, or the command's default")
+    return Path(chosen)
+
+
 def check_out(
     out: Path | None,
     *,
@@ -172,7 +180,7 @@ def check_out(
     the working directory, its parents or the home folder. Returns the path ``out`` (else ``default``)."""
     if resume and overwrite:
         raise SystemExit("error: --resume and --overwrite contradict each other")
-    path = Path(out if out is not None else default)
+    path = _chosen(out, default)
     if resume:
         if not path.exists():
             raise SystemExit(f"error: --resume: {path} does not exist, there is no run to continue")
@@ -185,6 +193,7 @@ def check_out(
     if out is None and not overwrite:
         return path  # the default folder is taken: prepare_out moves on to the next free one
     here = Path.cwd().resolve()
+    reason: str | None
     if path.is_symlink():
         reason = "is a symbolic link"
     elif path.resolve() in (here, *here.parents, Path.home().resolve()):
@@ -415,7 +424,7 @@ def plain(parser: argparse.ArgumentParser, prog: str | None = None) -> None:
                 message = f"{message}{suggestion(found['word'], choices)}"
             sub.exit(2, f"{sub.prog}: error: {message}\n(see {sub.prog} --help)\n")
 
-        sub.error = error
+        sub.error = error  # type: ignore[method-assign,assignment]  # argparse's documented way to change its messages
 
 
 def subcommands(parser: argparse.ArgumentParser, name: str = "") -> Iterator[tuple[str, argparse.ArgumentParser]]:
@@ -440,7 +449,7 @@ class Bar:
 
     def __init__(self, total: int, unit: str, desc: str, silent: bool = False):
         self.total, self.unit, self.desc, self.silent = total, unit, desc, silent
-        self._bar = None
+        self._bar: Any = None  # a tqdm bar once the first update comes
 
     def advance(self, done: int, status: str = "") -> None:
         """Move the bar to ``done`` of ``total`` and show ``status`` beside it."""

@@ -48,6 +48,8 @@ COMMANDS: dict[str, str] = {
 def _source(name: str) -> Path:
     """The file ``python -m`` runs for command ``name`` (a package's ``__main__.py``)."""
     spec = importlib.util.find_spec(COMMANDS[name])
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"command {name}: module {COMMANDS[name]} is not installed")
     origin = Path(spec.origin)
     return origin.with_name("__main__.py") if origin.name == "__init__.py" else origin
 

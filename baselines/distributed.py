@@ -67,7 +67,10 @@ def barrier(name: str, timeout_s: int = 3600) -> None:
     # the client jax.distributed.initialize made; JAX's own array serialization waits on it the same way
     from jax._src import distributed as jax_distributed
 
-    jax_distributed.global_state.client.wait_at_barrier(f"instructworlds/{next(_barriers)}/{name}", timeout_in_ms=timeout_s * 1000)
+    client = jax_distributed.global_state.client
+    if client is None:
+        raise RuntimeError("barrier: jax.distributed is not initialised in this multi-process run")
+    client.wait_at_barrier(f"instructworlds/{next(_barriers)}/{name}", timeout_in_ms=timeout_s * 1000)
 
 
 class StopSignals:

@@ -319,7 +319,7 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
         """(7624,) text name of every action: "place <colour> at (x, y, z)", "remove at (x, y, z)", "stop"."""
         names = []
         for i in range(NUM_CELLS):
-            x, y, z = to_world(*np.unravel_index(i, SHAPE))
+            x, y, z = to_world(*(int(v) for v in np.unravel_index(i, SHAPE)))
             names += [f"place {c} at ({x}, {y}, {z})" for c in COLOURS] + [f"remove at ({x}, {y}, {z})"]
         return (*names, "stop")
 

@@ -96,7 +96,7 @@ def align_structure(pred: Array, gold: Array) -> Array:
     score = score.at[0, 0, 0].add(1)  # the identity wins ties
     best = jnp.argmax(score.reshape(-1))
     r, kx, kz = jnp.unravel_index(best, score.shape)
-    return jnp.roll(rotated[r], (shifts_x[kx], shifts_z[kz]), axis=(0, 2))
+    return jnp.roll(rotated[r], jnp.stack([shifts_x[kx], shifts_z[kz]]), axis=(0, 2))
 
 
 def shape_matches(pred_net: Array, gold_net: Array, capacity: int) -> Array:

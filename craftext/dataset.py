@@ -134,10 +134,11 @@ def repaired(v1: Dataset, seed: int = 0, tries: int = 1000) -> Dataset:
         for text in e.phrasings:
             if foreign_objects(e.goal, text):
                 drawn = (phrase(e.goal, rng, test=e.split == "test_paraphrased") for _ in range(tries))
-                text = next((t for t in drawn if t not in used and not foreign_objects(e.goal, t)), None)
-                if text is None:
+                new = next((t for t in drawn if t not in used and not foreign_objects(e.goal, t)), None)
+                if new is None:
                     raise DatasetError(f"{e.goal.key()} ({e.split}): no new phrasing without a foreign object in {tries} draws")
-                used.add(text)
+                used.add(new)
+                text = new
             texts.append(text)
         entries.append(Entry(e.goal, e.level, e.split, tuple(texts)))
     dataset = Dataset(entries)

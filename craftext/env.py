@@ -143,7 +143,11 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         if not goals:
             raise ValueError("no goals")
         _check_settings(settings)
-        rows, starts, counts, phrase_goal, tokens = [], [], [], [], []
+        rows: list[np.ndarray] = []
+        starts: list[int] = []
+        counts: list[int] = []
+        phrase_goal: list[int] = []
+        tokens: list[np.ndarray] = []
         for g, (goal, phrasings) in enumerate(goals):
             if not isinstance(goal, Goal):
                 raise ValueError(f"goals[{g}]: expected a craftext.Goal, got {type(goal).__name__}")

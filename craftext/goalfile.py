@@ -126,7 +126,7 @@ def _entry(record: object, classic: bool) -> tuple[Entry | None, list[str]]:
             for name, own in (("category", goal.category), ("key", goal.key()))
             if name in record and record[name] != own
         ]
-    if problems:
+    if problems or goal is None:
         return None, problems
     return Entry(goal, record.get("level", level(goal)), split, tuple(phrasings)), []
 

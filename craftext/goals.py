@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
@@ -103,7 +104,7 @@ class Goal:
     sides stored as the map sides they mean. Construction validates and encodes."""
 
     scenario: Scenario
-    args: tuple[tuple[str, object], ...]
+    args: Any  # a dict or (name, value) pairs when given; stored as sorted (name, value) pairs
     classic: bool = True
     _slots: tuple[int, ...] = field(init=False, compare=False, repr=False)
 
@@ -237,7 +238,7 @@ def _scenario(value: object) -> Scenario:
     raise GoalError(f"field 'scenario': {value!r} is not a scenario; use one of {', '.join(Scenario.__members__)}")
 
 
-def _arguments(scenario: Scenario, args: object) -> dict[str, object]:
+def _arguments(scenario: Scenario, args: Any) -> dict[str, Any]:
     """The arguments as a dict of checked types: names are strings, counts ints, flags bools,
     ``required`` a tuple of 1-3 strings and ``forbidden`` a string or None."""
     try:
@@ -248,7 +249,7 @@ def _arguments(scenario: Scenario, args: object) -> dict[str, object]:
     unknown = [k for k in args if k not in expected]
     missing = [k for k in expected if k not in args]
     if unknown or missing:
-        problem = "; ".join(filter(None, [unknown and f"unknown {unknown}", missing and f"missing {missing}"]))
+        problem = "; ".join([f"unknown {unknown}"] * bool(unknown) + [f"missing {missing}"] * bool(missing))
         raise GoalError(f"field 'args' of {scenario.name}: {problem}; it takes {', '.join(expected)}")
     for name, value in args.items():
         if name in _NAMES and not isinstance(value, str):

@@ -51,14 +51,14 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
         finished = info["instruction_finished"].astype(jnp.float32)
         return {"exact_match": (info["exact_match"], finished), "action_f1": (info["action_f1"], finished)}
 
-    procedures = np.arange(len(texts), dtype=np.int32) // steps
+    text_procedure = np.arange(len(texts), dtype=np.int32) // steps
     goals = tuple({"key": f"procedure {p}"} for p in range(len(texts) // steps))
     return Task(
         env_id,
         env,
         params,
         texts,
-        procedures,
+        text_procedure,
         goals,
         observe,
         start,

@@ -128,7 +128,8 @@ def resolve(name: str) -> str:
 
 def family_of(env_id: str) -> WorldFamily:
     """The family of an env id or alias (``resolve``)."""
-    return find_family(resolve(env_id))
+    env_id = resolve(env_id)
+    return next(f for f in _all() if env_id in f.ids)
 
 
 def settings() -> dict[str, Setting]:
@@ -171,7 +172,7 @@ def check_splits(spec: Mapping, splits: Iterable[str], flag: str = "--split") ->
     with the closest split it offers (``UnknownWorldError`` for an unknown id)."""
     spec = world_spec(spec)
     spec["env"] = resolve(spec["env"])
-    offered = find_family(spec["env"]).splits_of(spec)
+    offered = family_of(spec["env"]).splits_of(spec)
     for split in splits:
         if split not in offered:
             close = difflib.get_close_matches(split, offered, n=1, cutoff=0.6)
@@ -185,7 +186,7 @@ def split_episodes(spec: Mapping, split: str) -> tuple[list, dict]:
     check_splits(spec, [split])
     spec = world_spec(spec)
     spec["env"] = resolve(spec["env"])
-    return find_family(spec["env"]).episodes(spec, split)
+    return family_of(spec["env"]).episodes(spec, split)
 
 
 def spec_task(spec: Mapping, split: str | tuple[list, dict], **settings) -> Task:
@@ -198,7 +199,7 @@ def spec_task(spec: Mapping, split: str | tuple[list, dict], **settings) -> Task
 def make_task(env_id: str, *args, **kwargs) -> Task:
     """The ``Task`` of any registered world id (extra arguments go to the family's task builder)."""
     env_id = resolve(env_id)
-    return find_family(env_id).task(env_id, *args, **kwargs)
+    return family_of(env_id).task(env_id, *args, **kwargs)
 
 
 def eval_splits(spec: Mapping) -> tuple[str, ...]:

@@ -92,6 +92,8 @@ class World:
     def expert(self, state: Any) -> int:
         """The world's gold next action in ``state`` (``Task.expert``, compiled once; only for
         worlds that have one)."""
+        if self._expert is None:
+            raise ValueError(f"{self.env_id} has no scripted expert for these goals")
         return int(self._expert(state, self.task.params))
 
     @property
