@@ -121,12 +121,10 @@ def load_policy(run: str | Path, config: PPOConfig, task: Task, instructions: An
     import jax
     import jax.numpy as jnp
 
-    from baselines.networks import make_network
+    from baselines.networks import task_network
     from baselines.ppo import policy_inputs
 
-    network = make_network(
-        config.policy, task.num_actions, task.pixels, config.layer_size, task.action_factors if config.factored_actions else ()
-    )
+    network = task_network(config, task)
     obs, _ = task.start(jax.random.key(0), jnp.int32(0), task.params)
     inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool))
     target = network.init(jax.random.key(0), network.initial_hidden(1), *inputs)

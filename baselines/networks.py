@@ -17,7 +17,10 @@ sum of one logit per factor (``sum(factors)`` outputs instead of ``prod``); the 
 (STOP) get their own logits. A categorical over all actions either way, so PPO is unchanged.
 
 World encoder: pixels (H, W, C) -> 3 x [Conv 32 5x5 SAME -> ReLU -> max-pool 3/3] (63 -> 2 on
-Craftax Classic); vectors (D,) -> 2 x Dense 256. Inputs are time-major: every array has leading
+Craftax Classic); vectors (D,) -> 2 x Dense 256. ``world_encoder="conv"`` (``task_network``), for a
+world whose vector starts with a map (``Task.map_shape``, e.g. Craftax Classic's symbolic 7 x 9 view
+of 21 one-hot channels): 2 x [Conv 32 3x3 SAME -> ReLU] over that map first, its output flattened
+beside the rest of the vector, then the same 2 x Dense 256. Inputs are time-major: every array has leading
 (T, B) axes. The GRU carry is zeroed where ``reset`` is set (the observation starts an episode).
 """
 
@@ -37,6 +40,8 @@ with warnings.catch_warnings():  # distrax's tensorflow_probability substrate re
     import distrax
 
 POLICIES = ("ppo-t", "ppo-t+", "film")
+WORLD_ENCODERS = ("dense", "conv")
+"""How a vector world is read: dense layers alone, or convolutions over its map first (module docstring)."""
 _ORTHO = nn.initializers.orthogonal
 
 
@@ -54,13 +59,21 @@ class FiLM(nn.Module):
 
 
 class WorldEncoder(nn.Module):
-    """(N, H, W, C) or (N, D) world features -> (N, 256); FiLM-modulated when ``e`` is given."""
+    """(N, H, W, C) or (N, D) world features -> (N, 256); FiLM-modulated when ``e`` is given.
+    ``map_shape``: (H, W, C) of the map the first H * W * C vector features hold, read by convolutions."""
 
     pixels: bool
+    map_shape: tuple[int, ...] = ()
 
     @nn.compact
     def __call__(self, world: Array, e: Array | None = None) -> Array:
         x = world
+        if self.map_shape and not self.pixels:
+            cells = int(np.prod(self.map_shape))
+            grid = x[:, :cells].reshape(x.shape[0], *self.map_shape)
+            for _ in range(2):
+                grid = nn.relu(nn.Conv(32, (3, 3), padding="SAME")(grid))
+            x = jnp.concatenate([grid.reshape(x.shape[0], -1), x[:, cells:]], -1)
         if self.pixels:
             for _ in range(3):
                 x = nn.Conv(32, (5, 5), padding="SAME")(x)
@@ -104,6 +117,7 @@ class ActorCritic(nn.Module):
     pixels: bool = False
     layer_size: int = 512
     action_factors: tuple[int, ...] = ()
+    map_shape: tuple[int, ...] = ()
 
     @nn.compact
     def __call__(self, hidden: Array, world: Array, instruction: Array, plan: Array | None, reset: Array, mask: Array):
@@ -111,10 +125,10 @@ class ActorCritic(nn.Module):
         flat = world.reshape((t * b,) + world.shape[2:])
         if self.policy == "film":
             e = nn.LayerNorm()(nn.Dense(64)(nn.relu(nn.Dense(64)(instruction.reshape(t * b, -1)))))
-            parts = [WorldEncoder(self.pixels)(flat, e), e]
+            parts = [WorldEncoder(self.pixels, self.map_shape)(flat, e), e]
         else:
             parts = [
-                WorldEncoder(self.pixels)(flat),
+                WorldEncoder(self.pixels, self.map_shape)(flat),
                 nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(instruction.reshape(t * b, -1))),
             ]
             if self.policy == "ppo-t+":
@@ -144,13 +158,38 @@ class ActorCritic(nn.Module):
         return jnp.zeros((batch, self.layer_size), jnp.float32)
 
 
-def make_network(policy: str, num_actions: int, pixels: bool, layer_size: int = 512, action_factors: tuple[int, ...] = ()) -> ActorCritic:
+def make_network(
+    policy: str,
+    num_actions: int,
+    pixels: bool,
+    layer_size: int = 512,
+    action_factors: tuple[int, ...] = (),
+    map_shape: tuple[int, ...] = (),
+) -> ActorCritic:
     """An ``ActorCritic`` for ``policy`` in ``POLICIES``."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     if action_factors and (min(action_factors) < 1 or int(np.prod(action_factors)) > num_actions):
         raise ValueError(f"action_factors {action_factors} must be positive with a product <= num_actions={num_actions}")
-    return ActorCritic(num_actions, policy, pixels, layer_size, tuple(action_factors))
+    return ActorCritic(num_actions, policy, pixels, layer_size, tuple(action_factors), tuple(map_shape))
+
+
+def task_network(config, task) -> ActorCritic:
+    """The network of ``config`` (a ``PPOConfig`` or ``BCConfig``: policy, layer_size,
+    factored_actions, world_encoder) for ``task``'s world and actions; ValueError naming the setting
+    a world cannot take."""
+    if config.world_encoder not in WORLD_ENCODERS:
+        raise ValueError(f"world_encoder must be one of {', '.join(WORLD_ENCODERS)}, got {config.world_encoder!r}")
+    if config.world_encoder == "conv" and not task.map_shape:
+        raise ValueError(f"world_encoder conv reads a map at the start of the world features (Task.map_shape); {task.name} has none")
+    return make_network(
+        config.policy,
+        task.num_actions,
+        task.pixels,
+        config.layer_size,
+        task.action_factors if config.factored_actions else (),
+        task.map_shape if config.world_encoder == "conv" else (),
+    )
 
 
 def count_parameters(params) -> int:

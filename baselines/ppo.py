@@ -36,7 +36,7 @@ from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from baselines import cli
-from baselines.networks import make_network
+from baselines.networks import task_network
 from baselines.worlds import DEFAULT_ENV
 from baselines.worlds.task import Task
 from baselines.wrappers import AutoResetVecEnv, LogWrapper, OptimisticResetVecEnv
@@ -75,6 +75,7 @@ class PPOConfig:
     seed: int = 0
     planner: str = "retrieval"
     factored_actions: bool = True
+    world_encoder: str = "dense"
     imitation_coef: float = 0.0
     imitation_only: bool = False
     expert_play: float = 0.0
@@ -195,9 +196,7 @@ class PPO:
             ratio -= 1
         vec = OptimisticResetVecEnv(task.env, config.num_envs, ratio) if ratio > 1 else AutoResetVecEnv(task.env, config.num_envs)
         self.env = LogWrapper(vec)
-        self.network = make_network(
-            config.policy, task.num_actions, task.pixels, config.layer_size, task.action_factors if config.factored_actions else ()
-        )
+        self.network = task_network(config, task)
         schedule = (
             optax.linear_schedule(config.lr, 0.0, config.num_updates * config.update_epochs * config.num_minibatches)
             if config.anneal_lr

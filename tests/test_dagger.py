@@ -116,3 +116,24 @@ def test_a_run_folder_says_its_kind(tmp_path):
         run_kind(folder("mystery", {"kind": "mystery"}))
     with pytest.raises(ValueError, match="not the configuration of a run"):
         run_kind(folder("list", [1, 2]))
+
+
+def test_a_convolutional_student_reads_the_craftext_map():
+    from baselines.bc.config import BCConfig
+    from baselines.networks import task_network
+    from baselines.ppo import policy_inputs
+    from baselines.worlds import make_task
+
+    task = make_task("CrafText-Classic-Symbolic-v1")
+    assert task.map_shape == (7, 9, 21)
+    obs, _ = task.start(jax.random.key(0), 0, task.params)
+    world = np.asarray(task.observe(obs).world)
+    cells = world[: 7 * 9 * 21].reshape(7, 9, 21)
+    assert (cells[..., :17].sum(-1) == 1).all()  # a one-hot block in every cell of the view, then the mobs
+    network = task_network(BCConfig(world_encoder="conv").network_config(task.name), task)
+    inputs = policy_inputs(task, jnp.zeros((len(task.texts), 8)), None, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool))
+    params = network.init(jax.random.key(0), network.initial_hidden(1), *inputs)
+    kernels = [leaf.shape for path, leaf in jax.tree_util.tree_leaves_with_path(params) if "Conv" in jax.tree_util.keystr(path)]
+    assert (3, 3, 21, 32) in kernels and network.apply(params, network.initial_hidden(1), *inputs)[1].logits.shape == (1, 1, 17)
+    with pytest.raises(ValueError, match="world_encoder conv reads a map .* Hexagons-Paint-v1 has none"):
+        task_network(BCConfig(world_encoder="conv").network_config("Hexagons-Paint-v1"), World(HEXAGONS, "train").task)

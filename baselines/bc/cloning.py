@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from jax import Array
 from baselines import cli
 from baselines.bc.config import NETWORK_FIELDS, BCConfig
 from baselines.checkpoints import restore_params
-from baselines.networks import make_network
+from baselines.networks import task_network
 from baselines.ppo import PPOConfig
 from baselines.worlds.task import Task
 
@@ -111,9 +112,7 @@ class BehaviouralCloning:
         self.config, self.task, self.progress = config, task, progress
         self.bar = cli.Bar(config.epochs, "epoch", "BC")
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
-        self.network = make_network(
-            config.policy, task.num_actions, task.pixels, config.layer_size, task.action_factors if config.factored_actions else ()
-        )
+        self.network = task_network(config, task)
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
 
     def init(self, key: Array, demos: Demos) -> tuple[Any, Any]:
@@ -209,7 +208,7 @@ def load_params(run: str | Path, config: PPOConfig, target) -> Any:
     saved_path = run / "config.json"
     if not saved_path.is_file() or not (run / "params").is_dir():
         raise ValueError(f"--init-from {run}: not a behavioural-cloning run folder (needs config.json and params/)")
-    saved = json.loads(saved_path.read_text())["network"]
+    saved = {**dataclasses.asdict(PPOConfig()), **json.loads(saved_path.read_text())["network"]}  # fields added since: their defaults
     clash = [
         f"{name} {saved[name]!r} (this run: {getattr(config, name)!r})" for name in NETWORK_FIELDS if saved[name] != getattr(config, name)
     ]

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 POLICIES = ("ppo-t", "film")
 """Policies BC trains (PPO-T+ also needs plans; clone PPO-T and give it plans with PPO)."""
-NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions")
+NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions", "world_encoder")
 """``PPOConfig`` fields that fix the network's parameters: what ``--init-from`` checks."""
 
 
@@ -24,6 +24,7 @@ class BCConfig:
     encoder: str = "hashed"
     layer_size: int = 256
     factored_actions: bool = True
+    world_encoder: str = "dense"
     lr: float = 1e-3
     max_grad_norm: float = 1.0
     epochs: int = 50
@@ -54,5 +55,6 @@ class BCConfig:
             encoder=self.encoder,
             layer_size=self.layer_size,
             factored_actions=self.factored_actions,
+            world_encoder=self.world_encoder,
             seed=self.seed,
         )

@@ -37,7 +37,7 @@ from flax import struct
 from jax import Array
 
 from baselines import cli
-from baselines.networks import make_network
+from baselines.networks import task_network
 from baselines.ppo import PPOConfig, policy_inputs
 from baselines.worlds.task import Task
 from baselines.wrappers import AutoResetVecEnv, OptimisticResetVecEnv
@@ -199,13 +199,7 @@ class Dagger:
             raise ValueError(f"DAgger needs the world's expert; {task.name} has none (Task.expert)")
         self.config, self.task = config, task
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
-        self.network = make_network(
-            network_config.policy,
-            task.num_actions,
-            task.pixels,
-            network_config.layer_size,
-            task.action_factors if network_config.factored_actions else (),
-        )
+        self.network = task_network(network_config, task)
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
         ratio = min(config.reset_ratio, task.reset_ratio)
         while config.num_envs % ratio:
@@ -330,13 +324,19 @@ def _network_settings(args, init_from: Path | None):
 
     if init_from is not None:
         saved = run_config(init_from)
-        given = {name: getattr(args, name) for name in ("policy", "encoder", "layer_size") if getattr(args, name) is not None}
+        flags = ("policy", "encoder", "layer_size", "world_encoder")
+        given = {name: getattr(args, name) for name in flags if getattr(args, name) is not None}
         clash = [f"--{k.replace('_', '-')} {v!r} (the run's: {getattr(saved, k)!r})" for k, v in given.items() if getattr(saved, k) != v]
         if clash:
             raise ValueError(f"--init-from {init_from}: its network differs: " + "; ".join(clash))
         return saved
     d = BCConfig()
-    bc = BCConfig(policy=args.policy or d.policy, encoder=args.encoder or d.encoder, layer_size=args.layer_size or d.layer_size)
+    bc = BCConfig(
+        policy=args.policy or d.policy,
+        encoder=args.encoder or d.encoder,
+        layer_size=args.layer_size or d.layer_size,
+        world_encoder=args.world_encoder or d.world_encoder,
+    )
     bc.validate()
     return bc.network_config("")
 
@@ -526,6 +526,7 @@ def run(args) -> None:
 
 def parser() -> argparse.ArgumentParser:
     from baselines.bc.config import POLICIES
+    from baselines.networks import WORLD_ENCODERS
     from baselines.worlds import add_world_arguments
 
     p = argparse.ArgumentParser(prog="python -m baselines.bc.dagger", description=__doc__.split("\n\n")[0])
@@ -536,6 +537,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", choices=POLICIES, help="student network without --init-from (default ppo-t)")
     p.add_argument("--encoder", help="frozen text encoder without --init-from (default hashed)")
     p.add_argument("--layer-size", type=int, help="width of the student's layers without --init-from (default 256)")
+    p.add_argument(
+        "--world-encoder",
+        choices=WORLD_ENCODERS,
+        help="how the student reads a vector world without --init-from: dense layers, or convolutions over its map first (default dense)",
+    )
     for field in dataclasses.fields(DaggerConfig):
         if field.name != "seed":
             flag, kind = f"--{field.name.replace('_', '-')}", type(field.default)

@@ -79,7 +79,18 @@ def craftext_task(
         reset_ratio=16,
         expert=functools.partial(env.expert_action, sight=expert == "view") if all(covers(g) for g, _ in pairs) else None,
         goal_objects=tuple(g for g, _ in pairs),
+        map_shape=_symbolic_map(env),
     )
+
+
+def _symbolic_map(env) -> tuple[int, ...]:
+    """(H, W, C) of the map at the start of Classic's symbolic observation (the 7 x 9 view, one-hot
+    blocks then the four mob kinds; Craftax's ``render_craftax_symbolic``); () for pixels and full Craftax."""
+    if env.pixels or not env.classic:
+        return ()
+    from craftax.craftax_classic.constants import OBS_DIM, BlockType
+
+    return (*OBS_DIM, len(BlockType) + 4)
 
 
 def goal_terms(spec: str) -> list[str]:

@@ -49,7 +49,8 @@ class Task:
     state (a demonstrator for imitation; None: the world has none for these goals). goal_objects:
     the goals themselves, where planners can read them. procedure(text) -> the text ids an episode
     started from text id ``text`` shows, in order (None: that one text; a Hexagons procedure has
-    several).
+    several). map_shape: (H, W, C) when the first H * W * C features of a vector world are a map,
+    channels last (what a convolutional world encoder reads; empty: no such layout).
     """
 
     name: str
@@ -68,6 +69,7 @@ class Task:
     expert: Callable[[Any, Any], Array] | None = None
     goal_objects: tuple[Any, ...] = field(default=(), repr=False)
     procedure: Callable[[int], tuple[int, ...]] | None = None
+    map_shape: tuple[int, ...] = ()
 
     def __post_init__(self):
         if self.score is None:
