@@ -58,6 +58,21 @@ class FiLM(nn.Module):
         return (1.0 + gamma.reshape(shape)) * h + beta.reshape(shape)
 
 
+class MapConv(nn.Module):
+    """A 3 x 3 convolution with SAME zero padding over (N, H, W, C) -> (N, H, W, features), computed
+    as one matrix product over the 3 x 3 patches (XLA:CPU runs small convolutions and their
+    gradients many times slower than the same product)."""
+
+    features: int
+
+    @nn.compact
+    def __call__(self, grid: Array) -> Array:
+        h, w = grid.shape[1:3]
+        padded = jnp.pad(grid, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        patches = jnp.concatenate([padded[:, i : i + h, j : j + w] for i in range(3) for j in range(3)], -1)
+        return nn.Dense(self.features)(patches)
+
+
 class WorldEncoder(nn.Module):
     """(N, H, W, C) or (N, D) world features -> (N, 256); FiLM-modulated when ``e`` is given.
     ``map_shape``: (H, W, C) of the map the first H * W * C vector features hold, read by convolutions."""
@@ -72,7 +87,7 @@ class WorldEncoder(nn.Module):
             cells = int(np.prod(self.map_shape))
             grid = x[:, :cells].reshape(x.shape[0], *self.map_shape)
             for _ in range(2):
-                grid = nn.relu(nn.Conv(32, (3, 3), padding="SAME")(grid))
+                grid = nn.relu(MapConv(32)(grid))
             x = jnp.concatenate([grid.reshape(x.shape[0], -1), x[:, cells:]], -1)
         if self.pixels:
             for _ in range(3):

@@ -460,6 +460,7 @@ def run(args) -> None:
         cli.progress(total=config.iterations, initial=int(state["round"]), desc="DAgger", unit="round", silent=args.quiet) as bar,
     ):
         for r in range(int(state["round"]), config.iterations):
+            round_began = time.perf_counter()
             probabilities = goal_probabilities(task, tries, wins, config.failure_floor)
             rollout, segments, counts = collect(params, rollout, jax.random.fold_in(key, r), jnp.float32(config.beta(r)), probabilities)
             held = jax.device_get(score(params, segments))
@@ -486,6 +487,7 @@ def run(args) -> None:
                 **{f"heldout_agreement/{c}": float(v) for c, v in zip(dagger.category_names, held["category_agreement"])},
                 **{f"heldout_loss/{c}": float(v) for c, v in zip(dagger.category_names, held["category_loss"])},
                 **{k: float(v) for k, v in jax.device_get(trained).items()},
+                "round_seconds": time.perf_counter() - round_began,
             }
             log.write(json.dumps(row) + "\n")
             log.flush()
