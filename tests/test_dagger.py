@@ -87,8 +87,10 @@ def test_aggregated_dagger_scores_held_out_states_and_resumes_as_one_sitting(tmp
     assert [r["round"] for r in rows] == [1, 2, 3, 4]
     assert rows[-1]["replay_states"] == 64 and rows[0]["passes"] == 1.0  # 2 x 2 segments of 4 a round
     assert all(0.0 <= r["heldout_agreement"] <= 1.0 and any(k.startswith("heldout_agreement/") for k in r) for r in rows)
+
     def measured(run):  # every figure but the round's wall time
-        return [{k: v for k, v in json.loads(line).items() if k != "round_seconds"} for line in (run / "metrics.jsonl").read_text().splitlines()]
+        lines = (run / "metrics.jsonl").read_text().splitlines()
+        return [{k: v for k, v in json.loads(line).items() if k != "round_seconds"} for line in lines]
 
     assert measured(two) == measured(one) and all(r["round_seconds"] > 0 for r in rows)
     from baselines.checkpoints import saved_params
