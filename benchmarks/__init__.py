@@ -18,3 +18,11 @@ def first_and_median_seconds(call: Callable[[], object], repeats: int) -> tuple[
         call()
         times.append(time.perf_counter() - start)
     return first, statistics.median(times)
+
+
+def provenance_line(info: dict) -> str:
+    """The first line of a results file: device, versions, commit and date (``device_info``)."""
+    return (
+        f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}, jaxlib {info.get('jaxlib', '?')}; "
+        f"suite {info.get('suite', '?')}, commit {info.get('commit', '?')}, {info.get('date', '?')}."
+    )

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from baselines import cli
 from baselines.plots import write_png
+from benchmarks import provenance_line
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
 RUNS = Path("runs/benchmarks")
@@ -83,8 +84,7 @@ def write_results(rows: list[dict], info: dict, out: Path) -> None:
     writer.writerows(rows)
     cli.write_atomic(out / "env_sps.csv", table.getvalue())
     lines = [
-        f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}, jaxlib {info['jaxlib']}; "
-        f"suite {info.get('suite', '?')}, commit {info.get('commit', '?')}, {info.get('date', '?')}.",
+        provenance_line(info),
         "",
         "| world | reset | num_envs | steps/s (median) | min | max | compile (s) |",
         "|---|---|---:|---:|---:|---:|---:|",

@@ -19,6 +19,7 @@ import numpy as np
 from baselines.networks import POLICIES, count_parameters
 from baselines.ppo import PPO, PPOConfig, tables
 from baselines.worlds.task import Task
+from benchmarks import provenance_line
 from benchmarks.env_sps import measure_env
 
 
@@ -74,7 +75,7 @@ def measure_training(
 
 def markdown(rows: list[dict], info: dict) -> str:
     lines = [
-        f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}.",
+        provenance_line(info),
         "",
         "| world | policy | num_envs x steps | layer | parameters | training steps/s | env-only steps/s | env share | compile (s) |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
