@@ -74,6 +74,8 @@ def test_bad_settings_are_refused_before_anything_is_built(tmp_path):
         dagger.DaggerConfig(updates=0).validate()
     with pytest.raises(SystemExit, match="--eval-splits 'tset' is not a split"):
         dagger.main(WORLD_FLAGS + SMALL + ["--eval-splits", "tset", "--out", str(tmp_path / "run")])
+    with pytest.raises(SystemExit, match="--checkpoint-every must be >= 1, got 0"):
+        dagger.main(WORLD_FLAGS + SMALL + ["--checkpoint-every", "0", "--out", str(tmp_path / "run")])
     assert not (tmp_path / "run").exists()
 
 

@@ -396,6 +396,9 @@ def run(args) -> None:
     eval_names = args.eval_splits.split(",") if args.eval_splits else saved_evaluation.get("splits")
     if eval_episodes < 1:
         raise ValueError(f"--eval-episodes must be >= 1, got {eval_episodes}")
+    every = max(1, config.iterations // 20) if args.checkpoint_every is None else args.checkpoint_every
+    if every < 1:
+        raise ValueError(f"--checkpoint-every must be >= 1, got {every}")
     if eval_names:
         worlds.check_splits(spec, eval_names, "--eval-splits")
     out = cli.prepare_out(out, kind="dagger", overwrite=args.overwrite, resume=args.resume, can_resume=True)
@@ -448,9 +451,6 @@ def run(args) -> None:
         print(f"resumed from {out / 'checkpoints'} at round {int(state['round'])}: {held:,} states in the replay", flush=True)
     (out / "replay").mkdir(exist_ok=True)
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=2))
-    every = args.checkpoint_every or max(1, config.iterations // 20)
-    if every < 1:
-        raise ValueError(f"--checkpoint-every must be >= 1, got {every}")
     key = jax.random.key(config.seed + 1)
     params, opt_state, rollout = state["params"], state["opt_state"], state["rollout"]
     tries, wins = np.asarray(state["tries"]), np.asarray(state["wins"])
