@@ -8,3 +8,21 @@ try:
     __version__ = importlib.metadata.version(__distribution__)
 except importlib.metadata.PackageNotFoundError:  # a source tree on the path, not installed
     __version__ = "0+unknown"
+
+
+def make(env_id: str):
+    """``(env, params)`` of any registered world id or alias (``craftext``, ``hexagons``,
+    ``blocksworld``, or a world of another distribution), as ``gymnax.make``: the family's
+    ``make`` with its package's defaults. ``UnknownWorldError`` names the close ids."""
+    from baselines import worlds
+
+    env_id = worlds.resolve(env_id)
+    return worlds.family_of(env_id).make(env_id)
+
+
+def make_task(env_id: str, *args, **kwargs):
+    """The ``baselines.worlds.Task`` of any registered world id or alias: what the agents read
+    (``baselines.worlds.make_task``; extra arguments go to the family's task builder)."""
+    from baselines import worlds
+
+    return worlds.make_task(env_id, *args, **kwargs)

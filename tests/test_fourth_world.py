@@ -140,3 +140,15 @@ def test_an_installed_world_joins_every_command_by_its_entry_point(tmp_path):
     subprocess.run([*bench, "--out", str(tmp_path / "bench")], env=env, check=True, capture_output=True)
     rows = json.loads((tmp_path / "bench" / "env_sps.json").read_text())["results"]
     assert {r["world"] for r in rows} == {"Corridor-v1"}
+
+
+def test_baselines_make_builds_any_registered_world(corridor):
+    import baselines
+
+    env, params = baselines.make("Corridor-v1")
+    assert isinstance(env, Corridor) and env.num_actions == 3
+    assert baselines.make_task("Corridor-v1").texts[0] == "walk to cell 0 and stop"
+    hexagons_env, _ = baselines.make("hexagons")  # an alias
+    assert hexagons_env.name.startswith("Hexagons")
+    with pytest.raises(worlds.UnknownWorldError, match="Did you mean Corridor-v1"):
+        baselines.make("Corridor-v2")
