@@ -210,17 +210,11 @@ def _restore(out: Path, runner):
     raise SystemExit(f"error: --resume: no readable checkpoint in {directory}")
 
 
-def _keep_metrics_until(path: Path, update: int) -> None:
-    """Drop rows of ``metrics.jsonl`` past ``update`` (written after the checkpoint resumed from)."""
-    if path.exists():
-        rows = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line)["update"] <= update]
-        cli.write_atomic(path, "".join(row + "\n" for row in rows))
-
-
 def train(args: argparse.Namespace) -> None:
     import jax
     import numpy as np
 
+    from baselines.checkpoints import keep_metrics_until
     from baselines.ppo import PPO, tables
 
     run = settings(args)
@@ -269,7 +263,7 @@ def train(args: argparse.Namespace) -> None:
     if run.resume:
         runner = _restore(out, runner)
         if lead:
-            _keep_metrics_until(out / "metrics.jsonl", int(runner.update))
+            keep_metrics_until(out / "metrics.jsonl", "update", int(runner.update))
         print(f"resumed from {out / 'checkpoints'} at update {int(runner.update)}", flush=True)
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
     writer = _tensorboard(out) if run.tensorboard and lead else None

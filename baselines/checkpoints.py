@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from baselines.cli import write_atomic
+
 if TYPE_CHECKING:
     from baselines.networks import ActorCritic
     from baselines.ppo import PPOConfig
@@ -40,6 +42,14 @@ def restore_params(run: str | Path, target: Any) -> Any:
 RUN_KINDS = {"ppo": "ppo", "dagger": "dagger", "bc": "network", "painter": "layout", "builder": "simulated_items"}
 """The command that trained a run (the ``kind`` its ``config.json`` records) -> the key its
 ``config.json`` alone has (how the kind of a folder written before ``kind`` was recorded is told)."""
+
+
+def keep_metrics_until(path: Path, field: str, last: int) -> None:
+    """Drop the rows of a run's ``metrics.jsonl`` whose ``field`` is past ``last`` (written after
+    the checkpoint a run resumes from)."""
+    if path.exists():
+        rows = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line)[field] <= last]
+        write_atomic(path, "".join(row + "\n" for row in rows))
 
 
 def run_kind(run: str | Path) -> str:

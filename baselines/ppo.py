@@ -39,7 +39,7 @@ from baselines import cli
 from baselines.networks import task_network
 from baselines.worlds import DEFAULT_ENV
 from baselines.worlds.task import Task
-from baselines.wrappers import AutoResetVecEnv, LogWrapper, OptimisticResetVecEnv
+from baselines.wrappers import LogWrapper, vector_env
 
 
 @dataclass(frozen=True)
@@ -191,11 +191,7 @@ class PPO:
         self.config, self.task, self.progress = config, task, progress
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
         self.plans = None if plan_table is None else jnp.asarray(plan_table, jnp.float32)
-        ratio = min(config.reset_ratio, task.reset_ratio)
-        while config.num_envs % ratio:
-            ratio -= 1
-        vec = OptimisticResetVecEnv(task.env, config.num_envs, ratio) if ratio > 1 else AutoResetVecEnv(task.env, config.num_envs)
-        self.env = LogWrapper(vec)
+        self.env = LogWrapper(vector_env(task.env, config.num_envs, min(config.reset_ratio, task.reset_ratio)))
         self.network = task_network(config, task)
         schedule = (
             optax.linear_schedule(config.lr, 0.0, config.num_updates * config.update_epochs * config.num_minibatches)

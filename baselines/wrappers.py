@@ -14,6 +14,7 @@ reset inside ``step``; ``info["final_observation"]`` holds the observation befor
   any further finished worlds reuse one of those fresh worlds (block ``i // reset_ratio``), so a
   step with more than ``num_resets`` finished worlds stays correct, only less diverse.
 * ``LogWrapper``: running episode returns and lengths over a vector env.
+* ``vector_env``: the vector env a learner steps (optimistic resets where the world asks for them).
 * ``batched_env``: the plain (reset, step) pair of a batch of worlds that the benchmarks time.
 * ``LegacyStepAPIWrapper`` (re-exported from gymnax): the old 5-tuple step for older code.
 """
@@ -31,7 +32,7 @@ from gymnax.environments.environment import Environment
 from gymnax.wrappers import LegacyStepAPIWrapper
 from jax import Array
 
-__all__ = ["AutoResetVecEnv", "LegacyStepAPIWrapper", "LogState", "LogWrapper", "OptimisticResetVecEnv", "batched_env"]
+__all__ = ["AutoResetVecEnv", "LegacyStepAPIWrapper", "LogState", "LogWrapper", "OptimisticResetVecEnv", "batched_env", "vector_env"]
 
 
 def _select(mask: Array, on_true: Any, on_false: Any) -> Any:
@@ -158,6 +159,15 @@ class LogWrapper:
             "returned_episode_valid": state.returned_episode_valid,
         }
         return obs, state, reward, terminated, truncated, info
+
+
+def vector_env(env: Environment, num_envs: int, reset_ratio: int) -> AutoResetVecEnv:
+    """``num_envs`` worlds of ``env``: an ``OptimisticResetVecEnv`` at the largest ratio that is at
+    most ``reset_ratio`` and divides ``num_envs``, or an ``AutoResetVecEnv`` when that ratio is 1."""
+    ratio = max(1, reset_ratio)
+    while num_envs % ratio:
+        ratio -= 1
+    return OptimisticResetVecEnv(env, num_envs, ratio) if ratio > 1 else AutoResetVecEnv(env, num_envs)
 
 
 def batched_env(env: Environment, num_envs: int, reset_ratio: int | None = None):

@@ -40,7 +40,7 @@ from baselines import cli
 from baselines.networks import task_network
 from baselines.ppo import PPOConfig, policy_inputs
 from baselines.worlds.task import Task
-from baselines.wrappers import AutoResetVecEnv, OptimisticResetVecEnv
+from baselines.wrappers import vector_env
 
 
 @dataclass(frozen=True)
@@ -201,11 +201,7 @@ class Dagger:
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
         self.network = task_network(network_config, task)
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
-        ratio = min(config.reset_ratio, task.reset_ratio)
-        while config.num_envs % ratio:
-            ratio -= 1
-        env = GoalStarts(task)
-        self.env = OptimisticResetVecEnv(env, config.num_envs, ratio) if ratio > 1 else AutoResetVecEnv(env, config.num_envs)
+        self.env = vector_env(GoalStarts(task), config.num_envs, min(config.reset_ratio, task.reset_ratio))
         self.category_names, category = categories(task)
         self.goal_category = jnp.asarray(category)
         self.text_goal = jnp.asarray(task.text_goal, jnp.int32)
@@ -266,7 +262,7 @@ class Dagger:
 
     def score(self, params, segments: Segments) -> dict[str, Array]:
         """Held-out metrics of a round's segments: ``loss`` and ``agreement`` over every state, and
-        (num_categories,) ``category_loss`` / ``category_agreement`` / ``category_states``."""
+        (num_categories,) ``category_loss`` / ``category_agreement``."""
         nll, agree = self._sums(params, segments)
         category = self.goal_category[self.text_goal[segments.text]]
         count = jnp.zeros(len(self.category_names)).at[category].add(1.0)
@@ -275,7 +271,6 @@ class Dagger:
             "agreement": agree.mean(),
             "category_loss": jnp.zeros_like(count).at[category].add(nll) / jnp.maximum(count, 1.0),
             "category_agreement": jnp.zeros_like(count).at[category].add(agree.astype(jnp.float32)) / jnp.maximum(count, 1.0),
-            "category_states": count,
         }
 
     def train(self, params, opt_state, batches: Segments) -> tuple[Any, Any, dict[str, Array]]:
@@ -352,6 +347,8 @@ def _restore(out: Path, state: dict) -> dict:
     rows written after it are dropped (this command wrote them)."""
     import orbax.checkpoint as ocp
 
+    from baselines.checkpoints import keep_metrics_until
+
     manager = ocp.CheckpointManager((out / "checkpoints").absolute())
     step = manager.latest_step()
     if step is None:
@@ -361,8 +358,7 @@ def _restore(out: Path, state: dict) -> dict:
     for path in sorted((out / "replay").glob("*.npz")):
         if int(path.stem) >= step:
             path.unlink()
-    rows = [line for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip() and json.loads(line)["round"] <= step]
-    cli.write_atomic(out / "metrics.jsonl", "".join(row + "\n" for row in rows))
+    keep_metrics_until(out / "metrics.jsonl", "round", step)
     return state
 
 
@@ -375,8 +371,8 @@ def run(args) -> None:
     from baselines.ppo import tables
 
     out = cli.check_out(args.out, kind="dagger", default=DEFAULT_OUT, overwrite=args.overwrite, resume=args.resume, can_resume=True)
+    saved = json.loads((out / "config.json").read_text()) if args.resume else {}
     if args.resume:
-        saved = json.loads((out / "config.json").read_text())
         config = DaggerConfig(**{**saved["dagger"], "iterations": args.iterations or saved["dagger"]["iterations"]})
         spec = saved["world"]
         init_from = None
@@ -391,7 +387,7 @@ def run(args) -> None:
         if init_from is not None and network_config.env_id != spec["env"]:
             raise ValueError(f"--init-from {init_from} was trained on {network_config.env_id}, not {spec['env']} (--env)")
         network_config = dataclasses.replace(network_config, env_id=spec["env"], seed=config.seed)
-    saved_evaluation = json.loads((out / "config.json").read_text())["evaluation"] if args.resume else {}
+    saved_evaluation = saved.get("evaluation", {})
     eval_episodes = args.eval_episodes or saved_evaluation.get("episodes") or 8
     eval_names = args.eval_splits.split(",") if args.eval_splits else saved_evaluation.get("splits")
     if eval_episodes < 1:
@@ -479,7 +475,7 @@ def run(args) -> None:
                 "env_steps": (r + 1) * config.num_envs * config.num_steps,
                 "replay_states": replay.size * config.num_steps,
                 "expert_play": config.beta(r),
-                "passes": (r + 1) * config.updates * config.batch_segments / ((r + 1) * config.num_envs),
+                "passes": config.updates * config.batch_segments / config.num_envs,  # draws per labelled state
                 "episodes": episodes,
                 "success_rate": float(counts["wins"].sum()) / max(episodes, 1.0),
                 "heldout_loss": float(held["loss"]),
