@@ -83,7 +83,7 @@ class StopSignals:
 
     SIGNALS = ("SIGTERM", "SIGINT")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.received: str | None = None
         self._previous: dict = {}
 
