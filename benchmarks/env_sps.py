@@ -64,13 +64,15 @@ def measure_env(
         (obs, state, total), _ = jax.lax.scan(body, (obs, state, jnp.float32(0)), (keys, actions))
         return obs, state, total
 
-    return {"reset": f"optimistic/{reset_ratio}" if reset_ratio else "auto", **_time(rollout, params, num_envs, num_steps, repeats, seed)}
+    timing = time_rollout(rollout, params, num_envs, num_steps, repeats, seed)
+    return {"reset": f"optimistic/{reset_ratio}" if reset_ratio else "auto", **timing}
 
 
-def step_only_rollout(env: Any, num_envs: int, num_steps: int):
+def step_only_rollout(env: Any, num_envs: int, num_steps: int, observe: bool = True):
     """``rollout(key, params, states)``: ``num_steps`` steps of ``vmap(env.step_env)`` with random
     actions from ``states`` (reset beforehand), no resets; returns the final obs, state and the
-    summed reward (so no work can be dropped)."""
+    summed reward (so no work can be dropped). ``observe=False`` returns no observation, so XLA
+    drops the work of building it: the cost of the state update alone."""
     step = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))
 
     def rollout(key, params, states):
@@ -81,9 +83,9 @@ def step_only_rollout(env: Any, num_envs: int, num_steps: int):
             _, state, total = carry
             k, a = xs
             obs, state, reward, *_ = step(jax.random.split(k, num_envs), state, a, params)
-            return (obs, state, total + reward.sum()), None
+            return (obs if observe else None, state, total + reward.sum()), None
 
-        obs = jax.vmap(env.get_obs, in_axes=(0, None))(states, params)
+        obs = jax.vmap(env.get_obs, in_axes=(0, None))(states, params) if observe else None
         (obs, state, total), _ = jax.lax.scan(body, (obs, states, jnp.float32(0)), (jax.random.split(key_step, num_steps), actions))
         return obs, state, total
 
@@ -134,7 +136,7 @@ def compare_step_only(envs: dict[str, tuple[Any, Any]], num_envs: int, num_steps
     return out
 
 
-def _time(rollout, params: Any, num_envs: int, num_steps: int, repeats: int, seed: int, *extra: Any) -> dict:
+def time_rollout(rollout, params: Any, num_envs: int, num_steps: int, repeats: int, seed: int, *extra: Any) -> dict:
     """Compile ``rollout(key, params, *extra)`` once, warm it up, then time ``repeats`` calls."""
     key = jax.random.key(seed)
     start = time.perf_counter()

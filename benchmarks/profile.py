@@ -1,0 +1,160 @@
+"""``python -m benchmarks.profile``: where each world's batched step spends its time.
+
+For every benchmark world at one num_envs (default 16,384; worlds that generate maps at their
+largest CPU size), five measurements of the same random-action rollout (``lax.scan``, median of
+repeats, compile time excluded):
+
+- **step**: the step the env benchmark times (gymnax's auto-reset ``vmap(env.step)``, or
+  optimistic resets);
+- **step_env**: ``vmap(env.step_env)`` from reset states, no resets;
+- **state only**: the same with no observation returned, so XLA drops the work of building it;
+- **copy floor**: a rollout that reads and writes every byte of the state and observation once
+  per step and does nothing else (what rewriting them costs on this machine).
+
+The step's time splits into resets (step - step_env), the observation (step_env - state only)
+and the state update (state only); the largest share names what bounds the world. A step within
+2x of its copy floor is at the machine's memory traffic for its state and observation.
+
+Writes ``profile.json`` and ``profile.md`` under ``--out`` (default ``runs/benchmarks/<device>``;
+a file there is replaced only with ``--overwrite``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from baselines import cli
+from benchmarks import provenance_line
+from benchmarks.env_sps import measure_env, reset_states, rollout_steps, step_only_rollout, time_rollout
+
+NUM_ENVS = 16384
+FILES = ("profile.json", "profile.md")
+PARTS = ("resets", "observation", "state update")
+
+
+def copy_floor_rollout(num_steps: int):
+    """``rollout(key, params, carry)``: ``num_steps`` steps that add a key-dependent 0 or 1 to every
+    leaf of ``carry`` (booleans flipped), reading and writing each byte once per step."""
+
+    def rollout(key, params, carry):
+        def body(carry, k):
+            bit = jax.random.bernoulli(k)
+            return jax.tree.map(lambda x: x ^ bit if x.dtype == jnp.bool_ else x + bit.astype(x.dtype), carry), None
+
+        return jax.lax.scan(body, carry, jax.random.split(key, num_steps))[0]
+
+    return rollout
+
+
+def profile_world(env: Any, params: Any, num_envs: int, num_steps: int, reset_ratio: int | None, repeats: int = 5, seed: int = 0) -> dict:
+    """Steps/s of the step, step_env, the state update alone and the copy floor of ``num_envs``
+    worlds; bytes of state and observation per world; each part's share of the step's time and
+    the part that bounds it."""
+    states = reset_states(env, params, num_envs, seed)
+    obs = jax.vmap(env.get_obs, in_axes=(0, None))(states, params)
+    rate = {
+        "step": measure_env(env, params, num_envs, num_steps, repeats, seed, reset_ratio),
+        "step_env": time_rollout(step_only_rollout(env, num_envs, num_steps), params, num_envs, num_steps, repeats, seed, states),
+        "state_only": time_rollout(step_only_rollout(env, num_envs, num_steps, False), params, num_envs, num_steps, repeats, seed, states),
+        "copy_floor": time_rollout(copy_floor_rollout(num_steps), params, num_envs, num_steps, repeats, seed, (obs, states)),
+    }
+    sps = {name: r["steps_per_s_median"] for name, r in rate.items()}
+    seconds = {name: 1 / v for name, v in sps.items()}
+    shares = {
+        "resets": max(seconds["step"] - seconds["step_env"], 0.0),
+        "observation": max(seconds["step_env"] - seconds["state_only"], 0.0),
+        "state update": seconds["state_only"],
+    }
+    total = sum(shares.values())
+    shares = {part: value / total for part, value in shares.items()}
+    return {
+        "num_envs": num_envs,
+        "num_steps": num_steps,
+        "reset": rate["step"]["reset"],
+        "steps_per_s": sps,
+        "bytes_per_world": {
+            "state": sum(x.nbytes for x in jax.tree.leaves(states)) // num_envs,
+            "observation": sum(x.nbytes for x in jax.tree.leaves(obs)) // num_envs,
+        },
+        "shares": shares,
+        "bound": max(shares, key=lambda part: shares[part]),
+        "floor_ratio": sps["step"] / sps["copy_floor"],
+    }
+
+
+def markdown(rows: list[dict], info: dict) -> str:
+    lines = [
+        provenance_line(info),
+        "",
+        "| world | num_envs | step | step_env | state only | copy floor | bytes (state + obs) | "
+        "resets | observation | state update | bound |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        sps, size = r["steps_per_s"], r["bytes_per_world"]
+        rates = [f"{sps[k] / 1e6:,.2f}M" if sps[k] >= 1e6 else f"{sps[k]:,.0f}" for k in ("step", "step_env", "state_only", "copy_floor")]
+        bound = r["bound"] + (" (memory floor)" if r["floor_ratio"] >= 0.5 else "")
+        cells = [r["world"], f"{r['num_envs']:,}", *rates, f"{size['state']:,} + {size['observation']:,}"]
+        cells += [f"{r['shares'][p]:.0%}" for p in PARTS] + [bound]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Steps/s; resets, observation and state update are shares of the step's time; a step at least half as fast as",
+        "its copy floor is bound by the memory traffic of its state and observation (memory floor).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.profile", description=__doc__.split("\n\n")[0])
+    p.add_argument("--env", nargs="+", default=None, metavar="ID", help="worlds (default: every benchmark world)")
+    limit = "at most a family's CPU limit on a CPU"
+    p.add_argument("--num-envs", type=int, default=NUM_ENVS, metavar="N", help=f"worlds at once (default {NUM_ENVS:,}; {limit})")
+    p.add_argument("--repeats", type=int, default=5, metavar="R", help="timed calls per measurement (median; default 5)")
+    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_run_options(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    from benchmarks.__main__ import device_info, output_folder
+    from benchmarks.worlds import bench_worlds
+
+    args = cli.parse(parser(), argv)
+    for name in ("num_envs", "repeats"):
+        if getattr(args, name) < 1:
+            raise SystemExit(f"error: --{name.replace('_', '-')} must be at least 1")
+    table = bench_worlds()
+    unknown = [w for w in args.env or () if w not in table]
+    if unknown:
+        raise SystemExit(f"error: unknown world {unknown[0]!r}; known: {', '.join(table)}")
+    info = device_info()
+    out = output_folder(args.out, info)
+    cli.refuse_existing([out / name for name in FILES], args.overwrite)
+    on_cpu = jax.default_backend() == "cpu"
+    rows = []
+    chosen = args.env or list(table)
+    with cli.progress(total=len(chosen), desc="profile", unit="world", silent=args.quiet) as bar:
+        for world in chosen:
+            spec = table[world].settings
+            n = min(args.num_envs, spec.max_cpu_envs) if on_cpu and spec.max_cpu_envs else args.num_envs
+            env, params = table[world].make()
+            steps = rollout_steps(n, budget=spec.step_budget, high=spec.max_steps)
+            rows.append({"world": world, **profile_world(env, params, n, steps, spec.reset_ratio, args.repeats)})
+            bar.update()
+    text = markdown(rows, info)
+    print(text)
+    out.mkdir(parents=True, exist_ok=True)
+    cli.write_atomic(out / "profile.json", json.dumps({"device": info, "results": rows}, indent=1))
+    cli.write_atomic(out / "profile.md", text)
+    print(f"wrote {out / 'profile.json'} and {out / 'profile.md'}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
