@@ -1,8 +1,13 @@
 """The benchmark code runs (quick mode); no speed is asserted here."""
 
 import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
+
+import hexagons
 
 from benchmarks.__main__ import main
 from benchmarks.worlds import bench_worlds
@@ -118,3 +123,40 @@ def test_gpu_projection_from_the_compiled_step(tmp_path):
     spec = bench_worlds()["Hexagons-Paint-v1"]
     line = projection_line(*spec.make(), 8, spec.settings.reset_ratio)  # what python -m baselines --paper prints
     assert line.startswith("projection, not a measurement") and f"{row['gpus']['V100 SXM2']['steps_per_s']:,.0f}" in line
+
+
+def test_profile_splits_the_step_into_resets_observation_and_state(tmp_path):
+    from benchmarks.profile import PARTS
+    from benchmarks.profile import main as profile
+
+    argv = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--repeats", "1", "--out", str(tmp_path), "--quiet"]
+    (row,) = profile(argv)
+    assert set(row["steps_per_s"]) == {"step", "step_env", "state_only", "copy_floor"} and min(row["steps_per_s"].values()) > 0
+    assert set(row["shares"]) == set(PARTS) and abs(sum(row["shares"].values()) - 1) < 1e-9 and row["bound"] in PARTS
+    assert row["bytes_per_world"]["observation"] == 180 + 128 * 4 + 2 * 4  # board int8, instruction int32 tokens, two indices
+    assert "| Hexagons-Paint-v1 | 8 |" in (tmp_path / "profile.md").read_text() and "suite" in (tmp_path / "profile.json").read_text()
+    with pytest.raises(SystemExit, match="profile.json already exists"):
+        profile(argv)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command")
+def test_history_measures_each_release_tree_with_one_probe(tmp_path, capsys):
+    from benchmarks.history import main as history
+
+    repo = tmp_path / "repo"
+    shutil.copytree(Path(hexagons.__file__).parent, repo / "hexagons", ignore=shutil.ignore_patterns("__pycache__"))
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "old"], check=True)
+    argv = ["--repo", str(repo), "--release", "old=HEAD", "--env", "Hexagons-Paint-v1", "--num-envs", "8", "--repeats", "1", "--quiet"]
+    old, new = history([*argv, "--out", str(tmp_path / "out")])
+    assert old["release"] == "old" and old["results"]["Hexagons-Paint-v1"]["steps_per_s_median"] > 0
+    assert new["commit"] != "HEAD" and new["results"]["Hexagons-Paint-v1"]["steps_per_s_median"] > 0
+    assert "| Hexagons-Paint-v1 |" in (tmp_path / "out" / "history.md").read_text()
+    assert (tmp_path / "out" / "history.png").read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(SystemExit, match="cannot read commit nosuch"):
+        history(["--repo", str(repo), "--release", "x=nosuch", "--quiet", "--out", str(tmp_path / "other")])
+    with pytest.raises(SystemExit):
+        history(["--release", "0.1.0", "--quiet", "--out", str(tmp_path / "other")])
+    assert "use NAME=COMMIT" in capsys.readouterr().err
