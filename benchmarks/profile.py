@@ -1,8 +1,9 @@
 """``python -m benchmarks.profile``: where each world's batched step spends its time.
 
-For every benchmark world at one num_envs (default 16,384; worlds that generate maps at their
-largest CPU size), five measurements of the same random-action rollout (``lax.scan``, median of
-repeats, compile time excluded):
+For every benchmark world at one num_envs (its family's ``Benchmark.profile_envs``: 16,384, and
+256 for the worlds that generate Craftax maps, whose step slows sharply past that on a CPU), four
+measurements of the same random-action rollout (``lax.scan``, median of repeats, compile time
+excluded):
 
 - **step**: the step the env benchmark times (gymnax's auto-reset ``vmap(env.step)``, or
   optimistic resets);
@@ -32,7 +33,6 @@ from baselines import cli
 from benchmarks import provenance_line
 from benchmarks.env_sps import measure_env, reset_states, rollout_steps, step_only_rollout, time_rollout
 
-NUM_ENVS = 16384
 FILES = ("profile.json", "profile.md")
 PARTS = ("resets", "observation", "state update")
 
@@ -113,8 +113,7 @@ def markdown(rows: list[dict], info: dict) -> str:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.profile", description=__doc__.split("\n\n")[0])
     p.add_argument("--env", nargs="+", default=None, metavar="ID", help="worlds (default: every benchmark world)")
-    limit = "at most a family's CPU limit on a CPU"
-    p.add_argument("--num-envs", type=int, default=NUM_ENVS, metavar="N", help=f"worlds at once (default {NUM_ENVS:,}; {limit})")
+    p.add_argument("--num-envs", type=int, default=None, metavar="N", help="worlds at once (default: each family's profile size)")
     p.add_argument("--repeats", type=int, default=5, metavar="R", help="timed calls per measurement (median; default 5)")
     cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
     cli.add_run_options(p)
@@ -127,7 +126,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
     args = cli.parse(parser(), argv)
     for name in ("num_envs", "repeats"):
-        if getattr(args, name) < 1:
+        if (getattr(args, name) or 1) < 1:
             raise SystemExit(f"error: --{name.replace('_', '-')} must be at least 1")
     table = bench_worlds()
     unknown = [w for w in args.env or () if w not in table]
@@ -136,13 +135,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
     info = device_info()
     out = output_folder(args.out, info)
     cli.refuse_existing([out / name for name in FILES], args.overwrite)
-    on_cpu = jax.default_backend() == "cpu"
     rows = []
     chosen = args.env or list(table)
     with cli.progress(total=len(chosen), desc="profile", unit="world", silent=args.quiet) as bar:
         for world in chosen:
             spec = table[world].settings
-            n = min(args.num_envs, spec.max_cpu_envs) if on_cpu and spec.max_cpu_envs else args.num_envs
+            n = args.num_envs or spec.profile_envs
             env, params = table[world].make()
             steps = rollout_steps(n, budget=spec.step_budget, high=spec.max_steps)
             rows.append({"world": world, **profile_world(env, params, n, steps, spec.reset_ratio, args.repeats)})

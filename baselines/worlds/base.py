@@ -135,7 +135,8 @@ class Benchmark:
     ``reset_ratio``: optimistic resets (None: gymnax's auto-reset); ``max_cpu_envs``: the largest
     num_envs measured on a CPU; ``step_budget`` / ``max_steps``: env-steps per repeat and the
     longest scan; ``quick``: part of ``--quick`` runs; ``kg_envs``: num_envs of the text-view
-    benchmark; ``scaling``: part of the device-scaling benchmark by default; ``host_timings``: run
+    benchmark; ``profile_envs``: num_envs of ``benchmarks.profile`` (one size per world);
+    ``scaling``: part of the device-scaling benchmark by default; ``host_timings``: run
     the host-side BAP scoring and simulator timings with it; ``published``: (world name, steps/s, who
     measured it on what) of published GPU figures at 1,024 envs, shown beside ``benchmarks.projection``."""
 
@@ -146,6 +147,7 @@ class Benchmark:
     max_steps: int = 2048
     quick: bool = True
     kg_envs: int = 1024
+    profile_envs: int = 16384
     scaling: bool = True
     host_timings: bool = False
     published: tuple[tuple[str, int, str], ...] = ()

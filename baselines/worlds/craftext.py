@@ -183,6 +183,7 @@ CRAFTAX_LIKE = Benchmark(
     max_steps=64,
     quick=False,
     kg_envs=256,
+    profile_envs=256,
     published=(
         ("CrafText-Classic-Symbolic-v1", 9_100, "CrafText paper, official CrafText, V100"),
         ("Craftax-Classic-Symbolic (bare)", 44_630, "CrafText paper, Craftax Classic, V100"),
