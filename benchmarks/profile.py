@@ -39,12 +39,18 @@ PARTS = ("resets", "observation", "state update")
 
 def copy_floor_rollout(num_steps: int):
     """``rollout(key, params, carry)``: ``num_steps`` steps that add a key-dependent 0 or 1 to every
-    leaf of ``carry`` (booleans flipped), reading and writing each byte once per step."""
+    leaf of ``carry`` (booleans flipped, PRNG keys kept), reading and writing each byte once per step."""
 
     def rollout(key, params, carry):
         def body(carry, k):
             bit = jax.random.bernoulli(k)
-            return jax.tree.map(lambda x: x ^ bit if x.dtype == jnp.bool_ else x + bit.astype(x.dtype), carry), None
+
+            def touch(x):
+                if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+                    return x  # a few bytes; keys have no arithmetic
+                return x ^ bit if x.dtype == jnp.bool_ else x + bit.astype(x.dtype)
+
+            return jax.tree.map(touch, carry), None
 
         return jax.lax.scan(body, carry, jax.random.split(key, num_steps))[0]
 
