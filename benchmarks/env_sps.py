@@ -38,9 +38,11 @@ def measure_env(
     seed: int = 0,
     reset_ratio: int | None = None,
     mesh: Mesh | None = None,
+    observe: bool = True,
 ) -> dict:
     """Steps/s of ``num_envs`` worlds over ``num_steps`` steps: median and spread of ``repeats``;
-    with a ``mesh``, the worlds are sharded over its ``data`` axis (as PPO shards them)."""
+    with a ``mesh``, the worlds are sharded over its ``data`` axis (as PPO shards them).
+    ``observe=False`` returns no observation, so XLA drops the work of building it."""
     reset, step = batched_env(env, num_envs, reset_ratio)
 
     def shard(tree, axis: int = 0):
@@ -58,10 +60,10 @@ def measure_env(
             _, state, total = carry
             k, a = xs
             obs, state, reward, *_ = step(k, state, a, params)
-            return shard((obs, state)) + (total + reward.sum(),), None
+            return shard((obs if observe else None, state)) + (total + reward.sum(),), None
 
         keys = jax.random.split(key_step, num_steps)
-        (obs, state, total), _ = jax.lax.scan(body, (obs, state, jnp.float32(0)), (keys, actions))
+        (obs, state, total), _ = jax.lax.scan(body, (obs if observe else None, state, jnp.float32(0)), (keys, actions))
         return obs, state, total
 
     timing = time_rollout(rollout, params, num_envs, num_steps, repeats, seed)

@@ -7,14 +7,17 @@ excluded):
 
 - **step**: the step the env benchmark times (gymnax's auto-reset ``vmap(env.step)``, or
   optimistic resets);
-- **step_env**: ``vmap(env.step_env)`` from reset states, no resets;
-- **state only**: the same with no observation returned, so XLA drops the work of building it;
+- **no observation**: the same step with no observation returned, so XLA drops the work of
+  building it (the reset's observation included);
+- **state only**: ``vmap(env.step_env)`` from reset states, no resets and no observation: the
+  state update alone;
 - **copy floor**: a rollout that reads and writes every byte of the state and observation once
   per step and does nothing else (what rewriting them costs on this machine).
 
-The step's time splits into resets (step - step_env), the observation (step_env - state only)
-and the state update (state only); the largest share names what bounds the world. A step within
-2x of its copy floor is at the machine's memory traffic for its state and observation.
+The step's time splits into the observation (step - no observation), resets (no observation -
+state only) and the state update (state only); the largest share names what bounds the world
+(a share below 0, from the spread of the timings, counts as 0). A step at least half as fast as
+its copy floor is at the machine's memory traffic for its state and observation.
 
 Writes ``profile.json`` and ``profile.md`` under ``--out`` (default ``runs/benchmarks/<device>``;
 a file there is replaced only with ``--overwrite``).
@@ -34,7 +37,8 @@ from benchmarks import provenance_line
 from benchmarks.env_sps import measure_env, reset_states, rollout_steps, step_only_rollout, time_rollout
 
 FILES = ("profile.json", "profile.md")
-PARTS = ("resets", "observation", "state update")
+PARTS = ("observation", "resets", "state update")
+RATES = ("step", "no_observation", "state_only", "copy_floor")
 
 
 def copy_floor_rollout(num_steps: int):
@@ -58,22 +62,22 @@ def copy_floor_rollout(num_steps: int):
 
 
 def profile_world(env: Any, params: Any, num_envs: int, num_steps: int, reset_ratio: int | None, repeats: int = 5, seed: int = 0) -> dict:
-    """Steps/s of the step, step_env, the state update alone and the copy floor of ``num_envs``
+    """Steps/s of the step, the step without observation, the state update alone and the copy floor of ``num_envs``
     worlds; bytes of state and observation per world; each part's share of the step's time and
     the part that bounds it."""
     states = reset_states(env, params, num_envs, seed)
     obs = jax.vmap(env.get_obs, in_axes=(0, None))(states, params)
     rate = {
         "step": measure_env(env, params, num_envs, num_steps, repeats, seed, reset_ratio),
-        "step_env": time_rollout(step_only_rollout(env, num_envs, num_steps), params, num_envs, num_steps, repeats, seed, states),
+        "no_observation": measure_env(env, params, num_envs, num_steps, repeats, seed, reset_ratio, observe=False),
         "state_only": time_rollout(step_only_rollout(env, num_envs, num_steps, False), params, num_envs, num_steps, repeats, seed, states),
         "copy_floor": time_rollout(copy_floor_rollout(num_steps), params, num_envs, num_steps, repeats, seed, (obs, states)),
     }
     sps = {name: r["steps_per_s_median"] for name, r in rate.items()}
     seconds = {name: 1 / v for name, v in sps.items()}
     shares = {
-        "resets": max(seconds["step"] - seconds["step_env"], 0.0),
-        "observation": max(seconds["step_env"] - seconds["state_only"], 0.0),
+        "observation": max(seconds["step"] - seconds["no_observation"], 0.0),
+        "resets": max(seconds["no_observation"] - seconds["state_only"], 0.0),
         "state update": seconds["state_only"],
     }
     total = sum(shares.values())
@@ -97,20 +101,20 @@ def markdown(rows: list[dict], info: dict) -> str:
     lines = [
         provenance_line(info),
         "",
-        "| world | num_envs | step | step_env | state only | copy floor | bytes (state + obs) | "
-        "resets | observation | state update | bound |",
+        "| world | num_envs | step | no observation | state only | copy floor | bytes (state + obs) | "
+        "observation | resets | state update | bound |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         sps, size = r["steps_per_s"], r["bytes_per_world"]
-        rates = [f"{sps[k] / 1e6:,.2f}M" if sps[k] >= 1e6 else f"{sps[k]:,.0f}" for k in ("step", "step_env", "state_only", "copy_floor")]
+        rates = [f"{sps[k] / 1e6:,.2f}M" if sps[k] >= 1e6 else f"{sps[k]:,.0f}" for k in RATES]
         bound = r["bound"] + (" (memory floor)" if r["floor_ratio"] >= 0.5 else "")
         cells = [r["world"], f"{r['num_envs']:,}", *rates, f"{size['state']:,} + {size['observation']:,}"]
         cells += [f"{r['shares'][p]:.0%}" for p in PARTS] + [bound]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
-        "Steps/s; resets, observation and state update are shares of the step's time; a step at least half as fast as",
+        "Steps/s; observation, resets and state update are shares of the step's time; a step at least half as fast as",
         "its copy floor is bound by the memory traffic of its state and observation (memory floor).",
     ]
     return "\n".join(lines) + "\n"

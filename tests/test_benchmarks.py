@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 import hexagons
-
 from benchmarks.__main__ import main
 from benchmarks.worlds import bench_worlds
 
@@ -125,13 +124,13 @@ def test_gpu_projection_from_the_compiled_step(tmp_path):
     assert line.startswith("projection, not a measurement") and f"{row['gpus']['V100 SXM2']['steps_per_s']:,.0f}" in line
 
 
-def test_profile_splits_the_step_into_resets_observation_and_state(tmp_path):
+def test_profile_splits_the_step_into_observation_resets_and_state(tmp_path):
     from benchmarks.profile import PARTS
     from benchmarks.profile import main as profile
 
     argv = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--repeats", "1", "--out", str(tmp_path), "--quiet"]
     (row,) = profile(argv)
-    assert set(row["steps_per_s"]) == {"step", "step_env", "state_only", "copy_floor"} and min(row["steps_per_s"].values()) > 0
+    assert set(row["steps_per_s"]) == {"step", "no_observation", "state_only", "copy_floor"} and min(row["steps_per_s"].values()) > 0
     assert set(row["shares"]) == set(PARTS) and abs(sum(row["shares"].values()) - 1) < 1e-9 and row["bound"] in PARTS
     assert row["bytes_per_world"]["observation"] == 180 + 128 * 4 + 2 * 4  # board int8, instruction int32 tokens, two indices
     assert "| Hexagons-Paint-v1 | 8 |" in (tmp_path / "profile.md").read_text() and "suite" in (tmp_path / "profile.json").read_text()

@@ -149,3 +149,16 @@ def test_no_shipped_goal_is_met_on_the_first_step(classic):
 
     fired = np.stack([np.asarray(first_step(k)) for k in jax.random.split(jax.random.key(0), 32)])
     assert not fired.any(), f"{int(fired.sum())} (seed, goal) pairs succeed on the first step"
+
+
+def test_lexicon_is_its_data_file():
+    """Every word list lives in craftext/data/lexicon.json and the module exposes each of them as is."""
+    from importlib import resources
+
+    from craftext import lexicon
+
+    data = json.loads((resources.files("craftext") / "data" / "lexicon.json").read_text(encoding="utf-8"))
+    public = {name for name in vars(lexicon) if name.isupper() and not name.startswith("_")}
+    assert public == set(data) and len(public) == 30
+    assert lexicon.NUMBERS[3] == data["NUMBERS"]["3"] and lexicon.FULL_CHAINS[0] == tuple(data["FULL_CHAINS"][0])
+    assert all(words for name in data for words in (data[name].values() if isinstance(data[name], dict) else [data[name]]))
