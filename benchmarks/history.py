@@ -23,14 +23,12 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from baselines import cli
+from baselines import cli, worlds
 from baselines.plots import write_png
 from benchmarks import provenance_line
 
 RELEASES = (("0.1.0", "04c1e68"), ("0.2.0", "3a58360"), ("0.3.0", "fc92320"), ("0.4.0", "45429e6"), ("0.5.0", "bf3f0db"))
 """(release, commit) of every release whose tree the probe runs in; the working tree follows."""
-WORLDS = ("Hexagons-Paint-v1", "BlocksWorld-BAP-v1", "BlocksWorld-Build-v1")
-"""The worlds every release has that step at 16,384 worlds on a CPU (Craftax generates maps)."""
 FILES = ("history.json", "history.md", "history.png")
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = Path(__file__).with_name("release_probe.py")
@@ -54,17 +52,37 @@ def extract(repo: Path, commit: str, folder: Path) -> Path:
     return folder
 
 
-def probe(tree: Path, worlds: list[str], num_envs: int, repeats: int) -> list[dict]:
+def default_worlds(num_envs: int) -> list[str]:
+    """The benchmark ids of every registered family that steps ``num_envs`` worlds here (on a CPU,
+    the families without a smaller CPU limit: not the worlds that generate Craftax maps)."""
+    import jax
+
+    on_cpu = jax.default_backend() == "cpu"
+    chosen = []
+    for family in worlds.families():
+        limit = family.benchmark.max_cpu_envs
+        if not (on_cpu and limit and limit < num_envs):
+            chosen += family.benchmark.ids or family.ids
+    return chosen
+
+
+def probe_target(env_id: str) -> str:
+    """``module:function:env_id`` of a world's ``make`` as the probe imports it in a release's tree."""
+    make = worlds.family_of(env_id).make
+    return f"{make.__module__}:{make.__name__}:{env_id}"
+
+
+def probe(tree: Path, targets: list[str], num_envs: int, repeats: int) -> list[dict]:
     """The probe's rows, run by this Python from the root of ``tree`` (its packages first on the path)."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE.read_text(), str(num_envs), str(repeats), *worlds],
+        [sys.executable, "-c", PROBE.read_text(), str(num_envs), str(repeats), *targets],
         cwd=tree,
         env={**os.environ, "PYTHONPATH": str(tree)},
         capture_output=True,
         text=True,
     )
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode or len(rows) != len(worlds):
+    if done.returncode or len(rows) != len(targets):
         tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
         raise SystemExit(f"error: the probe failed in {tree} (exit {done.returncode}): {tail[0]}")
     return rows
@@ -130,7 +148,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--release", type=release_pair, action="append", default=None, metavar="NAME=COMMIT", help="releases (default: every release)"
     )
-    p.add_argument("--env", nargs="+", default=list(WORLDS), metavar="ID", help=f"worlds (default {' '.join(WORLDS)})")
+    p.add_argument("--env", nargs="+", default=None, metavar="ID", help="worlds (default: every benchmark world that steps N worlds here)")
     p.add_argument("--num-envs", type=int, default=16384, metavar="N", help="worlds stepped at once (default 16,384)")
     p.add_argument("--repeats", type=int, default=5, metavar="R", help="timed calls per world and release (median; default 5)")
     p.add_argument("--repo", type=Path, default=ROOT, metavar="DIR", help="the git checkout holding the releases (default: this suite's)")
@@ -150,6 +168,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     info = device_info()
     out = output_folder(args.out, info)
     cli.refuse_existing([out / name for name in FILES], args.overwrite)
+    targets = [probe_target(env_id) for env_id in args.env or default_worlds(args.num_envs)]
     releases = [*(args.release or RELEASES), (__version__, info["commit"])]
     history = []
     with (
@@ -158,7 +177,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ):
         for i, (name, commit) in enumerate(releases):
             tree = ROOT if i == len(releases) - 1 else extract(args.repo, commit, Path(scratch) / name)
-            rows = probe(tree, args.env, args.num_envs, args.repeats)
+            rows = probe(tree, targets, args.num_envs, args.repeats)
             history.append(
                 {
                     "release": name,

@@ -1,8 +1,8 @@
 """The throughput probe that ``benchmarks.history`` runs inside each release's source tree.
 
-Run as ``python -c <this file's text> N REPEATS ENV_ID ...`` from the root of a release's tree: it
-imports nothing of the suite but the world packages' ``make`` (every release has it), so the same
-probe measures every release. For each world: random actions through gymnax's auto-resetting
+Run as ``python -c <this file's text> N REPEATS MODULE:FUNCTION:ENV_ID ...`` from the root of a
+release's tree: it imports nothing of the suite but each world package's ``make`` (every release
+has it), so the same probe measures every release. For each world: random actions through gymnax's auto-resetting
 ``vmap(env.step)`` for 64 steps in one ``lax.scan`` (the batched reset's own time subtracted),
 ``REPEATS`` timed calls after a warm-up. Prints one JSON line per world: median, min and max
 steps/s.
@@ -19,9 +19,11 @@ import jax
 STEPS = 64
 
 
-def measure(env_id: str, num_envs: int, repeats: int) -> dict:
-    package = importlib.import_module("blocksworld" if env_id.startswith("BlocksWorld") else env_id.split("-")[0].lower())
-    env, params = package.make(env_id)
+def measure(target: str, num_envs: int, repeats: int) -> dict:
+    """Steps/s of ``num_envs`` worlds of ``target`` (``module:function:env_id``; the function makes
+    ``(env, params)`` from the id)."""
+    module, function, env_id = target.split(":", 2)
+    env, params = getattr(importlib.import_module(module), function)(env_id)
 
     def reset(key):
         return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, num_envs), params)
@@ -57,9 +59,9 @@ def measure(env_id: str, num_envs: int, repeats: int) -> dict:
 
 
 if __name__ == "__main__":
-    for env_id in sys.argv[3:]:
+    for target in sys.argv[3:]:
         try:
-            row = measure(env_id, int(sys.argv[1]), int(sys.argv[2]))
+            row = measure(target, int(sys.argv[1]), int(sys.argv[2]))
         except Exception as error:  # a world this release lacks or cannot build: reported, the others still run
-            row = {"world": env_id, "error": f"{type(error).__name__}: {error}"}
+            row = {"world": target.split(":", 2)[-1], "error": f"{type(error).__name__}: {error}"}
         print(json.dumps(row), flush=True)

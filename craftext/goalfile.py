@@ -44,7 +44,7 @@ class GoalFileError(ValueError):
 def _records(path: Path) -> list[tuple[int, object]]:
     """(line, record) pairs of a JSON-lines or YAML file; unreadable syntax raises GoalFileError."""
     if path.suffix in (".yaml", ".yml"):
-        import yaml
+        import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stub package is not a dependency
 
         try:
             root = yaml.compose(path.read_text())

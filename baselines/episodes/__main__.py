@@ -97,7 +97,7 @@ def _run(args: argparse.Namespace) -> None:
         world = World(worlds.spec_from_args(args), args.split)
         policy = args.policy
         if policy == "agent":
-            from baselines.episodes.agent import load_agent
+            from baselines.worlds.agents import load_agent
 
             if args.run is None:
                 raise ValueError("--policy agent needs --run RUN (a trained run folder)")

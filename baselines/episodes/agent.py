@@ -2,9 +2,10 @@
 same compiled step that replays them (exact replay holds; a batched evaluator's worlds are not
 bitwise the unbatched ones on XLA:CPU, see the README's behavioural-cloning section).
 
-``load_agent(run, world)`` gives a Hexagons painter run's ``baselines.painter.agent.PainterAgent``
-or an ``Agent``. ``Agent(run, world)`` loads a run folder of ``python -m baselines.bc`` (``params/``) or of
-``python -m baselines`` (the latest checkpoint's params): PPO-T or FiLM, on the world's env id.
+``Agent`` is the loader of the ``ppo``, ``bc`` and ``dagger`` agent kinds
+(``baselines.worlds.agents``, where ``load_agent`` finds a run's agent by its kind).
+``Agent(run, world)`` loads a run folder of ``python -m baselines.bc`` (``params/``), of
+``baselines.bc.dagger`` or of ``python -m baselines`` (the latest checkpoint's params): PPO-T or FiLM, on the world's env id.
 ``reset(seed)`` starts an episode; ``act(obs, t)`` carries the policy's GRU state through it and
 samples an action from a key of the agent's own (``fold_in(fold_in(key(seed), 2), t)``, apart
 from the episode's keys), or takes the most likely one (``greedy``).
@@ -18,7 +19,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from baselines.checkpoints import load_policy, run_config, run_kind
+from baselines.checkpoints import load_policy, run_config
 from baselines.ppo import policy_inputs, tables
 from baselines.worlds.session import World
 
@@ -57,14 +58,3 @@ class Agent:
         self.hidden, action = self._step(self.params, self.hidden, obs, jnp.bool_(self.first), jax.random.fold_in(self._root, t))
         self.first = False
         return int(action)
-
-
-def load_agent(run: str | Path, world: World, greedy: bool = False):
-    """The agent of a run folder: a PPO-T / FiLM policy (``Agent``: a ``config.json`` of
-    ``python -m baselines`` or ``python -m baselines.bc``) or a Hexagons painter (``python -m
-    baselines.painter``; it is deterministic)."""
-    if (Path(run) / "config.json").is_file() and run_kind(run) == "painter":
-        from baselines.painter.agent import PainterAgent
-
-        return PainterAgent(run, world)
-    return Agent(run, world, greedy)

@@ -1,8 +1,9 @@
 """A trained painter as a policy in ``Hexagons-Paint-v1``: at each new instruction it predicts the
 step's paints from the board it sees and the instructions so far, paints them one action at a time
 (``tile * 8 + colour``), then STOPs. It has the interface of ``baselines.episodes.agent.Agent``
-(``name``, ``reset(seed)``, ``act(obs, t)``), so ``python -m baselines.episodes record --policy
-agent --run RUN`` records its episodes for replay, videos and the arena.
+(``baselines.worlds.agents.Agent``: ``name``, ``reset(seed)``, ``act(obs, t)``), so ``python -m
+baselines.episodes record --policy agent --run RUN`` records its episodes for replay, videos and
+the arena.
 """
 
 from __future__ import annotations
@@ -50,3 +51,9 @@ class PainterAgent:
         while len(self.queue) > 1 and not feasible[self.queue[0]]:
             self.queue.pop(0)
         return self.queue.pop(0) if len(self.queue) > 1 else self.queue[0]
+
+
+def load(run: Path, world: World, greedy: bool = False) -> PainterAgent:
+    """The loader of the ``painter`` agent kind (``baselines.worlds.agents``; the painter is
+    deterministic, so ``greedy`` changes nothing)."""
+    return PainterAgent(run, world)

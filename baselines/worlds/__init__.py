@@ -1,7 +1,8 @@
 """The suite layer: the registry of the worlds (``baselines.worlds.registry``, re-exported here),
 what a family declares (``base``: ``WorldFamily``, the env-hook protocols), one module per family
-(``craftext``, ``hexagons``, ``blocksworld``), the observation interface of the agents (``task``)
-and the episode session (``session``: ``World``).
+(``craftext``, ``hexagons``, ``blocksworld``), the observation interface of the agents (``task``),
+the episode session (``session``: ``World``) and the agents behind one protocol, found by the kind
+of their run folder (``agents``: ``Agent``, ``load_agent``).
 """
 
 from typing import Any
