@@ -17,6 +17,7 @@ import pytest
 from corridor_world import FAMILY, Corridor
 
 from baselines import worlds
+from baselines.episodes import episode
 from baselines.worlds.base import EnvHooks, ExpertHooks, TextHooks
 from tests.conftest import CORRIDOR_PACKAGE
 
@@ -120,7 +121,8 @@ def test_a_fourth_world_joins_every_tool(corridor, tmp_path, capsys):
 @pytest.mark.slow
 def test_an_installed_world_joins_every_command_by_its_entry_point(tmp_path):
     """The corridor package built and installed (pip, no network) into a folder of its own: with
-    that folder on the path, ``instructworlds train`` and the benchmarks offer Corridor-v1."""
+    that folder on the path, ``instructworlds train`` and the benchmarks offer Corridor-v1, and
+    episodes record its agent kind."""
     source = shutil.copytree(CORRIDOR_PACKAGE, tmp_path / "source")  # the build writes beside its sources
     site = tmp_path / "site"
     pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", str(site)]
@@ -140,6 +142,13 @@ def test_an_installed_world_joins_every_command_by_its_entry_point(tmp_path):
     subprocess.run([*bench, "--out", str(tmp_path / "bench")], env=env, check=True, capture_output=True)
     rows = json.loads((tmp_path / "bench" / "env_sps.json").read_text())["results"]
     assert {r["world"] for r in rows} == {"Corridor-v1"}
+    walker = tmp_path / "walker"  # a run of the agent kind the package declares (instructworlds.agents)
+    walker.mkdir()
+    (walker / "config.json").write_text(json.dumps({"kind": "corridor-walker"}))
+    record = [sys.executable, "-m", "baselines.episodes", "record", "--env", "Corridor-v1", "--split", "test", "--policy", "agent"]
+    subprocess.run([*record, "--run", str(walker), "--episodes", "1", "--out", str(tmp_path / "walked")], env=env, check=True)
+    (recorded,) = (tmp_path / "walked").glob("*.npz")
+    assert episode.load(recorded).meta["source"] == "agent:walker:walker"
 
 
 def test_baselines_make_builds_any_registered_world(corridor):
