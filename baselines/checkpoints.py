@@ -1,21 +1,20 @@
 """Parameters on disk, in the suite's one checkpoint format: an orbax checkpoint (``params/``)
 with the run's ``config.json`` beside it. Training runs that resume (``python -m baselines``, the
 Builder) keep several steps with ``orbax.checkpoint.CheckpointManager`` in the same format.
-``load_policy`` gives the network and parameters of a PPO or behavioural-cloning run."""
+``baselines.ppo.load_policy`` gives the network and parameters of a PPO or behavioural-cloning run."""
 
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from baselines.cli import write_atomic
 
-if TYPE_CHECKING:
-    from baselines.networks import ActorCritic
-    from baselines.ppo import PPOConfig
-    from baselines.worlds.task import Task
+MOVED = {"run_config": "baselines.ppo", "load_policy": "baselines.ppo"}
+"""Names that moved to the agents' modules (this module, the suite layer's, imports no agent); they
+keep working from here for one release, with a DeprecationWarning."""
 
 
 def save_params(run: str | Path, params: Any) -> Path:
@@ -69,23 +68,6 @@ def run_kind(run: str | Path) -> str:
     return kind
 
 
-def run_config(run: str | Path) -> PPOConfig:
-    """The network settings and training seed of a BC or PPO run folder; ValueError naming the
-    folder otherwise."""
-    from baselines.ppo import PPOConfig, config_from_dict
-
-    path = Path(run) / "config.json"
-    if not path.is_file():
-        raise ValueError(f"{run}: not a run folder of python -m baselines or python -m baselines.bc (no config.json)")
-    saved = json.loads(path.read_text())
-    if "network" in saved:
-        trainer = saved.get("bc") or saved.get("dagger") or {}
-        return PPOConfig(**saved["network"], seed=trainer.get("seed", 0))
-    if "ppo" in saved:
-        return config_from_dict(saved["ppo"])
-    raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")
-
-
 def run_world(run: str | Path) -> dict:
     """The world settings (``baselines.worlds`` spec: env, level, goals, ...) a BC or PPO run
     trained on, from its ``config.json``."""
@@ -125,17 +107,11 @@ def trained_params(run: str | Path, target: Any) -> Any:
     return jax.tree.map(lambda saved, like: jnp.asarray(saved, like.dtype), saved_params(run)[0], target)
 
 
-def load_policy(run: str | Path, config: PPOConfig, task: Task, instructions: Any, plans: Any = None) -> tuple[ActorCritic, Any]:
-    """The network of ``config`` (``run_config(run)``) for ``task`` and the run's trained params;
-    ``instructions`` / ``plans``: the (num_texts, E) embedding tables the network reads."""
-    import jax
-    import jax.numpy as jnp
+def __getattr__(name: str) -> Any:
+    if name in MOVED:
+        import importlib
+        import warnings
 
-    from baselines.networks import task_network
-    from baselines.ppo import policy_inputs
-
-    network = task_network(config, task)
-    obs, _ = task.start(jax.random.key(0), jnp.int32(0), task.params)
-    inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool))
-    target = network.init(jax.random.key(0), network.initial_hidden(1), *inputs)
-    return network, trained_params(run, target)
+        warnings.warn(f"baselines.checkpoints.{name} moved to {MOVED[name]}.{name}", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -529,8 +529,8 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     """``python -m baselines.evaluate``: the three policies on the splits of a trained run under
     ``args.protocol``; returns the folder written."""
     from baselines import plots
-    from baselines.checkpoints import load_policy, run_config, run_kind, run_world
-    from baselines.ppo import tables
+    from baselines.checkpoints import run_kind, run_world
+    from baselines.ppo import load_policy, run_config, tables
 
     run = Path(args.run)
     kind = run_kind(run)

@@ -21,10 +21,12 @@ line), and every process runs the same program.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -36,7 +38,8 @@ from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from baselines import cli
-from baselines.networks import task_network
+from baselines.checkpoints import trained_params
+from baselines.networks import ActorCritic, task_network
 from baselines.worlds import DEFAULT_ENV
 from baselines.worlds.task import Task
 from baselines.wrappers import LogWrapper, vector_env
@@ -436,3 +439,29 @@ def config_from_dict(values: dict) -> PPOConfig:
     if unknown:
         raise ValueError(f"unknown PPOConfig field(s): {', '.join(unknown)}")
     return PPOConfig(**values)
+
+
+# ----------------------------------------------------------------------------- trained runs
+def run_config(run: str | Path) -> PPOConfig:
+    """The network settings and training seed of a BC or PPO run folder; ValueError naming the
+    folder otherwise."""
+    path = Path(run) / "config.json"
+    if not path.is_file():
+        raise ValueError(f"{run}: not a run folder of python -m baselines or python -m baselines.bc (no config.json)")
+    saved = json.loads(path.read_text())
+    if "network" in saved:
+        trainer = saved.get("bc") or saved.get("dagger") or {}
+        return PPOConfig(**saved["network"], seed=trainer.get("seed", 0))
+    if "ppo" in saved:
+        return config_from_dict(saved["ppo"])
+    raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")
+
+
+def load_policy(run: str | Path, config: PPOConfig, task: Task, instructions: Any, plans: Any = None) -> tuple[ActorCritic, Any]:
+    """The network of ``config`` (``run_config(run)``) for ``task`` and the run's trained params;
+    ``instructions`` / ``plans``: the (num_texts, E) embedding tables the network reads."""
+    network = task_network(config, task)
+    obs, _ = task.start(jax.random.key(0), jnp.int32(0), task.params)
+    inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool))
+    target = network.init(jax.random.key(0), network.initial_hidden(1), *inputs)
+    return network, trained_params(run, target)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from baselines.episodes.__main__ import main as episodes
-from baselines.episodes.episode import load
 from baselines.worlds import World
 from baselines.worlds.agents import Agent, agent_kinds, load_agent, register_agent, registered_agent
+from baselines.worlds.episode import load
 
 WORLD = ["--env", "Hexagons-Paint-v1", "--data", "synthetic", "--data-size", "4", "--max-episode-steps", "12"]
 

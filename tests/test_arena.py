@@ -30,7 +30,7 @@ from baselines.arena.ratings import (
     win_matrix,
 )
 from baselines.arena.store import SESSION_S, Rater, Rejected, Rules, Store
-from baselines.episodes.episode import load
+from baselines.worlds.episode import load
 from tests import servers
 
 HOSTS = ("testserver",)

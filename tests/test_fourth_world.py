@@ -17,7 +17,7 @@ import pytest
 from corridor_world import FAMILY, Corridor
 
 from baselines import worlds
-from baselines.episodes import episode
+from baselines.worlds import episode
 from baselines.worlds.base import EnvHooks, ExpertHooks, TextHooks
 from tests.conftest import CORRIDOR_PACKAGE
 

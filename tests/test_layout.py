@@ -1,5 +1,6 @@
 """The layout rules of the suite, checked on the source: the world packages stand alone, only the
-suite layer (``baselines/worlds``) names a world, and imports form no cycle."""
+registry (``baselines/worlds``) names a world, the suite layer imports no agent, model or tool,
+and imports form no cycle."""
 
 from __future__ import annotations
 
@@ -14,6 +15,17 @@ from baselines import worlds
 ROOT = Path(__file__).resolve().parent.parent
 WORLD_PACKAGES = ("craftext", "hexagons", "blocksworld")
 SUITE_LAYER = ROOT / "baselines" / "worlds"
+SUITE_MODULES = (
+    "baselines.worlds",
+    "baselines.cli",
+    "baselines.commands",
+    "baselines.wrappers",
+    "baselines.distributed",
+    "baselines.checkpoints",
+)
+"""The suite layer every tool, agent and model stands on: the registry, tasks, the episode session
+and file format, agents by run kind (``baselines.worlds``), command conventions and the command
+table, vector envs, several processes, run folders and checkpoints."""
 
 
 def _modules(package: str) -> list[Path]:
@@ -47,6 +59,39 @@ def _strings(path: Path) -> list[tuple[int, str]]:
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
     ]
+
+
+def _suite_files() -> list[Path]:
+    files = []
+    for module in SUITE_MODULES:
+        path = ROOT / module.replace(".", "/")
+        files += sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
+    return files
+
+
+def _upward(path: Path) -> list[str]:
+    """The modules of ``baselines`` outside the suite layer that ``path`` imports."""
+    inside = ("baselines", *SUITE_MODULES)
+    return sorted(
+        m
+        for m in _imports(path)
+        if m.startswith("baselines")
+        and not any(m == s or m.startswith(s + ".") for s in SUITE_MODULES)
+        and m not in inside
+        and m != "baselines.__version__"
+    )
+
+
+def test_the_suite_layer_imports_no_agent_model_or_tool(tmp_path):
+    """The suite layer's modules import nothing of ``baselines`` outside the suite layer (no upward
+    arrow: agents, models and tools stand on it, never the other way)."""
+    files = _suite_files()
+    assert len(files) > len(SUITE_MODULES) and all(f.is_file() for f in files)
+    upward = [f"{path.relative_to(ROOT)} imports {module}" for path in files for module in _upward(path)]
+    assert not upward, upward
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from baselines.ppo import run_config\n    from baselines import cli\n")
+    assert _upward(probe) == ["baselines.ppo", "baselines.ppo.run_config"]  # the check finds a deferred import
 
 
 @pytest.mark.parametrize("package", WORLD_PACKAGES)
@@ -129,3 +174,20 @@ def test_every_submodule_is_reached_through_the_lazy_package(package):
     code = f"import types, {package}; print([n for n in {names} if not isinstance(getattr({package}, n), types.ModuleType)])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_moved_names_keep_working_for_one_release():
+    import importlib
+    import sys
+
+    from baselines import checkpoints, ppo
+    from baselines.worlds import episode
+
+    sys.modules.pop("baselines.episodes.episode", None)
+    with pytest.warns(DeprecationWarning, match="moved to baselines.worlds.episode"):
+        old = importlib.import_module("baselines.episodes.episode")
+    assert old.reset_key is episode.reset_key and old.SCHEMA == episode.SCHEMA
+    with pytest.warns(DeprecationWarning, match="moved to baselines.ppo.run_config"):
+        assert checkpoints.run_config is ppo.run_config
+    with pytest.raises(AttributeError):
+        checkpoints.no_such_name  # noqa: B018

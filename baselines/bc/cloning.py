@@ -46,7 +46,7 @@ class Demos:
 def load_demos(folder: str | Path) -> tuple[list[Path], list]:
     """(paths, episodes) of every episode file under ``folder``, sorted; raises ``EpisodeError``
     naming the file for an unreadable one or one of another world or split than the first."""
-    from baselines.episodes.episode import EpisodeError, load
+    from baselines.worlds.episode import EpisodeError, load
 
     paths = sorted(Path(folder).rglob("*.npz"))
     if not paths:

@@ -315,7 +315,7 @@ FLAG_HELP = {
 def _network_settings(args, init_from: Path | None):
     """The ``PPOConfig`` of the student's network: ``--init-from``'s, else the flags (BC's defaults)."""
     from baselines.bc.config import BCConfig
-    from baselines.checkpoints import run_config
+    from baselines.ppo import run_config
 
     if init_from is not None:
         saved = run_config(init_from)

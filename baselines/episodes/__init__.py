@@ -6,5 +6,5 @@
     python -m baselines.episodes replay FILE...
     python -m baselines.episodes index DIR
 
-The format and the key rule are in ``baselines.episodes.episode``.
+The format and the key rule are in ``baselines.worlds.episode``.
 """

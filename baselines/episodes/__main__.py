@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
-    from baselines.episodes import episode
+    from baselines.worlds import episode
 
     if args.command == "render":
         from baselines.episodes.video import FORMATS, render_folder

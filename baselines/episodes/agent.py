@@ -19,8 +19,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from baselines.checkpoints import load_policy, run_config
-from baselines.ppo import policy_inputs, tables
+from baselines.ppo import load_policy, policy_inputs, run_config, tables
 from baselines.worlds.session import World
 
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from baselines.episodes.episode import Episode, EpisodeError, Journal, provenance, state_digest
 from baselines.worlds import world_spec
+from baselines.worlds.episode import Episode, EpisodeError, Journal, provenance, state_digest
 from baselines.worlds.session import World
 
 POLICIES = ("random", "expert")

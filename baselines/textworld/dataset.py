@@ -18,7 +18,7 @@ observation (``env.verbalise`` summary), graph (name triples) and graph_ids, the
 (``valid_action_ids`` by default; ``valid_actions`` names on request; names of ids in the
 vocabulary file), action and action_id, reward, next_observation, next_graph, graph_diff {add,
 del} (facts in graph order), done, schema_version. Every episode follows the suite's episode key
-rule (``baselines.episodes.episode``): reset key from its seed, step t's key from (seed, t), so a
+rule (``baselines.worlds.episode``): reset key from its seed, step t's key from (seed, t), so a
 record is regenerated from (seed, actions before it) by replaying (``regenerate``). Resets run
 slot by slot, not vmapped: on XLA:CPU a vmapped Craftax reset is not bitwise the unbatched one
 (a different map for most seeds), and replays are unbatched. Fixes over JerichoWorld by
@@ -44,9 +44,9 @@ import numpy as np
 from jax import Array
 
 from baselines.cli import compiling, progress, write_atomic
-from baselines.episodes.episode import reset_key, step_key
 from baselines.worlds import family_of, split_episodes, world_spec
 from baselines.worlds.base import TextHooks
+from baselines.worlds.episode import reset_key, step_key
 from baselines.worlds.session import World
 
 POLICIES = ("random", "expert", "mixed", "jericho")

@@ -1,7 +1,7 @@
 """A registered world's split as a session of episodes, one step at a time.
 
 ``World`` is a world spec (``baselines.worlds.world_spec``) on one split with its start and step
-compiled once and the key rule of ``baselines.episodes.episode`` applied: what records (the
+compiled once and the key rule of ``baselines.worlds.episode`` applied: what records (the
 browser player, ``record``, the LLM agent, the text datasets) and what replays, so that exact
 replay holds.
 """
@@ -15,7 +15,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from baselines.episodes.episode import SCHEMA, now_utc, provenance, reset_key, step_key
+from baselines.worlds.episode import SCHEMA, now_utc, provenance, reset_key, step_key
 from baselines.worlds.registry import spec_task, world_spec
 from baselines.worlds.task import Task
 
