@@ -76,6 +76,17 @@ VOCABULARY: dict[str, Flag] = {
 """The shared flags; ``tests/test_commands.py`` checks every command against it."""
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an int of at least 1 (the flag is named in argparse's error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def add_out(
     parser: argparse.ArgumentParser, help: str, *, default: str | None = None, required: bool = False, resume: bool = False
 ) -> None:

@@ -34,6 +34,8 @@ COMMANDS: dict[str, str] = {
     "benchmark-imports": "benchmarks.imports",
     "benchmark-builder": "benchmarks.builder_encoders",
     "benchmark-projection": "benchmarks.projection",
+    "benchmark-profile": "benchmarks.profile",
+    "benchmark-history": "benchmarks.history",
     "craftext-dataset": "craftext.dataset",
     "craftext-validate": "craftext.validate",
     "hexagons-data": "hexagons.data",

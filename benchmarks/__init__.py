@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def first_and_median_seconds(call: Callable[[], object], repeats: int) -> tuple[float, float]:
@@ -26,3 +28,16 @@ def provenance_line(info: dict) -> str:
         f"Device: {info['device']} ({info['host_cpus']} host CPUs), jax {info['jax']}, jaxlib {info.get('jaxlib', '?')}; "
         f"suite {info.get('suite', '?')}, commit {info.get('commit', '?')}, {info.get('date', '?')}."
     )
+
+
+def write_results(out: Path, stem: str, payload: dict, text: str) -> tuple[Path, Path]:
+    """Print ``text`` and write ``<stem>.json`` (``payload``) and ``<stem>.md`` (``text``) under
+    ``out``, each whole or not at all; returns both paths."""
+    from baselines.cli import write_atomic
+
+    print(text)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = out / f"{stem}.json", out / f"{stem}.md"
+    write_atomic(paths[0], json.dumps(payload, indent=1))
+    write_atomic(paths[1], text)
+    return paths

@@ -118,6 +118,15 @@ def output_folder(out: Path | None, info: dict) -> Path:
     return out if out is not None else RUNS / device_slug(info)
 
 
+def results_folder(args: argparse.Namespace, files: tuple[str, ...]) -> tuple[dict, Path]:
+    """(``device_info()``, the folder a benchmark writes ``files`` to: ``args.out`` or
+    ``runs/benchmarks/<device>``), refusing files already there unless ``args.overwrite``."""
+    info = device_info()
+    out = output_folder(args.out, info)
+    cli.refuse_existing([out / name for name in files], args.overwrite)
+    return info, out
+
+
 def training_env(quick: bool) -> str:
     """The world of the PPO training benchmark: the default world; with ``--quick``, the first
     world whose family is measured in quick runs (no world generation)."""

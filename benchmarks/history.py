@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 
 from baselines import cli, worlds
-from baselines.plots import write_png
-from benchmarks import provenance_line
+from baselines.plots import pyplot, save
+from benchmarks import provenance_line, write_results
 
 RELEASES = (("0.1.0", "04c1e68"), ("0.2.0", "3a58360"), ("0.3.0", "fc92320"), ("0.4.0", "45429e6"), ("0.5.0", "bf3f0db"))
 """(release, commit) of every release whose tree the probe runs in; the working tree follows."""
@@ -108,12 +108,7 @@ def markdown(history: list[dict], info: dict) -> str:
 
 def plot(history: list[dict], info: dict, out: Path) -> Path:
     """``history.png``: steps/s per release, one line per world, bars from the slowest to the fastest repeat."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = pyplot().subplots(figsize=(6.4, 3.8))
     x = range(len(history))
     for world in history[0]["results"]:
         rows = [h["results"][world] for h in history]
@@ -129,11 +124,7 @@ def plot(history: list[dict], info: dict, out: Path) -> Path:
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out / "history.png"
-    write_png(fig, path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, out / "history.png")
 
 
 def release_pair(text: str) -> tuple[str, str]:
@@ -149,9 +140,9 @@ def parser() -> argparse.ArgumentParser:
         "--release", type=release_pair, action="append", default=None, metavar="NAME=COMMIT", help="releases (default: every release)"
     )
     p.add_argument("--env", nargs="+", default=None, metavar="ID", help="worlds (default: every benchmark world that steps N worlds here)")
-    p.add_argument("--num-envs", type=int, default=16384, metavar="N", help="worlds stepped at once (default 16,384)")
-    p.add_argument("--repeats", type=int, default=5, metavar="R", help="timed calls per world and release (median; default 5)")
-    p.add_argument("--repo", type=Path, default=ROOT, metavar="DIR", help="the git checkout holding the releases (default: this suite's)")
+    p.add_argument("--num-envs", type=cli.positive_int, default=16384, metavar="N", help="worlds stepped at once (default 16,384)")
+    p.add_argument("--repeats", type=cli.positive_int, default=5, metavar="R", help="timed calls per world and release (median; default 5)")
+    p.add_argument("--repo", type=Path, default=ROOT, metavar="DIR", help="git checkout with the releases (this suite's if not given)")
     cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
     cli.add_run_options(p)
     return p
@@ -159,15 +150,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> list[dict]:
     from baselines import __version__
-    from benchmarks.__main__ import device_info, output_folder
+    from benchmarks.__main__ import results_folder
 
     args = cli.parse(parser(), argv)
-    for name in ("num_envs", "repeats"):
-        if getattr(args, name) < 1:
-            raise SystemExit(f"error: --{name.replace('_', '-')} must be at least 1")
-    info = device_info()
-    out = output_folder(args.out, info)
-    cli.refuse_existing([out / name for name in FILES], args.overwrite)
+    info, out = results_folder(args, FILES)
     targets = [probe_target(env_id) for env_id in args.env or default_worlds(args.num_envs)]
     releases = [*(args.release or RELEASES), (__version__, info["commit"])]
     history = []
@@ -188,12 +174,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 }
             )
             bar.update()
-    text = markdown(history, info)
-    print(text)
-    out.mkdir(parents=True, exist_ok=True)
-    cli.write_atomic(out / "history.json", json.dumps({"device": info, "history": history}, indent=1))
-    cli.write_atomic(out / "history.md", text)
-    print(f"wrote {out / 'history.json'}, {out / 'history.md'} and {plot(history, info, out)}")
+    paths = write_results(out, "history", {"device": info, "history": history}, markdown(history, info))
+    print(f"wrote {paths[0]}, {paths[1]} and {plot(history, info, out)}")
     return history
 
 

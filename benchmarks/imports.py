@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from baselines import cli
-from baselines.plots import write_png
+from baselines.plots import pyplot, save
 
 TARGET_S = 2.0
 PACKAGES = ("craftext", "hexagons", "blocksworld", "hexagons.data", "blocksworld.data", "craftext.dataset", "baselines", "baselines.worlds")
@@ -55,24 +55,15 @@ def measure(repeats: int, quiet: bool = False) -> dict:
 
 def plot(result: dict, info: dict, out: Path) -> Path:
     """``imports.png``: horizontal bars of the medians with the target line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = result["results"]
-    fig, ax = plt.subplots(figsize=(8, 0.28 * len(rows) + 1.2))
+    fig, ax = pyplot().subplots(figsize=(8, 0.28 * len(rows) + 1.2))
     ax.barh([r["what"] for r in rows], [r["median_s"] for r in rows], color=["#888" if i == 0 else "#3b7dd8" for i in range(len(rows))])
     ax.axvline(result["target_s"], color="k", ls="--", lw=1, label=f"target {result['target_s']:g} s")
     ax.invert_yaxis()
     ax.tick_params(axis="y", labelsize=7)
     ax.set(xlabel=f"seconds (median of {result['repeats']} fresh processes)", title=f"{info['device']}, {info['host_cpus']} host CPUs")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out / "imports.png"
-    write_png(fig, path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, out / "imports.png")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -84,12 +75,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    from benchmarks.__main__ import device_info, output_folder
+    from benchmarks.__main__ import results_folder
 
     args = cli.parse(parser(), argv)
-    info = device_info()
-    out = output_folder(args.out, info)
-    cli.refuse_existing([out / name for name in FILES], args.overwrite)
+    info, out = results_folder(args, FILES)
     result = {"device": info, **measure(args.repeats, args.quiet)}
     for r in result["results"]:
         print(

@@ -26,14 +26,13 @@ a file there is replaced only with ``--overwrite``).
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from baselines import cli
-from benchmarks import provenance_line
+from benchmarks import provenance_line, write_results
 from benchmarks.env_sps import measure_env, reset_states, rollout_steps, step_only_rollout, time_rollout
 
 FILES = ("profile.json", "profile.md")
@@ -123,44 +122,36 @@ def markdown(rows: list[dict], info: dict) -> str:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.profile", description=__doc__.split("\n\n")[0])
     p.add_argument("--env", nargs="+", default=None, metavar="ID", help="worlds (default: every benchmark world)")
-    p.add_argument("--num-envs", type=int, default=None, metavar="N", help="worlds at once (default: each family's profile size)")
-    p.add_argument("--repeats", type=int, default=5, metavar="R", help="timed calls per measurement (median; default 5)")
+    p.add_argument("--num-envs", type=cli.positive_int, default=None, metavar="N", help="worlds at once (default: each family's size)")
+    p.add_argument("--repeats", type=cli.positive_int, default=5, metavar="R", help="timed calls per measurement (median; default 5)")
     cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
     cli.add_run_options(p)
     return p
 
 
+def profile_worlds(table: dict, num_envs: int | None, repeats: int, quiet: bool = False) -> list[dict]:
+    """``profile_world`` of every world of ``table`` (``benchmarks.worlds.BenchWorld`` by name), at
+    ``num_envs`` or its family's ``profile_envs``, with a progress bar unless ``quiet``."""
+    rows = []
+    for world, bench in cli.progress(table.items(), desc="profile", unit="world", silent=quiet):
+        spec = bench.settings
+        n = num_envs or spec.profile_envs
+        env, params = bench.make()
+        steps = rollout_steps(n, budget=spec.step_budget, high=spec.max_steps)
+        rows.append({"world": world, **profile_world(env, params, n, steps, spec.reset_ratio, repeats)})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
-    from benchmarks.__main__ import device_info, output_folder
-    from benchmarks.worlds import bench_worlds
+    from benchmarks.__main__ import results_folder
+    from benchmarks.worlds import chosen_worlds
 
     args = cli.parse(parser(), argv)
-    for name in ("num_envs", "repeats"):
-        if (getattr(args, name) or 1) < 1:
-            raise SystemExit(f"error: --{name.replace('_', '-')} must be at least 1")
-    table = bench_worlds()
-    unknown = [w for w in args.env or () if w not in table]
-    if unknown:
-        raise SystemExit(f"error: unknown world {unknown[0]!r}; known: {', '.join(table)}")
-    info = device_info()
-    out = output_folder(args.out, info)
-    cli.refuse_existing([out / name for name in FILES], args.overwrite)
-    rows = []
-    chosen = args.env or list(table)
-    with cli.progress(total=len(chosen), desc="profile", unit="world", silent=args.quiet) as bar:
-        for world in chosen:
-            spec = table[world].settings
-            n = args.num_envs or spec.profile_envs
-            env, params = table[world].make()
-            steps = rollout_steps(n, budget=spec.step_budget, high=spec.max_steps)
-            rows.append({"world": world, **profile_world(env, params, n, steps, spec.reset_ratio, args.repeats)})
-            bar.update()
-    text = markdown(rows, info)
-    print(text)
-    out.mkdir(parents=True, exist_ok=True)
-    cli.write_atomic(out / "profile.json", json.dumps({"device": info, "results": rows}, indent=1))
-    cli.write_atomic(out / "profile.md", text)
-    print(f"wrote {out / 'profile.json'} and {out / 'profile.md'}")
+    table = chosen_worlds(args.env)
+    info, out = results_folder(args, FILES)
+    rows = profile_worlds(table, args.num_envs, args.repeats, args.quiet)
+    json_path, md_path = write_results(out, "profile", {"device": info, "results": rows}, markdown(rows, info))
+    print(f"wrote {json_path} and {md_path}")
     return rows
 
 

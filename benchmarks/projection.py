@@ -15,10 +15,10 @@ Writes ``projection.json`` and ``projection.md`` under ``--out`` (default
 from __future__ import annotations
 
 import argparse
-import json
 
 from baselines import cli
 from baselines.roofline import GPUS, PAPER_SCALE, roofline, step_cost
+from benchmarks import write_results
 
 NUM_ENVS = (1024, 16384)
 FILES = ("projection.json", "projection.md")
@@ -51,34 +51,23 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    from benchmarks.__main__ import device_info, output_folder
-    from benchmarks.worlds import bench_worlds
+    from benchmarks.__main__ import results_folder
+    from benchmarks.worlds import chosen_worlds
 
     args = cli.parse(parser(), argv)
-    table = bench_worlds()
-    unknown = [w for w in args.env or () if w not in table]
-    if unknown:
-        raise SystemExit(f"error: unknown world {unknown[0]!r}; known: {', '.join(table)}")
-    info = device_info()
-    out = output_folder(args.out, info)
-    cli.refuse_existing([out / name for name in FILES], args.overwrite)
+    table = chosen_worlds(args.env)
+    info, out = results_folder(args, FILES)
     rows = []
-    chosen = args.env or list(table)
-    with cli.progress(total=len(chosen) * len(args.num_envs_list), desc="compile and analyse", unit="step", silent=args.quiet) as bar:
-        for world in chosen:
-            spec = table[world]
+    with cli.progress(total=len(table) * len(args.num_envs_list), desc="compile and analyse", unit="step", silent=args.quiet) as bar:
+        for world, spec in table.items():
             env, params = spec.make()
             for n in args.num_envs_list:
                 cost = step_cost(env, params, n, spec.settings.reset_ratio)
                 published = next(([sps, who] for name, sps, who in spec.settings.published if name == world), None)
                 rows.append({"world": world, "num_envs": n, **cost, "gpus": roofline(cost), "published": published})
                 bar.update()
-    text = markdown(rows, info)
-    print(text)
-    out.mkdir(parents=True, exist_ok=True)
-    cli.write_atomic(out / "projection.json", json.dumps({"device": info, "gpus": GPUS, "results": rows}, indent=1))
-    cli.write_atomic(out / "projection.md", text)
-    print(f"wrote {out / 'projection.json'} and {out / 'projection.md'}")
+    paths = write_results(out, "projection", {"device": info, "gpus": GPUS, "results": rows}, markdown(rows, info))
+    print(f"wrote {paths[0]} and {paths[1]}")
     return rows
 
 

@@ -26,7 +26,7 @@ from jax.sharding import Mesh  # noqa: E402
 
 from baselines import cli  # noqa: E402
 from baselines.plots import write_png
-from benchmarks.__main__ import device_info, output_folder  # noqa: E402
+from benchmarks.__main__ import results_folder  # noqa: E402
 from benchmarks.env_sps import measure_env  # noqa: E402
 from benchmarks.worlds import bench_worlds  # noqa: E402
 
@@ -122,9 +122,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         p.error(f"unknown world {unknown[0]!r}; known: {', '.join(known)}")
     if max(args.devices) > jax.device_count():
         p.error(f"--devices {max(args.devices)}: only {jax.device_count()} devices here")
-    info = device_info()
-    out = output_folder(args.out, info)
-    cli.refuse_existing([out / name for name in FILES], args.overwrite)
+    info, out = results_folder(args, FILES)
     print(f"device {info['device']}, {info['num_devices']} devices, {info['host_cpus']} host CPUs, jax {info['jax']}", flush=True)
     rows = measure_scaling(args.env, args.devices, args.per_device_envs, args.num_steps, args.repeats)
     write(rows, info, out, args.per_device_envs)

@@ -41,3 +41,13 @@ def bench_worlds() -> dict[str, BenchWorld]:
 def family_benchmark(env_id: str) -> Benchmark:
     """The ``Benchmark`` settings of a registered id."""
     return worlds.family_of(env_id).benchmark
+
+
+def chosen_worlds(names: list[str] | None) -> dict[str, BenchWorld]:
+    """The benchmark worlds ``names`` (every one when None), in the order given; SystemExit naming
+    an unknown one."""
+    table = bench_worlds()
+    unknown = [w for w in names or () if w not in table]
+    if unknown:
+        raise SystemExit(f"error: unknown world {unknown[0]!r}; known: {', '.join(table)}")
+    return {w: table[w] for w in names} if names else table

@@ -124,7 +124,7 @@ def test_gpu_projection_from_the_compiled_step(tmp_path):
     assert line.startswith("projection, not a measurement") and f"{row['gpus']['V100 SXM2']['steps_per_s']:,.0f}" in line
 
 
-def test_profile_splits_the_step_into_observation_resets_and_state(tmp_path):
+def test_profile_splits_the_step_into_observation_resets_and_state(tmp_path, capsys):
     from benchmarks.profile import PARTS
     from benchmarks.profile import main as profile
 
@@ -136,6 +136,9 @@ def test_profile_splits_the_step_into_observation_resets_and_state(tmp_path):
     assert "| Hexagons-Paint-v1 | 8 |" in (tmp_path / "profile.md").read_text() and "suite" in (tmp_path / "profile.json").read_text()
     with pytest.raises(SystemExit, match="profile.json already exists"):
         profile(argv)
+    with pytest.raises(SystemExit):
+        profile(["--repeats", "0", "--out", str(tmp_path / "other")])
+    assert "--repeats: must be at least 1, got 0" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command")

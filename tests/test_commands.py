@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from baselines.cli import OUT_MARK, VOCABULARY, parse, subcommands
+from baselines.cli import OUT_MARK, VOCABULARY, parse, positive_int, subcommands
 from baselines.commands import COMMANDS, command_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +35,7 @@ def _kind(action: argparse.Action) -> tuple:
     """What a flag is: a switch, or a value (one or several, a count or not)."""
     if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
         return ("switch",)
-    return ("several" if action.nargs in ("+", "*") else "one", "count" if action.type is int else "value")
+    return ("several" if action.nargs in ("+", "*") else "one", "count" if action.type in (int, positive_int) else "value")
 
 
 @pytest.mark.parametrize("command", COMMANDS)
