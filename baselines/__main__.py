@@ -67,9 +67,16 @@ RUN_DEFAULTS = {
     "init_from": "",
 }
 """What a run is: saved in ``config.json`` and taken from it on ``--resume``."""
-EVAL_DEFAULTS = {"eval_episodes": 8, "greedy": False, "eval_splits": "", "eval_batch": 256}
+EVAL_DEFAULTS = {"eval_episodes": 8, "greedy": False, "eval_splits": [], "eval_batch": 256}
 """Evaluation settings (``--eval-episodes`` 8 per goal and split, as ``python -m baselines.bc``):
-saved in ``config.json`` too; ``--resume`` evaluates with the saved ones unless a flag sets one."""
+saved in ``config.json`` too (the splits as a list); ``--resume`` evaluates with the saved ones
+unless a flag sets one."""
+
+
+def split_names(value: str | list[str]) -> list[str]:
+    """Split names from ``--eval-splits`` ("a,b"), a preset or a run saved before lists (a joined
+    string), or a saved list."""
+    return [s for s in value.split(",") if s] if isinstance(value, str) else list(value)
 
 
 def _flag(name: str) -> str:
@@ -124,11 +131,12 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     evaluation = {k: given.get(k, saved_evaluation.get(k, preset_evaluation.get(k, v))) for k, v in EVAL_DEFAULTS.items()}
     try:
         default_splits = worlds.eval_splits(run)  # also validates a user's data or goal file
+        evaluation["eval_splits"] = split_names(evaluation["eval_splits"])
         if evaluation["eval_splits"]:  # before anything compiles, not after training
-            worlds.check_splits(run, evaluation["eval_splits"].split(","), flag="--eval-splits")
+            worlds.check_splits(run, evaluation["eval_splits"], flag="--eval-splits")
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
-    evaluation["eval_splits"] = evaluation["eval_splits"] or ",".join(default_splits)
+    evaluation["eval_splits"] = evaluation["eval_splits"] or list(default_splits)
     for name in ("eval_episodes", "eval_batch"):
         if evaluation[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {evaluation[name]}")
@@ -322,7 +330,7 @@ def _announce(run, config: PPOConfig) -> None:
         f"{'continuing' if run.resume else 'training'} {config.policy}{imitation} on {run.env} (preset {run.preset}) into {run.out}: "
         f"{config.total_timesteps:,} steps, {config.num_updates} updates of {config.num_envs} worlds x {config.num_steps} steps. "
         f"Next: build the worlds, compile the training program (announced with its expected time), train with a progress bar, "
-        f"then evaluate on {run.eval_splits.replace(',', ', ')}",
+        f"then evaluate on {', '.join(run.eval_splits)}",
         flush=True,
     )
 
@@ -349,7 +357,7 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
 
     from baselines import evaluate
 
-    splits = {split: train_split if split == "train" else _split(run, split) for split in run.eval_splits.split(",")}
+    splits = {split: train_split if split == "train" else _split(run, split) for split in run.eval_splits}
     results = evaluate.evaluate_splits(
         vars(run),
         splits,

@@ -418,7 +418,7 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     assert (hexagons.env, hexagons.data, hexagons.eval_splits, hexagons.max_episode_steps) == (
         "Hexagons-Paint-v1",
         "tiles",
-        "train,test",
+        ["train", "test"],
         8,
     )
     paper = settings(parser().parse_args(["--paper", "--out", str(tmp_path / "p")]))
@@ -430,7 +430,7 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
         50,
         None,
     )
-    assert paper.eval_splits == "train,test_paraphrased,test_new_objects"
+    assert paper.eval_splits == ["train", "test_paraphrased", "test_new_objects"]
     with pytest.raises(SystemExit, match=r"--data is not a setting of CrafText-Classic-Symbolic-v1 \(its world settings: --level"):
         settings(parser().parse_args(["--data", "tiles", "--out", str(tmp_path / "c")]))
     with pytest.raises(SystemExit, match="--level is not a setting of Hexagons-Paint-v1"):
@@ -692,3 +692,10 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     for world, message in (("level=impossible", "level is one of easy, medium, hard"), ("data=tiles", "--data is not a setting")):
         with pytest.raises(SystemExit, match=message):
             evaluate([str(tmp_path), "--world", world, "--out", str(tmp_path / "refused")])
+
+
+def test_split_lists_are_saved_as_lists_and_read_from_older_strings():
+    from baselines.__main__ import split_names
+
+    assert split_names("train,test_paraphrased") == ["train", "test_paraphrased"]  # a flag, a preset, a run saved before
+    assert split_names(["train"]) == ["train"] and split_names("") == []

@@ -106,7 +106,7 @@ def test_training_settings_from_a_goal_file(tmp_path):
     from baselines.worlds import split_episodes
 
     run = settings(parser().parse_args(["--goals-file", str(EXAMPLE), "--out", str(tmp_path / "r")]))
-    assert (run.goals, run.eval_splits) == ("", "train,test_paraphrased")  # the quick preset's filter is for the shipped data
+    assert (run.goals, run.eval_splits) == ("", ["train", "test_paraphrased"])  # the quick preset's filter is for the shipped data
     pairs, _ = split_episodes(vars(run), "train")
     assert len(pairs) == 4
     bad = write_lines(tmp_path / "bad.jsonl", [{**WOOD, "split": "nope"}])

@@ -72,7 +72,7 @@ def test_build_targets_from_a_file_through_make_the_expert_and_the_baselines(tmp
     episodes, _ = split_episodes({"env": "BlocksWorld-Build-v1", "data": str(TARGETS)}, "test")
     assert [e.game_id for e in episodes] == ["purple tower", "orange row"]
     run = settings(parser().parse_args(["--env", "BlocksWorld-Build-v1", "--data", str(TARGETS), "--out", str(tmp_path / "r")]))
-    assert run.eval_splits == "train,test"
+    assert run.eval_splits == ["train", "test"]
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"name": "x", "blocks": [[0, 0, 0, "red"]]}) + "\n")
     with pytest.raises(SystemExit, match="bad.jsonl:1: field 'blocks\\[0\\]'"):
@@ -84,7 +84,7 @@ def test_hexagons_procedures_from_a_file(tmp_path):
     assert int(params.tokens.shape[0]) == len(PROCEDURES.read_text().splitlines())
     assert eval_splits({"env": "Hexagons-Paint-v1", "data": str(PROCEDURES)}) == ("train",)
     run = settings(parser().parse_args(["--env", "Hexagons-Paint-v1", "--data", str(PROCEDURES), "--out", str(tmp_path / "r")]))
-    assert run.eval_splits == "train"
+    assert run.eval_splits == ["train"]
     bad = tmp_path / "procedures.jsonl"
     bad.write_text(PROCEDURES.read_text().splitlines()[0].replace('"category": "simple"', '"category": 7') + "\n")
     with pytest.raises(SystemExit, match="procedures.jsonl.*line 1.*category"):
