@@ -217,16 +217,14 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams
     ) -> tuple[Observation, EnvState, Array, Array, dict]:
         self.check_params(params)
-        was_done = state.done
+        previous = state
         action = jnp.asarray(action, jnp.int32)
         in_range = (action >= 0) & (action <= STOP)
         is_stop = action == STOP
         tile = jnp.clip(action // NUM_COLOURS, 0, NUM_TILES - 1)
         colour = (action % NUM_COLOURS).astype(jnp.int8)
         old = state.board[tile]
-        # A finished episode is absorbing: its action is refused, so nothing changes, no reward,
-        # still terminated (scalars only are chosen; no whole-state select per step).
-        paint = in_range & ~is_stop & (old != colour) & ~was_done
+        paint = in_range & ~is_stop & (old != colour)
 
         # O(1) update of |H| and |G & H| for the one tile that changes.
         gold_before = params.gold_boards[state.procedure, state.instruction, tile]
@@ -241,35 +239,28 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         pred_new, match_new = membership(colour)
         paint_i = paint.astype(jnp.int32)
         state = state.replace(
-            time=state.time + (~was_done).astype(jnp.int32),
+            time=state.time + 1,
             board=state.board.at[tile].set(jnp.where(paint, colour, old)),
             paints=state.paints + paint_i,
             num_predicted=state.num_predicted + paint_i * (pred_new - pred_old),
             matched=state.matched + paint_i * (match_new - match_old),
         )
 
-        finished = ~was_done & (is_stop | (state.paints >= params.max_paints_per_instruction))
+        finished = ~previous.done & (is_stop | (state.paints >= params.max_paints_per_instruction))
         num_gold = params.num_gold_changes[state.procedure, state.instruction]
         scores = scores_from_counts(state.matched, num_gold, state.num_predicted)
         reward = jnp.where(finished, scores.f1, 0.0)
         exact = finished & (scores.exact_match > 0)
+        state = state.replace(exact_instructions=state.exact_instructions + exact.astype(jnp.int32))
         next_instruction = state.instruction + finished.astype(jnp.int32)
         terminated = next_instruction >= params.num_instructions[state.procedure]
-        advance = finished & ~terminated  # the next instruction starts: its counters from zero
-        instruction = jnp.minimum(next_instruction, params.num_instructions[state.procedure] - 1)
-        board = state.board
-        if self.oracle_board:
-            board = jnp.where(advance, params.gold_boards[state.procedure, instruction], board)
-        state = state.replace(
-            board=board,
-            start_board=jnp.where(advance, board, state.start_board),
-            instruction=instruction,
-            paints=jnp.where(advance, 0, state.paints),
-            matched=jnp.where(advance, 0, state.matched),
-            num_predicted=jnp.where(advance, 0, state.num_predicted),
-            exact_instructions=state.exact_instructions + exact.astype(jnp.int32),
-            done=was_done | terminated,
+        advanced = self._start_instruction(
+            state.replace(instruction=jnp.minimum(next_instruction, params.num_instructions[state.procedure] - 1)),
+            params,
         )
+        state = jax.tree.map(lambda a, b: jnp.where(finished & ~terminated, a, b), advanced, state.replace(done=terminated))
+        # A finished episode is absorbing: nothing changes, no reward, still terminated.
+        state = jax.tree.map(lambda a, b: jnp.where(previous.done, a, b), previous, state)
         info = {
             "instruction_finished": finished,
             "action_f1": jnp.where(finished, scores.f1, 0.0),
