@@ -242,8 +242,8 @@ def test_two_stores_on_one_database_fold_each_judgement_once(tmp_path):
 def arena_template(tmp_path_factory) -> Path:
     """An arena database with two agents (Hexagons expert and random) on the same UNITS units,
     videos rendered by ``add-episodes``, made through the CLI; tests copy it."""
-    from baselines.episodes.replay import record
     from baselines.worlds import World
+    from baselines.worlds.replay import record
 
     root = tmp_path_factory.mktemp("arena")
     world = World(HEXAGONS, "train")
@@ -569,8 +569,8 @@ def test_a_rater_learns_nothing_that_tells_the_agents_apart(arena_template, tmp_
 
 
 def test_the_rater_sees_the_whole_procedure_however_far_an_agent_got(tmp_path):
-    from baselines.episodes.replay import record
     from baselines.worlds import World
+    from baselines.worlds.replay import record
 
     world = World({"env": "Hexagons-Paint-v1", "data": "synthetic", "data_size": 8, "max_episode_steps": 2}, "train")
     text = next(t for t in range(0, len(world.task.texts)) if len(world.procedure(t)) >= 3)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from baselines import bc
-from baselines.episodes.replay import ReplayMismatch, record, replay
 from baselines.ppo import run_config
 from baselines.worlds import World
 from baselines.worlds.episode import EpisodeError, load
+from baselines.worlds.replay import ReplayMismatch, record, replay
 
 HEXAGONS = {"env": "Hexagons-Paint-v1", "data": "tiles", "max_episode_steps": 8, "data_size": 8}
 

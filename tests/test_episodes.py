@@ -10,11 +10,11 @@ import jax
 import numpy as np
 import pytest
 
-from baselines.episodes.replay import ReplayMismatch, record, replay
 from baselines.episodes.video import compose, episode_frames, write
 from baselines.worlds import World
 from baselines.worlds import episode as episodes
 from baselines.worlds.episode import Episode, EpisodeError, Journal, load, state_digest
+from baselines.worlds.replay import ReplayMismatch, record, replay
 from tests import servers
 
 WORLDS = {

@@ -23,9 +23,25 @@ SUITE_MODULES = (
     "baselines.distributed",
     "baselines.checkpoints",
 )
-"""The suite layer every tool, agent and model stands on: the registry, tasks, the episode session
-and file format, agents by run kind (``baselines.worlds``), command conventions and the command
-table, vector envs, several processes, run folders and checkpoints."""
+"""The suite layer every tool, agent and model stands on: the registry, tasks, the episode session,
+file format and replay, agents by run kind (``baselines.worlds``), command conventions and the
+command table, vector envs, several processes, run folders and checkpoints."""
+AGENT_MODULES = (
+    "baselines.__main__",
+    "baselines.ppo",
+    "baselines.networks",
+    "baselines.planner",
+    "baselines.text_encoders",
+    "baselines.evaluate",
+    "baselines.export",
+    "baselines.bc",
+    "baselines.llm_agent",
+    "baselines.builder",
+    "baselines.painter",
+)
+"""Agents and models: what learns or acts, and what trains and evaluates it."""
+TOOL_MODULES = ("baselines.episodes", "baselines.arena", "baselines.textworld")
+"""Tools that work with any agent: episodes, videos and the player, the arena, text datasets."""
 
 
 def _modules(package: str) -> list[Path]:
@@ -61,9 +77,9 @@ def _strings(path: Path) -> list[tuple[int, str]]:
     ]
 
 
-def _suite_files() -> list[Path]:
+def _files(modules: tuple[str, ...]) -> list[Path]:
     files = []
-    for module in SUITE_MODULES:
+    for module in modules:
         path = ROOT / module.replace(".", "/")
         files += sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
     return files
@@ -85,13 +101,27 @@ def _upward(path: Path) -> list[str]:
 def test_the_suite_layer_imports_no_agent_model_or_tool(tmp_path):
     """The suite layer's modules import nothing of ``baselines`` outside the suite layer (no upward
     arrow: agents, models and tools stand on it, never the other way)."""
-    files = _suite_files()
+    files = _files(SUITE_MODULES)
     assert len(files) > len(SUITE_MODULES) and all(f.is_file() for f in files)
     upward = [f"{path.relative_to(ROOT)} imports {module}" for path in files for module in _upward(path)]
     assert not upward, upward
     probe = tmp_path / "probe.py"
     probe.write_text("def f():\n    from baselines.ppo import run_config\n    from baselines import cli\n")
     assert _upward(probe) == ["baselines.ppo", "baselines.ppo.run_config"]  # the check finds a deferred import
+
+
+def test_agents_and_models_import_no_tool():
+    """Agents and models record, replay and read episodes through the suite layer, never through a
+    tool (``baselines.episodes``, ``arena``, ``textworld``): a tool may use any agent."""
+    files = _files(AGENT_MODULES)
+    assert len(files) > len(AGENT_MODULES) and all(f.is_file() for f in files)
+    found = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in files
+        for module in sorted(_imports(path))
+        if any(module == t or module.startswith(t + ".") for t in TOOL_MODULES)
+    ]
+    assert not found, found
 
 
 @pytest.mark.parametrize("package", WORLD_PACKAGES)
@@ -181,12 +211,15 @@ def test_moved_names_keep_working_for_one_release():
     import sys
 
     from baselines import checkpoints, ppo
-    from baselines.worlds import episode
+    from baselines.worlds import episode, replay
 
     sys.modules.pop("baselines.episodes.episode", None)
     with pytest.warns(DeprecationWarning, match="moved to baselines.worlds.episode"):
         old = importlib.import_module("baselines.episodes.episode")
     assert old.reset_key is episode.reset_key and old.SCHEMA == episode.SCHEMA
+    sys.modules.pop("baselines.episodes.replay", None)
+    with pytest.warns(DeprecationWarning, match="moved to baselines.worlds.replay"):
+        assert importlib.import_module("baselines.episodes.replay").record is replay.record
     with pytest.warns(DeprecationWarning, match="moved to baselines.ppo.run_config"):
         assert checkpoints.run_config is ppo.run_config
     with pytest.raises(AttributeError):

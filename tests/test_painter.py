@@ -114,10 +114,10 @@ def test_training_writes_a_run_that_reloads_and_evaluates(run, capsys):
 
 
 def test_the_painter_plays_hexagons_as_a_recorded_agent(run, tmp_path):
-    from baselines.episodes.replay import record, replay
     from baselines.worlds import World
     from baselines.worlds.agents import load_agent
     from baselines.worlds.episode import load
+    from baselines.worlds.replay import record, replay
     from hexagons.env import STOP
 
     world = World({"env": "Hexagons-Paint-v1", "data": "synthetic", "data_size": 4, "max_episode_steps": 40}, "train")

@@ -64,9 +64,9 @@ def add_episodes(
     (``meta["instructions"]``, ``World.procedure``; a Hexagons procedure has several), go to the
     rater page. A progress bar unless ``quiet``. Returns counts: added, skipped, rendered videos."""
     from baselines.cli import progress
-    from baselines.episodes.replay import replay, world_of
     from baselines.episodes.video import episode_frames, paced, write
     from baselines.worlds.episode import EpisodeError, load
+    from baselines.worlds.replay import replay, world_of
 
     folder = Path(folder)
     unknown = [f for f in formats if f not in VIDEO_FORMATS]

@@ -54,8 +54,8 @@ def run(args: argparse.Namespace) -> None:
     from baselines.bc.cloning import BehaviouralCloning, load_demos, replay_demos, split_held_out
     from baselines.bc.config import NETWORK_FIELDS, BCConfig
     from baselines.checkpoints import save_params
-    from baselines.episodes.replay import world_of
     from baselines.ppo import tables
+    from baselines.worlds.replay import world_of
 
     config = BCConfig(
         policy=args.policy,

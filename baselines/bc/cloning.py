@@ -74,11 +74,11 @@ def length_buckets(lengths: list[int], shortest: int = 8) -> dict[int, list[int]
 
 def replay_demos(task: Task, paths: list[Path], episodes: list) -> list[Demos]:
     """The observations of ``episodes`` (recorded in ``task``'s world), one ``Demos`` per
-    ``length_buckets`` bucket, by exact replay (``baselines.episodes.replay``: the recording's own
+    ``length_buckets`` bucket, by exact replay (``baselines.worlds.replay``: the recording's own
     compiled step, one episode at a time, since a batched replay is not bitwise the same
     computation); raises ``ReplayMismatch`` naming the file where a reward, a flag or the final
     state differs from the recording."""
-    from baselines.episodes.replay import ReplayMismatch, replay
+    from baselines.worlds.replay import ReplayMismatch, replay
 
     observe = jax.jit(jax.vmap(jax.vmap(task.observe)))
     observed = []

@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace) -> None:
             server = PlayServer(World(spec, args.split), args.out, args.player, args.text)
         serve(server, args.host, args.port)
     elif args.command == "record":
-        from baselines.episodes.replay import record
+        from baselines.worlds.replay import record
         from baselines.worlds.session import World
 
         cli.check_out(args.out, kind="episodes record", overwrite=args.overwrite)  # before the world is built: a refusal comes at once
@@ -112,7 +112,7 @@ def _run(args: argparse.Namespace) -> None:
                 bar.write(f"{path}: {meta['length']} steps, return {meta['return']:.2f}, success {meta['success']}")
                 bar.update()
     elif args.command == "replay":
-        from baselines.episodes.replay import replay
+        from baselines.worlds.replay import replay
 
         for path in args.files:
             loaded = episode.load(path)

@@ -42,10 +42,10 @@ from fastapi.responses import HTMLResponse
 from PIL import Image
 
 from baselines.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts
-from baselines.episodes.replay import Recording
 from baselines.episodes.video import world_frame, world_pictures
 from baselines.worlds.base import GridHooks, KeyboardHooks
 from baselines.worlds.episode import EpisodeError, Journal, now_utc
+from baselines.worlds.replay import Recording
 from baselines.worlds.session import World
 
 PAGE = Path(__file__).with_name("play.html")

@@ -32,9 +32,9 @@ import jax.numpy as jnp
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from baselines.episodes.replay import Replayed, replay, world_of
 from baselines.worlds.base import TargetHooks, TracedRender
 from baselines.worlds.episode import Episode, load
+from baselines.worlds.replay import Replayed, replay, world_of
 from baselines.worlds.session import World
 
 MIN_WIDTH = 432

@@ -1,8 +1,9 @@
 """The suite layer: the registry of the worlds (``baselines.worlds.registry``, re-exported here),
 what a family declares (``base``: ``WorldFamily``, the env-hook protocols), one module per family
 (``craftext``, ``hexagons``, ``blocksworld``), the observation interface of the agents (``task``),
-the episode session (``session``: ``World``) and the agents behind one protocol, found by the kind
-of their run folder (``agents``: ``Agent``, ``load_agent``).
+the episode session (``session``: ``World``), the episode file format with its key rule
+(``episode``) and its recording and exact replay (``replay``), and the agents behind one
+protocol, found by the kind of their run folder (``agents``: ``Agent``, ``load_agent``).
 """
 
 from typing import Any
