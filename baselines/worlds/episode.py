@@ -222,7 +222,7 @@ class Journal:
         self.written = True
 
     @classmethod
-    def open(cls, path: Path) -> Journal:
+    def open(cls, path: str | Path) -> Journal:
         """A journal read back; raises ``EpisodeError`` naming the file and line of a bad entry."""
         path = Path(path)
         lines = path.read_text().splitlines()
@@ -266,16 +266,20 @@ class Journal:
         """The steps so far as the episode's per-step arrays (``ARRAYS`` names, lists)."""
         return {name: [step[key] for step in self.steps] for name, key in STEP_FIELDS.items()}
 
+    def so_far(self, meta: dict | None = None) -> Episode:
+        """The steps so far as an ``Episode`` with the journal's metadata (or ``meta``)."""
+        arrays: dict[str, np.ndarray] = {name: np.asarray(values, ARRAYS[name]) for name, values in self.arrays().items()}
+        return Episode(**arrays, meta=self.meta if meta is None else meta)
+
     def episode(self, final_state_sha256: str, success: bool) -> Episode:
-        arrays = self.arrays()
         meta = {
             **self.meta,
             "length": len(self.steps),
-            "return": float(np.sum(arrays["rewards"], dtype=np.float32)),
+            "return": float(np.sum(self.arrays()["rewards"], dtype=np.float32)),
             "success": bool(success),
             "final_state_sha256": final_state_sha256,
         }
-        return Episode(**{name: np.asarray(values, ARRAYS[name]) for name, values in arrays.items()}, meta=meta)
+        return self.so_far(meta)
 
     def close(self, final_state_sha256: str, success: bool) -> Path:
         """Write the episode file beside the journal and remove the journal; returns the file."""

@@ -14,13 +14,16 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from baselines.worlds import world_spec
 from baselines.worlds.episode import Episode, EpisodeError, Journal, provenance, state_digest
 from baselines.worlds.session import World
+
+if TYPE_CHECKING:
+    from baselines.worlds.agents import Agent
 
 POLICIES = ("random", "expert")
 """Scripted policies of ``record``."""
@@ -121,7 +124,7 @@ class Recording:
         names the journal and the step)."""
         journal = Journal.open(path)
         try:
-            replayed = _rerun(world, Episode(**journal.arrays(), meta=journal.meta))
+            replayed = _rerun(world, journal.so_far())
         except ReplayMismatch as error:
             raise ReplayMismatch(f"{path}: {error}") from None
         return cls(world, journal, replayed.final_obs, replayed.final_state, replayed.success)
@@ -157,26 +160,26 @@ class Recording:
         return self.file
 
 
-def record(world: World, policy: str | Any, text: int, seed: int, path: str | Path, max_steps: int | None = None) -> Path:
+def record(world: World, policy: str | Agent, text: int, seed: int, path: str | Path, max_steps: int | None = None) -> Path:
     """Play one episode and write it to ``path`` (a ``Recording``). ``policy``: ``random`` (uniform
     over the feasible actions, drawn from ``seed``), ``expert`` (the world's gold next action,
     ``Task.expert``: the grid worlds, and CrafText goal sets that ``craftext.expert`` covers), or a
     step-by-step agent (``baselines.worlds.agents.Agent``). Stops when the episode ends or after ``max_steps``
     (default: the world's ``max_episode_steps``)."""
-    scripted = isinstance(policy, str)
-    if scripted and policy not in POLICIES:
+    agent = None if isinstance(policy, str) else policy
+    if agent is None and policy not in POLICIES:
         raise ValueError(f"policy {policy!r}: use one of {', '.join(POLICIES)}")
     if policy == "expert" and world.task.expert is None:
         raise ValueError(f"{world.env_id} has no expert for this split's goals (Task.expert); use policy random")
-    recording = Recording.begin(world, text, seed, path, f"agent:{policy if scripted else policy.name}")
+    recording = Recording.begin(world, text, seed, path, f"agent:{policy if agent is None else agent.name}")
     rng = np.random.default_rng(seed)
-    if not scripted:
-        policy.reset(seed)
+    if agent is not None:
+        agent.reset(seed)
     for t in range(max_steps or world.spec["max_episode_steps"]):
         if recording.ended:
             break
-        if not scripted:
-            action = policy.act(recording.obs, t)
+        if agent is not None:
+            action = agent.act(recording.obs, t)
         elif policy == "expert":
             action = world.expert(recording.state)
         else:
