@@ -8,6 +8,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+RESULTS_OUT = "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)"
+"""The ``--out`` help of every benchmark that writes results."""
+
 
 def first_and_median_seconds(call: Callable[[], object], repeats: int) -> tuple[float, float]:
     """(seconds of the first ``call()``, compilation included; median seconds of ``repeats`` later calls)."""

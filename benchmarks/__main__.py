@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import difflib
 import io
 import json
 import os
@@ -29,7 +28,7 @@ from pathlib import Path
 
 from baselines import cli
 from baselines.plots import write_png
-from benchmarks import provenance_line
+from benchmarks import RESULTS_OUT, provenance_line
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
 RUNS = Path("runs/benchmarks")
@@ -245,7 +244,7 @@ def parser() -> argparse.ArgumentParser:
         help=f"num_envs values to measure (default {' '.join(map(str, DEFAULT_NUM_ENVS))})",
     )
     p.add_argument("--repeats", type=int, default=5)
-    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_out(p, RESULTS_OUT)
     p.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
     p.add_argument(
         "--training-envs",
@@ -276,7 +275,7 @@ def main(argv: list[str] | None = None) -> list[dict] | int:
         return compare(argv[1:])
     p = parser()
     args = cli.parse(p, argv, RENAMED)
-    from benchmarks.worlds import bench_worlds
+    from benchmarks.worlds import bench_worlds, chosen_worlds
 
     table = bench_worlds()
     info = device_info()
@@ -286,11 +285,7 @@ def main(argv: list[str] | None = None) -> list[dict] | int:
         return _host_timings(args, info, out)
     if args.env is None:
         args.env = [w for w, spec in table.items() if not args.quick or spec.settings.quick]
-    unknown = [w for w in args.env if w not in table]
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], table, n=3, cutoff=0.4)
-        p.error(f"unknown world {unknown[0]!r}; close: {close or 'none'}; known: {', '.join(table)}")
-    chosen = {w: table[w] for w in args.env}
+    chosen = chosen_worlds(p, args.env, table)
     host = not args.quick and any(w.settings.host_timings for w in chosen.values())
     if out is not None:
         files = ["env_sps.json", "env_sps.csv", "env_sps.md", "env_sps.png", "training_sps.json", "training_sps.md", "step_only.json"]

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from baselines import cli
-from benchmarks import first_and_median_seconds
+from benchmarks import RESULTS_OUT, first_and_median_seconds
 
 ENCODERS = ("cnn", "set")
 STEPS = (4, 11)
@@ -91,7 +91,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--mdc", default=None, help="Minecraft Dialogue Corpus data/ folder: time on its dev items (default: simulated items)")
     p.add_argument("--repeats", type=int, default=3, help="timed calls after the compiling one (default 3)")
     p.add_argument("--quick", action="store_true", help="seconds-long check with tiny sizes")
-    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_out(p, RESULTS_OUT)
     cli.add_run_options(p)
     return p
 

@@ -15,6 +15,7 @@ file there is replaced only with ``--overwrite``). Needs a git checkout with the
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import subprocess
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from baselines import cli, worlds
 from baselines.plots import pyplot, save
-from benchmarks import provenance_line, write_results
+from benchmarks import RESULTS_OUT, provenance_line, write_results
 
 RELEASES = (("0.1.0", "04c1e68"), ("0.2.0", "3a58360"), ("0.3.0", "fc92320"), ("0.4.0", "45429e6"), ("0.5.0", "bf3f0db"))
 """(release, commit) of every release whose tree the probe runs in; the working tree follows."""
@@ -44,11 +45,8 @@ def extract(repo: Path, commit: str, folder: Path) -> Path:
         needed = "a git checkout with the release history is needed"
         raise SystemExit(f"error: cannot read commit {commit} from {repo} ({needed}): {detail.decode().strip()}") from None
     folder.mkdir(parents=True)
-    with tempfile.TemporaryFile() as buffer:
-        buffer.write(archive.stdout)
-        buffer.seek(0)
-        with tarfile.open(fileobj=buffer) as tar:
-            tar.extractall(folder, filter="data")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(folder, filter="data")
     return folder
 
 
@@ -143,7 +141,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--num-envs", type=cli.positive_int, default=16384, metavar="N", help="worlds stepped at once (default 16,384)")
     p.add_argument("--repeats", type=cli.positive_int, default=5, metavar="R", help="timed calls per world and release (median; default 5)")
     p.add_argument("--repo", type=Path, default=ROOT, metavar="DIR", help="git checkout with the releases (this suite's if not given)")
-    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_out(p, RESULTS_OUT)
     cli.add_run_options(p)
     return p
 
@@ -152,9 +150,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
     from baselines import __version__
     from benchmarks.__main__ import results_folder
 
-    args = cli.parse(parser(), argv)
+    p = parser()
+    args = cli.parse(p, argv)
+    try:
+        targets = [probe_target(env_id) for env_id in args.env or default_worlds(args.num_envs)]
+    except ValueError as error:  # an unknown id: the registry's message names the known ones
+        p.error(str(error))
     info, out = results_folder(args, FILES)
-    targets = [probe_target(env_id) for env_id in args.env or default_worlds(args.num_envs)]
     releases = [*(args.release or RELEASES), (__version__, info["commit"])]
     history = []
     with (
@@ -162,7 +164,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         cli.progress(total=len(releases), desc="releases", unit="release", silent=args.quiet) as bar,
     ):
         for i, (name, commit) in enumerate(releases):
-            tree = ROOT if i == len(releases) - 1 else extract(args.repo, commit, Path(scratch) / name)
+            tree = ROOT if i == len(releases) - 1 else extract(args.repo, commit, Path(scratch) / str(i))
             rows = probe(tree, targets, args.num_envs, args.repeats)
             history.append(
                 {

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from baselines import cli
 from baselines.plots import pyplot, save
+from benchmarks import RESULTS_OUT
 
 TARGET_S = 2.0
 PACKAGES = ("craftext", "hexagons", "blocksworld", "hexagons.data", "blocksworld.data", "craftext.dataset", "baselines", "baselines.worlds")
@@ -69,7 +70,7 @@ def plot(result: dict, info: dict, out: Path) -> Path:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.imports", description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=5, help="fresh processes per measurement (default 5)")
-    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_out(p, RESULTS_OUT)
     cli.add_run_options(p)
     return p
 

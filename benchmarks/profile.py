@@ -32,7 +32,7 @@ import jax
 import jax.numpy as jnp
 
 from baselines import cli
-from benchmarks import provenance_line, write_results
+from benchmarks import RESULTS_OUT, provenance_line, write_results
 from benchmarks.env_sps import measure_env, reset_states, rollout_steps, step_only_rollout, time_rollout
 
 FILES = ("profile.json", "profile.md")
@@ -124,7 +124,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--env", nargs="+", default=None, metavar="ID", help="worlds (default: every benchmark world)")
     p.add_argument("--num-envs", type=cli.positive_int, default=None, metavar="N", help="worlds at once (default: each family's size)")
     p.add_argument("--repeats", type=cli.positive_int, default=5, metavar="R", help="timed calls per measurement (median; default 5)")
-    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_out(p, RESULTS_OUT)
     cli.add_run_options(p)
     return p
 
@@ -146,8 +146,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     from benchmarks.__main__ import results_folder
     from benchmarks.worlds import chosen_worlds
 
-    args = cli.parse(parser(), argv)
-    table = chosen_worlds(args.env)
+    p = parser()
+    args = cli.parse(p, argv)
+    table = chosen_worlds(p, args.env)
     info, out = results_folder(args, FILES)
     rows = profile_worlds(table, args.num_envs, args.repeats, args.quiet)
     json_path, md_path = write_results(out, "profile", {"device": info, "results": rows}, markdown(rows, info))

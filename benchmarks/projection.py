@@ -18,7 +18,7 @@ import argparse
 
 from baselines import cli
 from baselines.roofline import GPUS, PAPER_SCALE, roofline, step_cost
-from benchmarks import write_results
+from benchmarks import RESULTS_OUT, write_results
 
 NUM_ENVS = (1024, 16384)
 FILES = ("projection.json", "projection.md")
@@ -45,7 +45,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.projection", description=__doc__.split("\n\n")[0])
     p.add_argument("--env", nargs="+", default=None, metavar="ID", help="worlds (default: every benchmark world)")
     p.add_argument("--num-envs-list", nargs="+", type=int, default=list(NUM_ENVS), metavar="N", help="default 1024 16384")
-    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_out(p, RESULTS_OUT)
     cli.add_run_options(p)
     return p
 
@@ -54,8 +54,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     from benchmarks.__main__ import results_folder
     from benchmarks.worlds import chosen_worlds
 
-    args = cli.parse(parser(), argv)
-    table = chosen_worlds(args.env)
+    p = parser()
+    args = cli.parse(p, argv)
+    table = chosen_worlds(p, args.env)
     info, out = results_folder(args, FILES)
     rows = []
     with cli.progress(total=len(table) * len(args.num_envs_list), desc="compile and analyse", unit="step", silent=args.quiet) as bar:

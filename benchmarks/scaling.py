@@ -26,9 +26,10 @@ from jax.sharding import Mesh  # noqa: E402
 
 from baselines import cli  # noqa: E402
 from baselines.plots import write_png
+from benchmarks import RESULTS_OUT  # noqa: E402
 from benchmarks.__main__ import results_folder  # noqa: E402
 from benchmarks.env_sps import measure_env  # noqa: E402
-from benchmarks.worlds import bench_worlds  # noqa: E402
+from benchmarks.worlds import bench_worlds, chosen_worlds  # noqa: E402
 
 FILES = ("scaling.json", "scaling.md", "scaling.png")
 
@@ -105,7 +106,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--per-device-envs", type=int, default=128)
     p.add_argument("--num-steps", type=int, default=32)
     p.add_argument("--repeats", type=int, default=3)
-    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_out(p, RESULTS_OUT)
     return p
 
 
@@ -116,10 +117,7 @@ RENAMED = {"--worlds": "--env"}
 def main(argv: list[str] | None = None) -> list[dict]:
     p = parser()
     args = cli.parse(p, argv, RENAMED)
-    known = bench_worlds()
-    unknown = [w for w in args.env if w not in known]
-    if unknown:
-        p.error(f"unknown world {unknown[0]!r}; known: {', '.join(known)}")
+    chosen_worlds(p, args.env)
     if max(args.devices) > jax.device_count():
         p.error(f"--devices {max(args.devices)}: only {jax.device_count()} devices here")
     info, out = results_folder(args, FILES)

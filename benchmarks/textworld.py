@@ -29,6 +29,7 @@ import numpy as np
 
 from baselines import cli
 from baselines.plots import write_png
+from benchmarks import RESULTS_OUT
 from benchmarks.__main__ import device_info, output_folder
 
 FILES = ("textworld.json", "textworld.png")
@@ -213,7 +214,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=32, help="steps per scan and per generated episode (default 32)")
     p.add_argument("--episodes", type=int, default=1024, help="episodes generated per world (default 1024)")
     p.add_argument("--quick", action="store_true", help="tiny sizes: a check that the code runs (nothing written unless --out is given)")
-    cli.add_out(p, "results folder (default runs/benchmarks/<device>; a file there is replaced only with --overwrite)")
+    cli.add_out(p, RESULTS_OUT)
     return p
 
 

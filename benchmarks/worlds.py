@@ -8,6 +8,8 @@ generates a whole map use ``OptimisticResetVecEnv`` (``Benchmark.reset_ratio``).
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,11 +45,14 @@ def family_benchmark(env_id: str) -> Benchmark:
     return worlds.family_of(env_id).benchmark
 
 
-def chosen_worlds(names: list[str] | None) -> dict[str, BenchWorld]:
-    """The benchmark worlds ``names`` (every one when None), in the order given; SystemExit naming
-    an unknown one."""
-    table = bench_worlds()
+def chosen_worlds(
+    parser: argparse.ArgumentParser, names: list[str] | None, table: dict[str, BenchWorld] | None = None
+) -> dict[str, BenchWorld]:
+    """The worlds ``names`` of ``table`` (default ``bench_worlds()``; every one when ``names`` is
+    None), in the order given; an unknown one is ``parser``'s error, naming the close and the known ones."""
+    table = bench_worlds() if table is None else table
     unknown = [w for w in names or () if w not in table]
     if unknown:
-        raise SystemExit(f"error: unknown world {unknown[0]!r}; known: {', '.join(table)}")
+        close = difflib.get_close_matches(unknown[0], table, n=3, cutoff=0.4)
+        parser.error(f"unknown world {unknown[0]!r}; close: {close or 'none'}; known: {', '.join(table)}")
     return {w: table[w] for w in names} if names else table

@@ -139,6 +139,9 @@ def test_profile_splits_the_step_into_observation_resets_and_state(tmp_path, cap
     with pytest.raises(SystemExit):
         profile(["--repeats", "0", "--out", str(tmp_path / "other")])
     assert "--repeats: must be at least 1, got 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        profile(["--env", "Hexagon-Paint-v1", "--out", str(tmp_path / "other")])
+    assert "unknown world 'Hexagon-Paint-v1'; close: ['Hexagons-Paint-v1']" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command")
@@ -162,3 +165,6 @@ def test_history_measures_each_release_tree_with_one_probe(tmp_path, capsys):
     with pytest.raises(SystemExit):
         history(["--release", "0.1.0", "--quiet", "--out", str(tmp_path / "other")])
     assert "use NAME=COMMIT" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        history(["--env", "Nope-v1", "--quiet", "--out", str(tmp_path / "other")])
+    assert "unknown env id 'Nope-v1'" in capsys.readouterr().err
