@@ -69,6 +69,10 @@ def test_runs_without_an_agent_are_refused_by_name(toy_run, tmp_path):
         (tmp_path / "odd" / "config.json").write_text(json.dumps({"kind": "broken"}))
         with pytest.raises(TypeError, match="kind 'broken' gave a object, which lacks name, reset or act"):
             load_agent(tmp_path / "odd", world)
+    with registered_agent("missing", "no_such_module:load"):
+        (tmp_path / "odd" / "config.json").write_text(json.dumps({"kind": "missing"}))
+        with pytest.raises(ValueError, match="loader of agent kind 'missing', 'no_such_module:load', cannot be imported"):
+            load_agent(tmp_path / "odd", world)
     assert load_agent(toy_run, world).name == "first-feasible:toy"
 
 

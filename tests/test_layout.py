@@ -85,17 +85,16 @@ def _files(modules: tuple[str, ...]) -> list[Path]:
     return files
 
 
+def _within(module: str, packages: tuple[str, ...]) -> bool:
+    """``module`` is one of ``packages`` or inside one."""
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
 def _upward(path: Path) -> list[str]:
-    """The modules of ``baselines`` outside the suite layer that ``path`` imports."""
-    inside = ("baselines", *SUITE_MODULES)
-    return sorted(
-        m
-        for m in _imports(path)
-        if m.startswith("baselines")
-        and not any(m == s or m.startswith(s + ".") for s in SUITE_MODULES)
-        and m not in inside
-        and m != "baselines.__version__"
-    )
+    """The modules of ``baselines`` outside the suite layer that ``path`` imports (the package
+    itself and its version aside)."""
+    outside = (m for m in _imports(path) if _within(m, ("baselines",)) and not _within(m, SUITE_MODULES))
+    return sorted(m for m in outside if m not in ("baselines", "baselines.__version__"))
 
 
 def test_the_suite_layer_imports_no_agent_model_or_tool(tmp_path):
@@ -116,10 +115,7 @@ def test_agents_and_models_import_no_tool():
     files = _files(AGENT_MODULES)
     assert len(files) > len(AGENT_MODULES) and all(f.is_file() for f in files)
     found = [
-        f"{path.relative_to(ROOT)} imports {module}"
-        for path in files
-        for module in sorted(_imports(path))
-        if any(module == t or module.startswith(t + ".") for t in TOOL_MODULES)
+        f"{path.relative_to(ROOT)} imports {module}" for path in files for module in sorted(_imports(path)) if _within(module, TOOL_MODULES)
     ]
     assert not found, found
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import importlib
 import json
+import pkgutil
 import warnings
 from collections.abc import Callable, Iterator
 from importlib import metadata
@@ -129,8 +129,10 @@ def load_agent(run: str | Path, world: World, greedy: bool = False) -> Agent:
         kinds = ", ".join(agent_kinds())
         raise ValueError(f"{run}: a {kind} run holds no agent that plays a world step by step; agent kinds: {kinds}{hint}")
     if isinstance(loader, str):
-        module, _, attribute = loader.partition(":")
-        loader = getattr(importlib.import_module(module), attribute)
+        try:
+            loader = pkgutil.resolve_name(loader)
+        except (ImportError, AttributeError, ValueError) as error:
+            raise ValueError(f"{run}: the loader of agent kind {kind!r}, {loader!r}, cannot be imported: {error}") from None
     agent = loader(Path(run), world, greedy)
     if not isinstance(agent, Agent):
         raise TypeError(f"the loader of agent kind {kind!r} gave a {type(agent).__name__}, which lacks name, reset or act")
