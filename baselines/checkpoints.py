@@ -69,14 +69,15 @@ def run_kind(run: str | Path) -> str:
 
 
 def run_world(run: str | Path) -> dict:
-    """The world settings (``baselines.worlds`` spec: env, level, goals, ...) a BC or PPO run
-    trained on, from its ``config.json``."""
+    """The world settings (``baselines.worlds`` spec: env, level, goals, ...) a run trained on or
+    plays, from its ``config.json``: a PPO run's ``command``, else its ``world`` (BC, DAgger, an
+    agent of another kind)."""
     saved = json.loads((Path(run) / "config.json").read_text())
     if "ppo" in saved:
         return dict(saved["command"])
     if "world" in saved:
         return {k: v for k, v in saved["world"].items() if k != "split"}
-    raise ValueError(f"{Path(run) / 'config.json'}: neither a BC ('world') nor a PPO ('command') run configuration")
+    raise ValueError(f"{Path(run) / 'config.json'}: names no world (a 'world' of settings, env first, or a PPO run's 'command')")
 
 
 def saved_params(run: str | Path) -> tuple[Any, str]:

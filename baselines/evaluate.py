@@ -3,8 +3,11 @@
     python -m baselines.evaluate RUN                    # the suite's protocol, as the run's own evaluation
     python -m baselines.evaluate RUN --protocol paper   # CrafText Table 2: every instruction, 50 worlds each
 
-``RUN`` is a run folder of ``python -m baselines`` (its latest checkpoint) or ``python -m
-baselines.bc``; ``--world SETTING=VALUE`` evaluates it in its world with a setting changed (a
+``RUN`` is a run folder of ``python -m baselines`` (its latest checkpoint), ``python -m
+baselines.bc`` or ``baselines.bc.dagger``, whose policy a compiled evaluator plays in thousands of
+worlds at once, or of any other agent kind (``baselines.worlds.agents``: its ``config.json`` names
+its ``kind`` and its ``world``), which plays on the host one step at a time through the agent
+protocol (``--host`` plays the first kinds that way too); ``--world SETTING=VALUE`` evaluates it in its world with a setting changed (a
 CrafText agent of data version v1 on v2's splits, or on another level). The results go to
 ``--out`` (default ``runs/evaluations/<run>-<protocol>``, never the run folder, which may be
 committed): ``evaluation.{json,md,png}``.
@@ -33,6 +36,12 @@ is a unit of its own (``evaluation_units``), 50 worlds each, Craftax's 10,000-st
 and sampled actions, success averaged over instructions, by category and level. An episode loop
 stops as soon as every episode of its chunk has ended.
 
+On the host (``play_on_host``) the same units, episodes and scores are played by ``World``
+sessions: episode ``j`` of unit ``u`` starts from ``host_seed`` (distinct per unit and episode,
+shared by the policies), and the blind control shows the agent each observation relabelled with
+another goal's instruction (``Task.relabel``; a world without it gets no blind control). The
+worlds are not the compiled evaluator's, so the two ways give different draws of the same rates.
+
 Every rate carries a 95% interval (``success_ci``; ``gap_ci`` for agent - shuffled): a two-level
 percentile bootstrap (``resampled_rates``) that draws the split's goals with replacement and then
 each drawn goal's episodes (its worlds) with replacement, 2,000 times. The draws depend only on
@@ -54,6 +63,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -64,7 +74,11 @@ from baselines.networks import ActorCritic
 from baselines.plots import POLICY_NAMES
 from baselines.ppo import PPOConfig, policy_inputs, tables
 from baselines.results import held_out_label
+from baselines.worlds.session import World
 from baselines.worlds.task import Task
+
+if TYPE_CHECKING:
+    from baselines.worlds.agents import Agent
 
 POLICIES = ("agent", "shuffled", "random", "expert")
 CONTROLS = POLICIES[:3]
@@ -265,15 +279,115 @@ class Evaluator:
             distributed.barrier("evaluated this process's chunks")
             totals = {name: np.asarray(multihost_utils.process_allgather(t)).sum(0) for name, t in totals.items()}
         totals = {name: t.reshape(2, len(policies), len(goal_texts), episodes) for name, t in totals.items()}
-        value, count = totals[task.metrics[0]]
-        draws = [resampled_rates(value[i], count[i]) for i in range(len(policies))]  # paired: the same worlds, the same draws
-        summaries = {
-            policy: summarize(task, {name: t[:, i] for name, t in totals.items()}, labels, unit, draws[i])
-            for i, policy in enumerate(policies)
-        }
-        if "agent" in summaries and "shuffled" in summaries:
-            summaries["agent"]["gap_ci"] = percentile_interval(draws[policies.index("agent")] - draws[policies.index("shuffled")])
-        return summaries
+        return policy_summaries(task, totals, policies, labels, unit)
+
+
+def policy_summaries(
+    task: Task, totals: dict[str, np.ndarray], policies: Sequence[str], labels: Sequence[dict], unit: str
+) -> dict[str, dict]:
+    """metric -> (2, policies, units, episodes) value / count sums -> policy -> ``summarize``; the
+    policies played the same worlds, so their bootstrap draws are paired, and the agent's summary
+    gains ``gap_ci`` (agent - shuffled) when both played."""
+    value, count = totals[task.metrics[0]]
+    draws = [resampled_rates(value[i], count[i]) for i in range(len(policies))]  # paired: the same worlds, the same draws
+    summaries = {
+        policy: summarize(task, {name: t[:, i] for name, t in totals.items()}, labels, unit, draws[i]) for i, policy in enumerate(policies)
+    }
+    if "agent" in summaries and "shuffled" in summaries:
+        summaries["agent"]["gap_ci"] = percentile_interval(draws[policies.index("agent")] - draws[policies.index("shuffled")])
+    return summaries
+
+
+def host_seed(split: str, unit: int, episode: int) -> int:
+    """The ``World`` seed of episode ``episode`` of unit ``unit`` of ``split`` when an agent plays
+    on the host (``--host``): distinct for every (unit, episode) of a split (each below 65,536),
+    the same for every policy, and unchanged when units or episodes are added."""
+    if not (0 <= unit < 2**16 and 0 <= episode < 2**16):
+        raise ValueError(f"unit {unit}, episode {episode}: the host evaluation plays at most 65,536 of each per split")
+    return (zlib.crc32(split.encode()) + (episode << 16) + unit) % 2**32
+
+
+def play_on_host(
+    world: World,
+    agent: Agent,
+    unit_texts: Sequence[np.ndarray],
+    episodes: int,
+    max_steps: int,
+    policies: Sequence[str] = CONTROLS,
+    shuffle_seed: int = 0,
+    quiet: bool = False,
+) -> dict[str, np.ndarray]:
+    """metric -> (2, policies, units, episodes) value / count sums of ``world`` played one step at a
+    time: ``agent`` (``baselines.worlds.agents.Agent``) with each observation as it comes
+    (``agent``) or showing another goal's instruction (``shuffled``: ``World.relabel`` to
+    ``shuffled_texts``, at every step), uniform over the feasible actions (``random``) or the
+    world's expert (``expert``). Episode ``j`` of unit ``u`` plays in the world of ``host_seed``
+    for every policy; a unit's episodes take its texts in turn. An episode stops when it
+    terminates or after ``max_steps`` steps (its last step scored as its end)."""
+    task = world.task
+    shown = shuffled_texts(task.text_goal, shuffle_seed)
+    totals = {name: np.zeros((2, len(policies), len(unit_texts), episodes)) for name in task.metrics}
+    with cli.progress(total=len(policies) * len(unit_texts) * episodes, desc=world.split, unit="episode", silent=quiet) as bar:
+        for p, policy in enumerate(policies):
+            for u, texts in enumerate(unit_texts):
+                for j in range(episodes):
+                    seed = host_seed(world.split, u, j)
+                    obs, state = world.start(int(texts[j % len(texts)]), seed)
+                    agent.reset(seed)
+                    rng = np.random.default_rng(seed)
+                    for t in range(max_steps):
+                        if policy == "agent":
+                            action = agent.act(obs, t)
+                        elif policy == "shuffled":
+                            action = agent.act(world.relabel(obs, int(shown[int(task.observe(obs).text)])), t)
+                        elif policy == "random":
+                            action = int(rng.choice(np.flatnonzero(world.mask(obs))))
+                        else:
+                            action = world.expert(state)
+                        out = world.step(state, action, seed, t, last=t == max_steps - 1)
+                        for name, (value, count) in out.scores.items():
+                            totals[name][:, p, u, j] += (value, count)
+                        obs, state = out.obs, out.state
+                        if out.terminated:
+                            break
+                    bar.update()
+    return totals
+
+
+def evaluate_agent_splits(
+    run: Path, spec: Mapping, names: Sequence[str], episodes: int, max_steps: int, greedy: bool, unit: str, expert: bool, quiet: bool
+) -> tuple[dict[str, dict], str]:
+    """(split -> policy -> summary, the agent's name): the agent of run folder ``run``
+    (``load_agent``) and its controls played on the host (``play_on_host``) in each split of
+    ``spec``'s world; without ``World.relabel`` the blind control is left out, with a note."""
+    from baselines.worlds.agents import load_agent
+
+    results: dict[str, dict] = {}
+    name = ""
+    for split in names:
+        world = World(spec, split)
+        agent = load_agent(run, world, greedy=greedy)
+        name = agent.name
+        policies = [p for p in CONTROLS if p != "shuffled" or world.task.relabel is not None]
+        if "shuffled" not in policies:
+            print(f"{world.env_id} cannot show an observation another instruction (Task.relabel): no blind control", flush=True)
+        if expert and world.task.expert is not None:
+            policies.append("expert")
+        unit_texts, labels = evaluation_units(world.task, unit)
+        totals = play_on_host(world, agent, unit_texts, episodes, max_steps, policies, quiet=quiet)
+        results[split] = policy_summaries(world.task, totals, policies, labels, unit)
+        _print_split(split, results[split], world.task.metrics, unit, episodes)
+    return results, name
+
+
+def _print_split(split: str, by_policy: dict[str, dict], metrics: Sequence[str], unit: str, episodes: int) -> None:
+    """One line per policy of a split's results."""
+    for policy, summary in by_policy.items():
+        others = "".join(f", {name} {summary[name]:.3f}" for name in metrics[1:])
+        print(
+            f"{split:<18} {policy:<9} {metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} {unit}s x {episodes} episodes",
+            flush=True,
+        )
 
 
 def evaluate_splits(
@@ -329,13 +443,7 @@ def evaluate_splits(
                 unit=unit,
             )
         results[split]["agent"]["texts_in_train"] = texts_in(task.texts, seen)
-        for policy, summary in results[split].items():
-            others = "".join(f", {name} {summary[name]:.3f}" for name in task.metrics[1:])
-            print(
-                f"{split:<18} {policy:<9} {task.metrics[0]} {summary['success']:.3f}{others} over {summary['goals']} {unit}s x "
-                f"{episodes} episodes",
-                flush=True,
-            )
+        _print_split(split, results[split], task.metrics, unit, episodes)
     return results
 
 
@@ -501,6 +609,9 @@ def protocols() -> dict[str, str]:
 
 
 EVALUATION_FILES = ("evaluation.json", "evaluation.md", "evaluation.png")
+BATCHED_KINDS = ("ppo", "bc", "dagger")
+"""Run kinds whose policy the compiled evaluator plays, thousands of worlds at once; an agent of
+another kind (``baselines.worlds.agents``) plays on the host, one step at a time."""
 
 
 def world_changes(pairs: Sequence[str], spec: Mapping) -> dict:
@@ -529,14 +640,15 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     """``python -m baselines.evaluate``: the three policies on the splits of a trained run under
     ``args.protocol``; returns the folder written."""
     from baselines import plots
-    from baselines.checkpoints import run_kind, run_world
-    from baselines.ppo import load_policy, run_config, tables
+    from baselines.checkpoints import run_world
+    from baselines.worlds.agents import agent_kinds, run_folder_kind
 
     run = Path(args.run)
-    kind = run_kind(run)
-    if kind not in ("ppo", "bc", "dagger"):
-        raise ValueError(f"{run}: a run of python -m baselines, baselines.bc or baselines.bc.dagger, not of {kind}")
-    config, spec = run_config(run), run_world(run)
+    kind = run_folder_kind(run)
+    host = args.host or kind not in BATCHED_KINDS
+    if host and kind not in agent_kinds():
+        raise ValueError(f"{run}: a {kind} run holds no agent that plays a world; agent kinds: {', '.join(agent_kinds())}")
+    spec = run_world(run)
     evaluated = {**spec, **world_changes(args.world, spec)}
     family = worlds.family_of(spec["env"])
     if args.protocol != "suite" and args.protocol not in family.protocols:
@@ -558,41 +670,52 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     )
     saved = json.loads((run / "config.json").read_text())
     trained = worlds.spec_task(spec, saved.get("world", {}).get("split", "train"))
-    network, params = load_policy(run, config, trained, *tables(config, trained))
-    results = evaluate_splits(
-        evaluated,
-        {name: worlds.split_episodes(evaluated, name) for name in names},
-        trained,
-        network,
-        params,
-        config,
-        episodes,
-        max_steps,
-        greedy=greedy,
-        batch=args.batch,
-        quiet=args.quiet,
-        unit=protocol["unit"],
-        expert=args.with_expert,
-    )
-    mode = "greedy" if greedy else "sample"
+    unit, mode = protocol["unit"], "greedy" if greedy else "sample"
+    if host:
+        results, policy = evaluate_agent_splits(run, evaluated, names, episodes, max_steps, greedy, unit, args.with_expert, args.quiet)
+        for split, by_policy in results.items():
+            by_policy["agent"]["texts_in_train"] = texts_in(worlds.spec_task(evaluated, split).texts, set(trained.texts))
+        seed, label = None, f"agent ({policy}, {mode}, on the host)"
+    else:
+        from baselines.ppo import load_policy, run_config, tables
+
+        config = run_config(run)
+        network, params = load_policy(run, config, trained, *tables(config, trained))
+        splits = {name: worlds.split_episodes(evaluated, name) for name in names}
+        results = evaluate_splits(
+            evaluated,
+            splits,
+            trained,
+            network,
+            params,
+            config,
+            episodes,
+            max_steps,
+            greedy,
+            batch=args.batch,
+            quiet=args.quiet,
+            unit=unit,
+            expert=args.with_expert,
+        )
+        trainer = {"bc": "BC ", "dagger": "aggregated DAgger "}.get(kind, "")
+        policy, seed, label = config.policy, config.seed, f"agent ({trainer}{config.policy}, {mode})"
     meta = {
         **evaluated,
-        "policy": config.policy,
+        "policy": policy,
         "success_metric": trained.metrics[0],
         "protocol": args.protocol,
-        "unit": protocol["unit"],
-        f"episodes_per_{protocol['unit']}": episodes,
+        "unit": unit,
+        f"episodes_per_{unit}": episodes,
         "max_steps": max_steps,
         "eval_mode": mode,
-        "seed": config.seed,
+        "played": "host" if host else "batched",
+        "seed": seed,
         "command": args.command_line,
         "trained_by": own["meta"].get("command") or saved.get("command_line"),
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }
-    trainer = {"bc": "BC ", "dagger": "aggregated DAgger "}.get(kind, "")
-    labels = {"agent": f"agent ({trainer}{config.policy}, {mode})"}
-    print("\n" + save(results, out, meta, labels, family.group_order))
+    print("\n" + save(results, out, meta, {"agent": label}, family.group_order))
     print(f"picture: {plots.evaluation_bars(out)}", flush=True)
     return out
 
@@ -601,7 +724,11 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m baselines.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("run", type=Path, help="run folder of python -m baselines (its latest checkpoint) or python -m baselines.bc")
+    p.add_argument(
+        "run",
+        type=Path,
+        help="run folder of python -m baselines (its latest checkpoint), baselines.bc, baselines.bc.dagger or another agent kind",
+    )
     known = protocols()
     p.add_argument(
         "--protocol",
@@ -614,6 +741,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--splits", help="comma-separated splits (default: those the run evaluated, else the world's evaluation splits)")
     p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action (default: the protocol's, else the run's)")
     p.add_argument("--batch", type=int, default=256, help="episodes run at once (default 256)")
+    p.add_argument(
+        "--host",
+        action="store_true",
+        help="play the agent one step at a time on the host through the agent protocol (baselines.worlds.agents), as "
+        "episodes record does; the only way for agents of kinds other than ppo, bc and dagger, and much slower",
+    )
     p.add_argument(
         "--with-expert",
         action="store_true",

@@ -271,22 +271,28 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
 
     # ----------------------------------------------------------------- views
     def get_obs(self, state: EnvState, params: EnvParams, key: Array | None = None) -> Observation:
-        tokens = params.tokens[state.procedure]
-        history = None
-        if self.history == "previous":
-            previous = tokens[jnp.maximum(state.instruction - 1, 0)]
-            history = jnp.where(state.instruction > 0, previous, 0)[None]
-        elif self.history == "full":
-            earlier = jnp.arange(self.max_instructions) < state.instruction
-            history = jnp.where(earlier[:, None], tokens, 0)
+        instruction, history = self.instruction_view(state.procedure, state.instruction, params)
         return Observation(
             board=state.board,
-            instruction=tokens[state.instruction],
+            instruction=instruction,
             procedure=state.procedure,
             instruction_index=state.instruction,
             history=history,
             action_mask=self.action_mask(state, params) if self.observe_action_mask else None,
         )
+
+    def instruction_view(self, procedure: Array, instruction: Array, params: EnvParams) -> tuple[Array, Array | None]:
+        """What an observation shows of step ``instruction`` of procedure ``procedure``: its (L,)
+        tokens and the history (``Observation.history``; None without)."""
+        tokens = params.tokens[procedure]
+        history = None
+        if self.history == "previous":
+            previous = tokens[jnp.maximum(instruction - 1, 0)]
+            history = jnp.where(instruction > 0, previous, 0)[None]
+        elif self.history == "full":
+            earlier = jnp.arange(self.max_instructions) < instruction
+            history = jnp.where(earlier[:, None], tokens, 0)
+        return tokens[instruction], history
 
     action_axes = ("row", "column")
     """Names of the tile coordinates of the paint actions (mixed radix 10 x 18 x 8)."""

@@ -1,17 +1,21 @@
 """Agents behind one protocol (``baselines.worlds.agents``): a toy agent of a few lines, registered
-by the kind of its run folder, records episodes that replay exactly and enter the arena."""
+by the kind of its run folder, records episodes that replay exactly, is evaluated beside its
+controls and enters the arena."""
 
 import json
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
+from baselines import evaluate
 from baselines.episodes.__main__ import main as episodes
 from baselines.worlds import World
 from baselines.worlds.agents import Agent, agent_kinds, load_agent, register_agent, registered_agent
 from baselines.worlds.episode import load
 
+SPEC = {"env": "Hexagons-Paint-v1", "data": "synthetic", "data_size": 4, "max_episode_steps": 12}
 WORLD = ["--env", "Hexagons-Paint-v1", "--data", "synthetic", "--data-size", "4", "--max-episode-steps", "12"]
 
 
@@ -28,11 +32,23 @@ class FirstFeasible:
         return int(np.flatnonzero(self.world.mask(obs))[0])
 
 
+class Reader(FirstFeasible):
+    """The toy agent, noting the text id of every observation it is shown."""
+
+    def __init__(self, run, world, greedy=False):
+        super().__init__(run, world, greedy)
+        self.shown = []
+
+    def act(self, obs, t):
+        self.shown.append(int(self.world.task.observe(obs).text))
+        return super().act(obs, t)
+
+
 @pytest.fixture
 def toy_run(tmp_path):
     run = tmp_path / "toy"
     run.mkdir()
-    (run / "config.json").write_text(json.dumps({"kind": "first-feasible"}))
+    (run / "config.json").write_text(json.dumps({"kind": "first-feasible", "world": {**SPEC, "split": "train"}}))
     with registered_agent("first-feasible", FirstFeasible):
         yield run
     assert "first-feasible" not in agent_kinds()
@@ -54,8 +70,58 @@ def test_a_toy_agent_records_episodes_that_replay(toy_run, tmp_path, capsys):
     assert capsys.readouterr().out.count("replay exactly") == 2
 
 
+def test_a_toy_agent_is_evaluated_beside_its_controls(toy_run, tmp_path, capsys):
+    out = tmp_path / "evaluation"
+    evaluate.main([str(toy_run), "--splits", "train,test", "--episodes", "2", "--with-expert", "--out", str(out), "--quiet"])
+    saved = json.loads((out / "evaluation.json").read_text())
+    assert saved["meta"]["played"] == "host" and saved["meta"]["policy"] == "first-feasible:toy"
+    for split in ("train", "test"):
+        by_policy = saved["splits"][split]
+        assert list(by_policy) == ["agent", "shuffled", "random", "expert"]
+        assert all(s["episodes"] == 2 * s["goals"] and len(s["success_ci"]) == 2 for s in by_policy.values())
+        assert by_policy["expert"]["success"] > by_policy["random"]["success"]
+        assert "gap_ci" in by_policy["agent"] and "texts_in_train" in by_policy["agent"]
+    assert (out / "evaluation.md").is_file() and (out / "evaluation.png").is_file()
+    assert "agent (first-feasible:toy, sample, on the host)" in capsys.readouterr().out
+
+
+def test_the_blind_control_shows_another_goals_instruction_in_the_same_worlds(toy_run):
+    world = World(SPEC, "train")
+    agent = Reader(toy_run, world)
+    units, _ = evaluate.evaluation_units(world.task)
+    totals = evaluate.play_on_host(world, agent, units, 2, 3, ("agent", "shuffled"), quiet=True)
+    goal = world.task.text_goal
+    own, other = np.split(np.asarray(agent.shown), 2)  # 3 steps of 2 episodes of every goal, per policy
+    starts = np.repeat([units[u][j % len(units[u])] for u in range(len(units)) for j in range(2)], 3)
+    assert (goal[own] == goal[starts]).all() and (goal[other] != goal[starts]).all()
+    assert all(t.shape == (2, 2, len(units), 2) for t in totals.values())
+    seeds = {evaluate.host_seed("train", u, j) for u in range(300) for j in range(300)}
+    assert len(seeds) == 300 * 300  # every unit and episode a world of its own
+    opening = int(np.flatnonzero(world.opening_texts & (goal != goal[0]))[0])
+    obs, _ = world.start(0, 1)
+    shown, started = world.relabel(obs, opening), world.start(opening, 1)[0]
+    assert world.instruction(shown) == world.task.texts[opening] and (shown.board == obs.board).all()
+    assert (shown.instruction == started.instruction).all() and shown.procedure == started.procedure
+
+
+THREE_WORLDS = [SPEC, {"env": "BlocksWorld-BAP-v1", "data": "shapes", "data_size": 4}, {"env": "CrafText-Classic-Symbolic-v1"}]
+
+
+@pytest.mark.parametrize("spec", THREE_WORLDS, ids=lambda s: s["env"])
+def test_every_world_shows_an_observation_another_instruction(spec):
+    world = World(spec, "train")
+    goal = world.task.text_goal
+    other = int(np.flatnonzero((goal != goal[0]) & world.opening_texts)[0])
+    obs, started = world.start(0, 3)[0], world.start(other, 3)[0]
+    shown = world.relabel(obs, other)
+    observed, own = world.task.observe(shown), world.task.observe(obs)
+    assert int(observed.text) == other and (observed.world == own.world).all() and (observed.mask == own.mask).all()
+    assert world.instruction(shown) == world.instruction(started) == world.task.texts[other]
+    assert jax.tree.structure(shown) == jax.tree.structure(obs)
+
+
 def test_runs_without_an_agent_are_refused_by_name(toy_run, tmp_path):
-    world = World({"env": "Hexagons-Paint-v1", "data": "synthetic", "data_size": 4, "max_episode_steps": 12}, "train")
+    world = World(SPEC, "train")
     builder = tmp_path / "builder"
     builder.mkdir()
     (builder / "config.json").write_text(json.dumps({"kind": "builder"}))

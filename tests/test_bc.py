@@ -119,6 +119,14 @@ def test_cloning_learns_the_demonstrations_and_initialises_ppo(hexagon_demos, tm
     with pytest.raises(ValueError, match="not a run folder"):
         Agent(tmp_path / "agent", world)
 
+    from baselines.evaluate import main as evaluate
+
+    evaluate([str(out), "--host", "--splits", "train", "--episodes", "2", "--greedy", "--out", str(tmp_path / "host"), "--quiet"])
+    host = json.loads((tmp_path / "host" / "evaluation.json").read_text())  # the same agent, one step at a time on the host
+    by_policy = host["splits"]["train"]
+    assert host["meta"]["played"] == "host" and by_policy["agent"]["success"] >= 0.5
+    assert by_policy["agent"]["success"] > max(by_policy["shuffled"]["success"], by_policy["random"]["success"])
+
 
 def test_bad_settings_fail_before_anything_is_compiled(hexagon_demos, tmp_path, capsys):
     with pytest.raises(ValueError, match="BCConfig.validation"):

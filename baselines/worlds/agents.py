@@ -2,9 +2,9 @@
 
 An ``Agent`` plays a ``World`` one step at a time: ``name``, ``reset(seed)`` and ``act(obs, t) ->
 action``. That is all ``python -m baselines.episodes record --policy agent`` (and through its
-episode files the player's replays, videos and the arena) and ``python -m baselines.evaluate
---host`` need. ``load_agent(run, world)`` reads the run folder's kind (the ``kind`` of its
-``config.json``) and calls the loader of that kind:
+episode files the player's replays, videos and the arena) and ``python -m baselines.evaluate``
+(on the host, ``baselines.evaluate.play_on_host``) need. ``load_agent(run, world)`` reads the run
+folder's kind (the ``kind`` of its ``config.json``) and calls the loader of that kind:
 
 - the suite's own: ``ppo``, ``bc`` and ``dagger`` (PPO-T / FiLM policies,
   ``baselines.episodes.agent.Agent``) and ``painter`` (``baselines.painter.agent``);

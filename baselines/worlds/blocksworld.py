@@ -69,6 +69,7 @@ def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None 
         ("exact_match", "f1"),
         action_factors=(*SHAPE, ACTIONS_PER_CELL),
         expert=env.expert_action,
+        relabel=lambda obs, text, params: obs.replace(dialogue=params.dialogue[text], item=text),
     )
 
 

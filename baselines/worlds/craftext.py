@@ -78,6 +78,9 @@ def craftext_task(
         lambda info: info["success"],
         reset_ratio=16,
         expert=functools.partial(env.expert_action, sight=expert == "view") if all(covers(g) for g, _ in pairs) else None,
+        relabel=lambda obs, text, params: obs.replace(
+            instruction=params.tokens[text], instruction_index=text, goal_index=params.phrase_goal[text]
+        ),
         goal_objects=tuple(g for g, _ in pairs),
         map_shape=_symbolic_map(env),
     )

@@ -47,6 +47,11 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
     def start(key, text, params):
         return env.reset_to_procedure(text // steps, params)
 
+    def relabel(obs, text, params):
+        procedure, step = text // steps, text % steps
+        instruction, history = env.instruction_view(procedure, step, params)
+        return obs.replace(instruction=instruction, procedure=procedure, instruction_index=step, history=history)
+
     def score(info, ended):
         finished = info["instruction_finished"].astype(jnp.float32)
         return {"exact_match": (info["exact_match"], finished), "action_f1": (info["action_f1"], finished)}
@@ -68,6 +73,7 @@ def hexagons_task(env_id: str = "Hexagons-Paint-v1", procedures: Sequence | None
         action_factors=(ROWS, COLS, NUM_COLOURS),
         expert=env.expert_action,
         procedure=lambda text: tuple(t for t in range(text - text % steps, text - text % steps + steps) if texts[t]),
+        relabel=relabel,
     )
 
 

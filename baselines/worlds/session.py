@@ -22,7 +22,8 @@ from baselines.worlds.task import Task
 
 @dataclass(frozen=True)
 class Step:
-    """What one step returned: obs, state, reward (float), terminated, truncated, success (bools)."""
+    """What one step returned: obs, state, reward (float), terminated, truncated, success (bools)
+    and scores (``Task.score`` of the step: metric -> (value, count) floats)."""
 
     obs: Any
     state: Any
@@ -30,6 +31,7 @@ class Step:
     terminated: bool
     truncated: bool
     success: bool
+    scores: dict[str, tuple[float, float]]
 
 
 class World:
@@ -44,12 +46,14 @@ class World:
         def start(key, text, params):
             return task.start(key, text, params)
 
-        def step(state, action, seed, t, params):
+        def step(state, action, seed, t, params, last):
             obs, state, reward, terminated, info = task.env.step_env(step_key(seed, t), state, action, params)
-            return obs, state, reward, terminated, task.env.is_truncated(state, params), task.success(info)
+            truncated = task.env.is_truncated(state, params)
+            return obs, state, reward, terminated, truncated, task.success(info), task.score(info, terminated | last)
 
         self._start, self._step = jax.jit(start), jax.jit(step)
         self._expert = jax.jit(task.expert) if task.expert is not None else None
+        self._relabel = jax.jit(task.relabel) if task.relabel is not None else None
 
     def compile(self) -> None:
         """Compile start and step now (a player's first request would otherwise wait for it)."""
@@ -68,11 +72,21 @@ class World:
             raise ValueError(f"seed {seed} is not a uint32 (0 .. 2**32 - 1)")
         return self._start(reset_key(seed), np.int32(text), self.task.params)
 
-    def step(self, state: Any, action: int, seed: int, t: int) -> Step:
-        obs, state, reward, terminated, truncated, success = self._step(
-            state, np.int32(action), np.uint32(seed), np.int32(t), self.task.params
+    def step(self, state: Any, action: int, seed: int, t: int, last: bool = False) -> Step:
+        """Step ``t`` of the episode of ``seed``; ``last``: scored as the episode's end whether or
+        not it ends (an evaluation's step limit)."""
+        obs, state, reward, terminated, truncated, success, scores = self._step(
+            state, np.int32(action), np.uint32(seed), np.int32(t), self.task.params, np.bool_(last)
         )
-        return Step(obs, state, float(reward), bool(terminated), bool(truncated), bool(success))
+        scores = {name: (float(value), float(count)) for name, (value, count) in scores.items()}
+        return Step(obs, state, float(reward), bool(terminated), bool(truncated), bool(success), scores)
+
+    def relabel(self, obs: Any, text: int) -> Any:
+        """``obs`` showing text id ``text`` in place of its own instruction (``Task.relabel``,
+        compiled once); ValueError for a world that cannot."""
+        if self._relabel is None:
+            raise ValueError(f"{self.env_id} cannot show an observation another instruction (Task.relabel)")
+        return self._relabel(obs, np.int32(text), self.task.params)
 
     @functools.cached_property
     def opening_texts(self) -> np.ndarray:

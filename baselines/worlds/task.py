@@ -51,6 +51,9 @@ class Task:
     started from text id ``text`` shows, in order (None: that one text; a Hexagons procedure has
     several). map_shape: (H, W, C) when the first H * W * C features of a vector world are a map,
     channels last (what a convolutional world encoder reads; empty: no such layout).
+    relabel(obs, text, params) -> obs: the observation showing text id ``text`` in place of its
+    own instruction, the world features unchanged (the blind control of an agent that reads
+    observations itself, ``python -m baselines.evaluate --host``; None: the world cannot).
     """
 
     name: str
@@ -70,6 +73,7 @@ class Task:
     goal_objects: tuple[Any, ...] = field(default=(), repr=False)
     procedure: Callable[[int], tuple[int, ...]] | None = None
     map_shape: tuple[int, ...] = ()
+    relabel: Callable[[Any, Array, Any], Any] | None = None
 
     def __post_init__(self):
         if self.score is None:
