@@ -7,9 +7,9 @@
 baselines.bc`` or ``baselines.bc.dagger``, whose policy a compiled evaluator plays in thousands of
 worlds at once, or of any other agent kind (``baselines.worlds.agents``: its ``config.json`` names
 its ``kind`` and its ``world``), which plays on the host one step at a time through the agent
-protocol (``--host`` plays the first kinds that way too); ``--world SETTING=VALUE`` evaluates it in its world with a setting changed (a
-CrafText agent of data version v1 on v2's splits, or on another level). The results go to
-``--out`` (default ``runs/evaluations/<run>-<protocol>``, never the run folder, which may be
+protocol (``--step-by-step`` plays the first kinds that way too). ``--world SETTING=VALUE``
+evaluates it in its world with a setting changed (a CrafText agent of data version v1 on v2's
+splits, or on another level). The results go to ``--out`` (default ``runs/evaluations/<run>-<protocol>``, never the run folder, which may be
 committed): ``evaluation.{json,md,png}``.
 
 * ``agent``: the trained agent with each episode's own instruction;
@@ -300,7 +300,7 @@ def policy_summaries(
 
 def host_seed(split: str, unit: int, episode: int) -> int:
     """The ``World`` seed of episode ``episode`` of unit ``unit`` of ``split`` when an agent plays
-    on the host (``--host``): distinct for every (unit, episode) of a split (each below 65,536),
+    on the host (``--step-by-step``): distinct for every (unit, episode) of a split (each below 65,536),
     the same for every policy, and unchanged when units or episodes are added."""
     if not (0 <= unit < 2**16 and 0 <= episode < 2**16):
         raise ValueError(f"unit {unit}, episode {episode}: the host evaluation plays at most 65,536 of each per split")
@@ -645,8 +645,8 @@ def evaluate_run(args: argparse.Namespace) -> Path:
 
     run = Path(args.run)
     kind = run_folder_kind(run)
-    host = args.host or kind not in BATCHED_KINDS
-    if host and kind not in agent_kinds():
+    stepwise = args.step_by_step or kind not in BATCHED_KINDS
+    if stepwise and kind not in agent_kinds():
         raise ValueError(f"{run}: a {kind} run holds no agent that plays a world; agent kinds: {', '.join(agent_kinds())}")
     spec = run_world(run)
     evaluated = {**spec, **world_changes(args.world, spec)}
@@ -671,11 +671,11 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     saved = json.loads((run / "config.json").read_text())
     trained = worlds.spec_task(spec, saved.get("world", {}).get("split", "train"))
     unit, mode = protocol["unit"], "greedy" if greedy else "sample"
-    if host:
+    if stepwise:
         results, policy = evaluate_agent_splits(run, evaluated, names, episodes, max_steps, greedy, unit, args.with_expert, args.quiet)
         for split, by_policy in results.items():
             by_policy["agent"]["texts_in_train"] = texts_in(worlds.spec_task(evaluated, split).texts, set(trained.texts))
-        seed, label = None, f"agent ({policy}, {mode}, on the host)"
+        seed, label = None, f"agent ({policy}, {mode}, step by step)"
     else:
         from baselines.ppo import load_policy, run_config, tables
 
@@ -708,7 +708,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         f"episodes_per_{unit}": episodes,
         "max_steps": max_steps,
         "eval_mode": mode,
-        "played": "host" if host else "batched",
+        "played": "step by step" if stepwise else "compiled",
         "seed": seed,
         "command": args.command_line,
         "trained_by": own["meta"].get("command") or saved.get("command_line"),
@@ -742,7 +742,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--greedy", action="store_true", help="the agent plays its most likely action (default: the protocol's, else the run's)")
     p.add_argument("--batch", type=int, default=256, help="episodes run at once (default 256)")
     p.add_argument(
-        "--host",
+        "--step-by-step",
         action="store_true",
         help="play the agent one step at a time on the host through the agent protocol (baselines.worlds.agents), as "
         "episodes record does; the only way for agents of kinds other than ppo, bc and dagger, and much slower",

@@ -74,7 +74,7 @@ def test_a_toy_agent_is_evaluated_beside_its_controls(toy_run, tmp_path, capsys)
     out = tmp_path / "evaluation"
     evaluate.main([str(toy_run), "--splits", "train,test", "--episodes", "2", "--with-expert", "--out", str(out), "--quiet"])
     saved = json.loads((out / "evaluation.json").read_text())
-    assert saved["meta"]["played"] == "host" and saved["meta"]["policy"] == "first-feasible:toy"
+    assert saved["meta"]["played"] == "step by step" and saved["meta"]["policy"] == "first-feasible:toy"
     for split in ("train", "test"):
         by_policy = saved["splits"][split]
         assert list(by_policy) == ["agent", "shuffled", "random", "expert"]
@@ -82,7 +82,7 @@ def test_a_toy_agent_is_evaluated_beside_its_controls(toy_run, tmp_path, capsys)
         assert by_policy["expert"]["success"] > by_policy["random"]["success"]
         assert "gap_ci" in by_policy["agent"] and "texts_in_train" in by_policy["agent"]
     assert (out / "evaluation.md").is_file() and (out / "evaluation.png").is_file()
-    assert "agent (first-feasible:toy, sample, on the host)" in capsys.readouterr().out
+    assert "agent (first-feasible:toy, sample, step by step)" in capsys.readouterr().out
 
 
 def test_the_blind_control_shows_another_goals_instruction_in_the_same_worlds(toy_run):

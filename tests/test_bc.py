@@ -121,10 +121,10 @@ def test_cloning_learns_the_demonstrations_and_initialises_ppo(hexagon_demos, tm
 
     from baselines.evaluate import main as evaluate
 
-    evaluate([str(out), "--host", "--splits", "train", "--episodes", "2", "--greedy", "--out", str(tmp_path / "host"), "--quiet"])
+    evaluate([str(out), "--step-by-step", "--splits", "train", "--episodes", "2", "--greedy", "--out", str(tmp_path / "host"), "--quiet"])
     host = json.loads((tmp_path / "host" / "evaluation.json").read_text())  # the same agent, one step at a time on the host
     by_policy = host["splits"]["train"]
-    assert host["meta"]["played"] == "host" and by_policy["agent"]["success"] >= 0.5
+    assert host["meta"]["played"] == "step by step" and by_policy["agent"]["success"] >= 0.5
     assert by_policy["agent"]["success"] > max(by_policy["shuffled"]["success"], by_policy["random"]["success"])
 
 

@@ -53,7 +53,7 @@ class Task:
     channels last (what a convolutional world encoder reads; empty: no such layout).
     relabel(obs, text, params) -> obs: the observation showing text id ``text`` in place of its
     own instruction, the world features unchanged (the blind control of an agent that reads
-    observations itself, ``python -m baselines.evaluate --host``; None: the world cannot).
+    observations itself, ``python -m baselines.evaluate --step-by-step``; None: the world cannot).
     """
 
     name: str
