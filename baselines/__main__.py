@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from baselines import cli, distributed, worlds
+from baselines import worlds
+from baselines.worlds import cli, distributed
 
 if TYPE_CHECKING:
     from baselines.ppo import PPO, PPOConfig
@@ -222,8 +223,8 @@ def train(args: argparse.Namespace) -> None:
     import jax
     import numpy as np
 
-    from baselines.checkpoints import keep_metrics_until
     from baselines.ppo import PPO, tables
+    from baselines.worlds.checkpoints import keep_metrics_until
 
     run = settings(args)
     lead = jax.process_index() == 0  # files and progress come from process 0
@@ -261,7 +262,7 @@ def train(args: argparse.Namespace) -> None:
         chunk = jax.jit(ppo.updates, static_argnums=1).lower(runner, every, np.int32(every)).compile()
     distributed.barrier(f"compiled {what}")  # the processes start the chunk's collectives together
     if run.init_from and not run.resume:
-        from baselines.bc import load_params
+        from baselines.ppo import load_params
 
         try:
             runner = runner.replace(params=load_params(run.init_from, config, runner.params))

@@ -69,11 +69,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from baselines import cli, distributed, worlds
+from baselines import worlds
 from baselines.networks import ActorCritic
 from baselines.plots import POLICY_NAMES
 from baselines.ppo import PPOConfig, policy_inputs, tables
 from baselines.results import held_out_label
+from baselines.worlds import cli, distributed
 from baselines.worlds.session import World
 from baselines.worlds.task import Task
 
@@ -640,8 +641,8 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     """``python -m baselines.evaluate``: the three policies on the splits of a trained run under
     ``args.protocol``; returns the folder written."""
     from baselines import plots
-    from baselines.checkpoints import run_world
     from baselines.worlds.agents import agent_kinds, run_folder_kind
+    from baselines.worlds.checkpoints import run_world
 
     run = Path(args.run)
     kind = run_folder_kind(run)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from baselines import cli
-from baselines.checkpoints import run_kind, save_params, saved_params
+from baselines.worlds import cli
+from baselines.worlds.checkpoints import run_kind, save_params, saved_params
 
 DTYPES = ("float16", "bfloat16", "float32")
 COPIED = ("metrics.jsonl", "learning_curve.png", "vocabulary.json")

@@ -43,7 +43,7 @@ def save(fig, path: Path, title: str | None = None) -> Path:
 def write_png(fig, path: Path, dpi: int = 110) -> Path:
     """Save a figure as PNG whole or not at all (``cli.write_atomic``: a kill mid-save leaves the
     previous picture)."""
-    from baselines import cli
+    from baselines.worlds import cli
 
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
@@ -287,8 +287,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from baselines import cli
-    from baselines.checkpoints import run_kind
+    from baselines.worlds import cli
+    from baselines.worlds.checkpoints import run_kind
 
     run = cli.parse(parser(), argv).run
     try:

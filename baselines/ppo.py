@@ -14,7 +14,7 @@ Sharding: with more than one device, every array with an environment axis is sha
 1-D ``data`` mesh (``jax.sharding``; ``num_envs`` must be a multiple of the devices); parameters are
 replicated; XLA inserts the collectives. The total batch and the update are the same as on one
 device. Multi-process (several hosts): the mesh spans every process's devices once
-``jax.distributed`` is initialised (``baselines.distributed``, ``--distributed`` on the command
+``jax.distributed`` is initialised (``baselines.worlds.distributed``, ``--distributed`` on the command
 line), and every process runs the same program.
 """
 
@@ -37,12 +37,11 @@ from flax import struct
 from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from baselines import cli
-from baselines.checkpoints import trained_params
 from baselines.networks import ActorCritic, task_network
-from baselines.worlds import DEFAULT_ENV
+from baselines.worlds import DEFAULT_ENV, cli
+from baselines.worlds.checkpoints import restore_params, trained_params
 from baselines.worlds.task import Task
-from baselines.wrappers import LogWrapper, vector_env
+from baselines.worlds.wrappers import LogWrapper, vector_env
 
 
 @dataclass(frozen=True)
@@ -442,6 +441,11 @@ def config_from_dict(values: dict) -> PPOConfig:
 
 
 # ----------------------------------------------------------------------------- trained runs
+NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions", "world_encoder")
+"""``PPOConfig`` fields that fix the network's parameters: what a BC or DAgger run records and
+``--init-from`` checks."""
+
+
 def run_config(run: str | Path) -> PPOConfig:
     """The network settings and training seed of a BC or PPO run folder; ValueError naming the
     folder otherwise."""
@@ -455,6 +459,22 @@ def run_config(run: str | Path) -> PPOConfig:
     if "ppo" in saved:
         return config_from_dict(saved["ppo"])
     raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")
+
+
+def load_params(run: str | Path, config: PPOConfig, target) -> Any:
+    """The trained params of BC or DAgger run folder ``run`` for a PPO run of ``config`` (``target``: params of
+    the same structure); raises ValueError naming the run and the network setting that differs."""
+    run = Path(run)
+    saved_path = run / "config.json"
+    if not saved_path.is_file() or not (run / "params").is_dir():
+        raise ValueError(f"--init-from {run}: not a behavioural-cloning run folder (needs config.json and params/)")
+    saved = {**dataclasses.asdict(PPOConfig()), **json.loads(saved_path.read_text())["network"]}  # fields added since: their defaults
+    clash = [
+        f"{name} {saved[name]!r} (this run: {getattr(config, name)!r})" for name in NETWORK_FIELDS if saved[name] != getattr(config, name)
+    ]
+    if clash:
+        raise ValueError(f"--init-from {run}: the cloned network differs: " + "; ".join(clash))
+    return restore_params(run, target)
 
 
 def load_policy(run: str | Path, config: PPOConfig, task: Task, instructions: Any, plans: Any = None) -> tuple[ActorCritic, Any]:

@@ -350,7 +350,7 @@ def pages(root: Path) -> list[Path]:
 def update_docs(root: Path, check: bool = False) -> list[Path]:
     """Rewrite every marked block of ``pages(root)`` from ``root/docs/results``; returns the pages
     that changed (with ``check``: that would change, nothing written)."""
-    from baselines import cli
+    from baselines.worlds import cli
 
     changed = []
     for page in pages(root):
@@ -410,7 +410,7 @@ def _published(text: str) -> dict[str, float]:
 
 
 def parser() -> argparse.ArgumentParser:
-    from baselines import cli
+    from baselines.worlds import cli
 
     p = argparse.ArgumentParser(
         prog="python -m baselines.results", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -434,7 +434,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> None:
-    from baselines import cli
+    from baselines.worlds import cli
 
     if args.command == "summarize":
         if args.out.suffix != ".json":
@@ -462,7 +462,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from baselines import cli
+    from baselines.worlds import cli
 
     cli.run(parser(), run, argv, errors=(ResultsError,))
 

@@ -26,11 +26,11 @@ PAPER_SCALE = 1e9 / (12 * 3600)
 
 def step_cost(env: Any, params: Any, num_envs: int, reset_ratio: int | None) -> dict[str, float]:
     """Flops and bytes accessed per env-step of the compiled batched step of ``num_envs`` worlds
-    (``baselines.wrappers.batched_env``)."""
+    (``baselines.worlds.wrappers.batched_env``)."""
     import jax
     import jax.numpy as jnp
 
-    from baselines.wrappers import batched_env
+    from baselines.worlds.wrappers import batched_env
 
     reset, step = batched_env(env, num_envs, reset_ratio)
     _, state = jax.eval_shape(reset, jax.random.key(0), params)

@@ -36,7 +36,7 @@ def provenance_line(info: dict) -> str:
 def write_results(out: Path, stem: str, payload: dict, text: str) -> tuple[Path, Path]:
     """Print ``text`` and write ``<stem>.json`` (``payload``) and ``<stem>.md`` (``text``) under
     ``out``, each whole or not at all; returns both paths."""
-    from baselines.cli import write_atomic
+    from baselines.worlds.cli import write_atomic
 
     print(text)
     out.mkdir(parents=True, exist_ok=True)

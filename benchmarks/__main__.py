@@ -26,8 +26,8 @@ import platform
 import sys
 from pathlib import Path
 
-from baselines import cli
 from baselines.plots import write_png
+from baselines.worlds import cli
 from benchmarks import RESULTS_OUT, provenance_line
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)

@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from baselines import cli
+from baselines.worlds import cli
 from benchmarks import RESULTS_OUT, first_and_median_seconds
 
 ENCODERS = ("cnn", "set")

@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from baselines import cli
+from baselines.worlds import cli
 
 FILES = {
     "env_sps.json": (("world", "num_envs"), "steps_per_s_median"),

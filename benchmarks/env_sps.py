@@ -4,7 +4,7 @@ Compile time is measured separately (``jit(...).lower(...).compile()``); each re
 compiled rollout from fresh states and waits with ``block_until_ready``. The final observation
 and state are returned, so XLA cannot drop any of the observation work. The batched step is
 gymnax's own ``env.step`` under ``vmap`` (auto-reset of every finished world) or, with
-``reset_ratio``, ``baselines.wrappers.OptimisticResetVecEnv`` (``baselines.wrappers.batched_env``).
+``reset_ratio``, ``baselines.worlds.wrappers.OptimisticResetVecEnv`` (``baselines.worlds.wrappers.batched_env``).
 
 ``compare_step_only`` times ``vmap(env.step_env)`` alone from states reset outside the timing (no
 resets at all) for several worlds in interleaved rounds: the cost of the step itself, where world
@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from baselines.wrappers import batched_env
+from baselines.worlds.wrappers import batched_env
 
 
 def rollout_steps(num_envs: int, budget: int = 2**20, low: int = 32, high: int = 2048) -> int:

@@ -24,8 +24,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from baselines import cli, worlds
+from baselines import worlds
 from baselines.plots import pyplot, save
+from baselines.worlds import cli
 from benchmarks import RESULTS_OUT, provenance_line, write_results
 
 RELEASES = (("0.1.0", "04c1e68"), ("0.2.0", "3a58360"), ("0.3.0", "fc92320"), ("0.4.0", "45429e6"), ("0.5.0", "bf3f0db"))

@@ -3,7 +3,7 @@
 Each measurement is a fresh ``python`` process (so nothing is cached in the interpreter; the
 operating system's file cache is warm after the first repeat), timed from start to exit: ``import
 PACKAGE`` for every world package and the suite's packages, and ``python -m MODULE --help`` for
-every command (``baselines.commands``). The median of ``--repeats`` runs is reported beside the
+every command (``baselines.worlds.commands``). The median of ``--repeats`` runs is reported beside the
 2-second target and the bare interpreter's start-up. Writes ``imports.json`` and ``imports.png``
 under ``--out`` (default ``runs/benchmarks/<device>``; files already there are replaced only with
 ``--overwrite``).
@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from baselines import cli
 from baselines.plots import pyplot, save
+from baselines.worlds import cli
 from benchmarks import RESULTS_OUT
 
 TARGET_S = 2.0
@@ -43,7 +43,7 @@ def wall_time(argv: list[str], repeats: int) -> dict:
 
 def measure(repeats: int, quiet: bool = False) -> dict:
     """Every package import and every command's ``--help``, and the bare interpreter."""
-    from baselines.commands import COMMANDS
+    from baselines.worlds.commands import COMMANDS
 
     jobs = {"python (start-up only)": ["-c", "pass"]}
     jobs |= {f"import {p}": ["-c", f"import {p}"] for p in PACKAGES}

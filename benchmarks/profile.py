@@ -31,7 +31,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from baselines import cli
+from baselines.worlds import cli
 from benchmarks import RESULTS_OUT, provenance_line, write_results
 from benchmarks.env_sps import measure_env, reset_states, rollout_steps, step_only_rollout, time_rollout
 

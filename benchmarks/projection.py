@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import argparse
 
-from baselines import cli
 from baselines.roofline import GPUS, PAPER_SCALE, roofline, step_cost
+from baselines.worlds import cli
 from benchmarks import RESULTS_OUT, write_results
 
 NUM_ENVS = (1024, 16384)

@@ -24,8 +24,8 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 from jax.sharding import Mesh  # noqa: E402
 
-from baselines import cli  # noqa: E402
 from baselines.plots import write_png
+from baselines.worlds import cli  # noqa: E402
 from benchmarks import RESULTS_OUT  # noqa: E402
 from benchmarks.__main__ import results_folder  # noqa: E402
 from benchmarks.env_sps import measure_env  # noqa: E402

@@ -27,8 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from baselines import cli
 from baselines.plots import write_png
+from baselines.worlds import cli
 from benchmarks import RESULTS_OUT
 from benchmarks.__main__ import device_info, output_folder
 

@@ -1,5 +1,5 @@
 """Test-wide settings: the persistent JAX compilation cache every command uses
-(``baselines.cli.compilation_cache``: ``~/.cache/instructworlds/jax``, or ``$INSTRUCTWORLDS_JAX_CACHE``),
+(``baselines.worlds.cli.compilation_cache``: ``~/.cache/instructworlds/jax``, or ``$INSTRUCTWORLDS_JAX_CACHE``),
 so repeated runs skip recompiling; the example world package of another distribution
 (``tests/fixtures/corridor_world``) importable as ``corridor_world``; and the order in which
 pytest-xdist's workers take the tests."""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from baselines.cli import compilation_cache
+from baselines.worlds.cli import compilation_cache
 from tests.servers import chromium
 
 compilation_cache()

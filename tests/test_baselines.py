@@ -453,7 +453,7 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     assert (config.imitation_coef, config.imitation_only, config.expert_play) == (1.0, True, 0.3)  # quick's imitation, alone
     with pytest.raises(SystemExit):
         parser().parse_args(["--expert-play", "-0.5"])
-    from baselines import cli
+    from baselines.worlds import cli
 
     kept = cli.prepare_out(tmp_path / "kept", kind="train")  # a training run's folder, which --overwrite may replace
     (kept / "config.json").write_text("{}")
@@ -500,8 +500,8 @@ def test_overwrite_replaces_only_what_a_command_of_its_kind_made(tmp_path, monke
     """``--overwrite`` never deletes a folder of runs, a run of another kind, a file, a symlink or
     the working directory; it names what it refused, and a folder that is not a run is not offered
     ``--resume``."""
-    from baselines import cli
     from baselines.__main__ import parser, settings
+    from baselines.worlds import cli
 
     monkeypatch.chdir(tmp_path)
     train = lambda *flags: settings(parser().parse_args(list(flags)))  # noqa: E731
@@ -540,7 +540,9 @@ def test_write_atomic_leaves_the_previous_file_whole_when_killed(tmp_path):
     target = tmp_path / "evaluation.json"
     target.write_text('{"success": 0.5}')
     stalled = "import os, time; os.fsync = lambda fd: time.sleep(60)"  # the new bytes written, not yet in place
-    writer = subprocess.Popen([sys.executable, "-c", f"{stalled}; from baselines import cli; cli.write_atomic({str(target)!r}, 'new')"])
+    writer = subprocess.Popen(
+        [sys.executable, "-c", f"{stalled}; from baselines.worlds import cli; cli.write_atomic({str(target)!r}, 'new')"]
+    )
     while not list(tmp_path.glob(".evaluation.json.partial-*")) and writer.poll() is None:
         time.sleep(0.05)
     writer.send_signal(signal.SIGKILL)
@@ -670,8 +672,8 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
     with pytest.raises(SystemExit, match="--splits 'test_new_object' is not a split of .*did you mean 'test_new_objects'"):
         evaluate([str(tmp_path), "--splits", "test_new_object", "--out", str(tmp_path / "misspelt")])
 
-    from baselines.checkpoints import saved_params
     from baselines.export import main as export
+    from baselines.worlds.checkpoints import saved_params
 
     trained, _ = saved_params(tmp_path)
     for dtype in ("float32", "float16"):  # the run's final parameters as a small folder

@@ -90,19 +90,19 @@ def test_cloning_learns_the_demonstrations_and_initialises_ppo(hexagon_demos, tm
     assert evaluation["splits"]["train"]["agent"]["success"] > evaluation["splits"]["train"]["random"]["success"]
     assert (out / "learning_curve.png").stat().st_size > 0 and (out / "evaluation.png").stat().st_size > 0
 
-    from baselines.ppo import PPO, PPOConfig, tables
+    from baselines.ppo import PPO, PPOConfig, load_params, tables
 
     task = World(HEXAGONS, "train").task
     config = PPOConfig(env_id="Hexagons-Paint-v1", layer_size=32, num_envs=4, num_steps=2, num_minibatches=1)
     ppo = PPO(config, task, *tables(config, task))
     fresh = ppo.init(jax.random.key(0)).params
-    cloned = bc.load_params(out, config, fresh)
+    cloned = load_params(out, config, fresh)
     assert jax.tree.structure(cloned) == jax.tree.structure(fresh)
     assert not all(np.array_equal(a, b) for a, b in zip(jax.tree.leaves(cloned), jax.tree.leaves(fresh)))
     with pytest.raises(ValueError, match="layer_size 32 \\(this run: 64\\)"):
-        bc.load_params(out, PPOConfig(env_id="Hexagons-Paint-v1", layer_size=64), fresh)
+        load_params(out, PPOConfig(env_id="Hexagons-Paint-v1", layer_size=64), fresh)
     with pytest.raises(ValueError, match="not a behavioural-cloning run folder"):
-        bc.load_params(tmp_path, config, fresh)
+        load_params(tmp_path, config, fresh)
     saved = json.loads((out / "config.json").read_text())
     (tmp_path / "seed7").mkdir()
     (tmp_path / "seed7" / "config.json").write_text(json.dumps({**saved, "bc": {**saved["bc"], "seed": 7}}))

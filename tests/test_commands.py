@@ -1,5 +1,5 @@
 """Every command of the suite: its ``--help`` works, and the flags that several commands share mean
-the same thing everywhere (``baselines.cli.VOCABULARY``); a count and a list never share a name."""
+the same thing everywhere (``baselines.worlds.cli.VOCABULARY``); a count and a list never share a name."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from baselines.cli import OUT_MARK, VOCABULARY, parse, positive_int, subcommands
-from baselines.commands import COMMANDS, command_module
+from baselines.worlds.cli import OUT_MARK, VOCABULARY, parse, positive_int, subcommands
+from baselines.worlds.commands import COMMANDS, command_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,7 +94,7 @@ def test_old_spellings_still_work_for_a_release(capsys):
 
 
 def test_the_console_script_runs_every_command(capsys):
-    from baselines.commands import main
+    from baselines.worlds.commands import main
 
     main([])
     listing = capsys.readouterr().out
@@ -149,8 +149,8 @@ def test_train_help_states_the_settings_a_run_gets(tmp_path):
 def test_a_bad_command_line_is_one_line_with_a_suggestion(capsys, monkeypatch):
     """A mistyped command, choice or subcommand: one error line naming the command as typed, a
     "did you mean", and a pointer to --help, without the usage block."""
-    from baselines import cli
-    from baselines.commands import main
+    from baselines.worlds import cli
+    from baselines.worlds.commands import main
 
     monkeypatch.setattr(cli, "INVOKED_AS", {})
     for argv, typed, meant in (

@@ -95,12 +95,12 @@ def test_aggregated_dagger_scores_held_out_states_and_resumes_as_one_sitting(tmp
         return [{k: v for k, v in json.loads(line).items() if k != "round_seconds"} for line in lines]
 
     assert measured(two) == measured(one) and all(r["round_seconds"] > 0 for r in rows)
-    from baselines.checkpoints import saved_params
+    from baselines.worlds.checkpoints import saved_params
 
     for a, b in zip(jax.tree.leaves(saved_params(one)[0]), jax.tree.leaves(saved_params(two)[0])):
         np.testing.assert_array_equal(a, b)
     assert sorted(p.stem for p in (one / "replay").glob("*.npz")) == ["000002", "000003"]  # only what the replay holds
-    from baselines.checkpoints import run_kind
+    from baselines.worlds.checkpoints import run_kind
 
     assert run_kind(one) == "dagger" and json.loads((one / "config.json").read_text())["kind"] == "dagger"
     evaluation = json.loads((two / "evaluation.json").read_text())
@@ -109,7 +109,7 @@ def test_aggregated_dagger_scores_held_out_states_and_resumes_as_one_sitting(tmp
 
 
 def test_a_run_folder_says_its_kind(tmp_path):
-    from baselines.checkpoints import run_kind
+    from baselines.worlds.checkpoints import run_kind
 
     def folder(name: str, saved) -> str:
         (tmp_path / name).mkdir()

@@ -97,7 +97,7 @@ def test_training_writes_a_run_that_reloads_and_evaluates(run, capsys):
     assert "--synthetic is deprecated" in capsys.readouterr().err
     assert (run / "params").is_dir() and not (run / "params.msgpack").exists()  # orbax, as every trained model of the suite
     from baselines import plots
-    from baselines.checkpoints import run_kind
+    from baselines.worlds.checkpoints import run_kind
 
     assert run_kind(run) == "painter"
     plots.main([str(run)])  # redraws the painter's curve, whatever trained the run

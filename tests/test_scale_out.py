@@ -51,7 +51,7 @@ def test_one_and_four_devices_train_the_same_runs(tmp_path):
 
 
 def test_coordinator_settings_need_distributed_and_each_other():
-    from baselines.distributed import join, join_from_argv
+    from baselines.worlds.distributed import join, join_from_argv
 
     with pytest.raises(SystemExit, match="need --distributed"):
         join_from_argv(["--coordinator", "127.0.0.1:1234", "--num-processes", "2", "--process-id", "0"])

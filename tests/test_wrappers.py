@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import hexagons
-from baselines.wrappers import AutoResetVecEnv, LegacyStepAPIWrapper, LogWrapper, OptimisticResetVecEnv
+from baselines.worlds.wrappers import AutoResetVecEnv, LegacyStepAPIWrapper, LogWrapper, OptimisticResetVecEnv
 from hexagons.env import STOP
 from hexagons.synthetic import generate
 

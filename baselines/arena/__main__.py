@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from baselines import cli
+from baselines.worlds import cli
 
 DEFAULT_DB = Path("arena.sqlite")
 

@@ -63,8 +63,8 @@ def add_episodes(
     the files are ignored. The unit's instructions in order, all of them however far the agent got
     (``meta["instructions"]``, ``World.procedure``; a Hexagons procedure has several), go to the
     rater page. A progress bar unless ``quiet``. Returns counts: added, skipped, rendered videos."""
-    from baselines.cli import progress
     from baselines.episodes.video import episode_frames, paced, write
+    from baselines.worlds.cli import progress
     from baselines.worlds.episode import EpisodeError, load
     from baselines.worlds.replay import replay, world_of
 

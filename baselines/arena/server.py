@@ -45,7 +45,7 @@ from baselines.arena import plots
 from baselines.arena.questions import questions_for, questions_json
 from baselines.arena.ratings import direct_rates, leaderboard, win_matrix
 from baselines.arena.store import SESSION_S, Rater, Rejected, Rules, Store, export_csv
-from baselines.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts, without_surrogates
+from baselines.worlds.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts, without_surrogates
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("comparison", "rate", "Rate"), "/leaderboard": ("leaderboard", "leaderboard", "Leaderboard")}

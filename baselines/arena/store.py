@@ -34,7 +34,7 @@ from pathlib import Path
 from baselines.arena import scheduler
 from baselines.arena.questions import COMPARATIVE_ANSWERS, DIRECT_ANSWERS, VERDICTS, check_answers
 from baselines.arena.ratings import Outcome, TrueSkillReplay
-from baselines.cli import without_surrogates
+from baselines.worlds.cli import without_surrogates
 
 SCHEMA_VERSION = 2
 MAX_EVENTS_BYTES = 256_000

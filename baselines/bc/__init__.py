@@ -32,8 +32,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submodules=["cloning", "config"],
     submod_attrs={
-        "cloning": ["BehaviouralCloning", "Demos", "length_buckets", "load_demos", "load_params", "replay_demos", "split_held_out"],
-        "config": ["BCConfig", "NETWORK_FIELDS", "POLICIES"],
+        "cloning": ["BehaviouralCloning", "Demos", "length_buckets", "load_demos", "replay_demos", "split_held_out"],
+        "config": ["BCConfig", "POLICIES"],
         "__main__": ["main", "parser", "run"],
     },
 )

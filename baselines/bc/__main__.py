@@ -11,7 +11,7 @@ import json
 import time
 from pathlib import Path
 
-from baselines import cli
+from baselines.worlds import cli
 
 DEFAULT_OUT = "runs/bc/default"
 
@@ -52,9 +52,9 @@ def run(args: argparse.Namespace) -> None:
 
     from baselines import evaluate, plots, worlds
     from baselines.bc.cloning import BehaviouralCloning, load_demos, replay_demos, split_held_out
-    from baselines.bc.config import NETWORK_FIELDS, BCConfig
-    from baselines.checkpoints import save_params
-    from baselines.ppo import tables
+    from baselines.bc.config import BCConfig
+    from baselines.ppo import NETWORK_FIELDS, tables
+    from baselines.worlds.checkpoints import save_params
     from baselines.worlds.replay import world_of
 
     config = BCConfig(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +12,9 @@ import optax
 from flax import struct
 from jax import Array
 
-from baselines import cli
-from baselines.bc.config import NETWORK_FIELDS, BCConfig
-from baselines.checkpoints import restore_params
+from baselines.bc.config import BCConfig
 from baselines.networks import task_network
-from baselines.ppo import PPOConfig
+from baselines.worlds import cli
 from baselines.worlds.task import Task
 
 
@@ -199,19 +195,3 @@ def split_held_out(episodes: int, fraction: float, seed: int) -> tuple[np.ndarra
     order = np.random.default_rng(seed).permutation(episodes)
     held = 0 if fraction == 0 or episodes < 2 else max(1, int(round(fraction * episodes)))
     return np.sort(order[held:]), np.sort(order[:held])
-
-
-def load_params(run: str | Path, config: PPOConfig, target) -> Any:
-    """The cloned params of BC run folder ``run`` for a PPO run of ``config`` (``target``: params of
-    the same structure); raises ValueError naming the run and the network setting that differs."""
-    run = Path(run)
-    saved_path = run / "config.json"
-    if not saved_path.is_file() or not (run / "params").is_dir():
-        raise ValueError(f"--init-from {run}: not a behavioural-cloning run folder (needs config.json and params/)")
-    saved = {**dataclasses.asdict(PPOConfig()), **json.loads(saved_path.read_text())["network"]}  # fields added since: their defaults
-    clash = [
-        f"{name} {saved[name]!r} (this run: {getattr(config, name)!r})" for name in NETWORK_FIELDS if saved[name] != getattr(config, name)
-    ]
-    if clash:
-        raise ValueError(f"--init-from {run}: the cloned network differs: " + "; ".join(clash))
-    return restore_params(run, target)

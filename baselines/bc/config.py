@@ -11,8 +11,6 @@ if TYPE_CHECKING:
 
 POLICIES = ("ppo-t", "film")
 """Policies BC trains (PPO-T+ also needs plans; clone PPO-T and give it plans with PPO)."""
-NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions", "world_encoder")
-"""``PPOConfig`` fields that fix the network's parameters: what ``--init-from`` checks."""
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,11 @@ import optax
 from flax import struct
 from jax import Array
 
-from baselines import cli
 from baselines.networks import task_network
 from baselines.ppo import PPOConfig, policy_inputs
+from baselines.worlds import cli
 from baselines.worlds.task import Task
-from baselines.wrappers import vector_env
+from baselines.worlds.wrappers import vector_env
 
 
 @dataclass(frozen=True)
@@ -347,7 +347,7 @@ def _restore(out: Path, state: dict) -> dict:
     rows written after it are dropped (this command wrote them)."""
     import orbax.checkpoint as ocp
 
-    from baselines.checkpoints import keep_metrics_until
+    from baselines.worlds.checkpoints import keep_metrics_until
 
     manager = ocp.CheckpointManager((out / "checkpoints").absolute())
     step = manager.latest_step()
@@ -366,9 +366,8 @@ def run(args) -> None:
     import orbax.checkpoint as ocp
 
     from baselines import evaluate, plots, worlds
-    from baselines.bc.config import NETWORK_FIELDS
-    from baselines.checkpoints import save_params, trained_params
-    from baselines.ppo import tables
+    from baselines.ppo import NETWORK_FIELDS, tables
+    from baselines.worlds.checkpoints import save_params, trained_params
 
     out = cli.check_out(args.out, kind="dagger", default=DEFAULT_OUT, overwrite=args.overwrite, resume=args.resume, can_resume=True)
     saved = json.loads((out / "config.json").read_text()) if args.resume else {}

@@ -27,8 +27,8 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from baselines import cli
 from baselines.builder import CHECKPOINTS, EMBEDDINGS, MODELS, SELECT, WORLDS
+from baselines.worlds import cli
 
 if TYPE_CHECKING:
     from baselines.builder.train import TrainConfig

@@ -36,7 +36,7 @@ from baselines import plots
 from baselines.builder import data as builder_data
 from baselines.builder.model import advance
 from baselines.builder.train import Builder, Decoder, TrainConfig, View, dev_f1, load_params, score, text_inputs
-from baselines.cli import write_atomic
+from baselines.worlds.cli import write_atomic
 from blocksworld import annotations as v2
 from blocksworld import augment
 from blocksworld.data import load_items

@@ -454,7 +454,7 @@ def fit(
     ``corpus_dev_items`` dev items are the corpus's (``dev_f1``). Returns the last row."""
     import orbax.checkpoint as ocp
 
-    from baselines.cli import progress as progress_bar
+    from baselines.worlds.cli import progress as progress_bar
 
     config = builder.config
     if config.select.startswith("dev_corpus_") and not corpus_dev_items:

@@ -9,7 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from baselines import cli, worlds
+from baselines import worlds
+from baselines.worlds import cli
 
 
 def parser() -> argparse.ArgumentParser:

@@ -41,9 +41,9 @@ from fastapi import Body, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from PIL import Image
 
-from baselines.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts
 from baselines.episodes.video import world_frame, world_pictures
 from baselines.worlds.base import GridHooks, KeyboardHooks
+from baselines.worlds.cli import LOOPBACK_HOSTS, TrustedHosts, plain_validation_errors, served_hosts
 from baselines.worlds.episode import EpisodeError, Journal, now_utc
 from baselines.worlds.replay import Recording
 from baselines.worlds.session import World

@@ -214,7 +214,7 @@ def render_folder(
 ) -> list[Path]:
     """Replay and render every episode file under ``folder`` to ``out`` (same relative names, one
     file per format), with a progress bar unless ``quiet``; returns the written files."""
-    from baselines.cli import progress
+    from baselines.worlds.cli import progress
 
     folder, out = Path(folder), Path(out)
     written = []

@@ -145,7 +145,7 @@ def evaluate(
     progress bar over the episodes unless ``quiet``."""
     import jax
 
-    from baselines.cli import progress
+    from baselines.worlds.cli import progress
 
     env, params = world.task.env, world.task.params
     kg = jax.jit(lambda state: env.kg(state, params, scope))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from baselines import cli, worlds
+from baselines import worlds
+from baselines.worlds import cli
 
 DEFAULT_OUT = "runs/llm_agent"
 

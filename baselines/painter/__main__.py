@@ -10,8 +10,8 @@ import json
 import time
 from pathlib import Path
 
-from baselines import cli
 from baselines.painter.data import CONTEXTS, TEXTS
+from baselines.worlds import cli
 
 
 def parser() -> argparse.ArgumentParser:

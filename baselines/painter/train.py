@@ -27,11 +27,11 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from baselines.checkpoints import restore_params, save_params
-from baselines.cli import progress, write_atomic
 from baselines.painter.data import TEXTS, Examples, Layout, WordPieces, apply, examples, hints, number_table
 from baselines.painter.model import PainterNet
 from baselines.text_encoders import minilm_bert, minilm_weights
+from baselines.worlds.checkpoints import restore_params, save_params
+from baselines.worlds.cli import progress, write_atomic
 from hexagons.geometry import NUM_TILES
 from hexagons.metrics import action_scores, board_scores, mean_scores
 from hexagons.procedure import Procedure

@@ -161,7 +161,8 @@ def _rows(path: Path) -> list[dict]:
 
 
 def parser() -> argparse.ArgumentParser:
-    from baselines import cli, worlds
+    from baselines import worlds
+    from baselines.worlds import cli
 
     p = argparse.ArgumentParser(
         prog="python -m baselines.textworld", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -235,14 +236,15 @@ RENAMED = {"--world": "--env", "--steps": "--max-steps"}
 
 
 def main(argv: list[str] | None = None) -> None:
-    from baselines import cli
     from baselines.chat import ChatError
+    from baselines.worlds import cli
 
     cli.run(parser(), _run, argv, RENAMED, errors=(ValueError, OSError, ChatError))
 
 
 def _run(args: argparse.Namespace) -> None:
-    from baselines import cli, worlds
+    from baselines import worlds
+    from baselines.worlds import cli
 
     if args.command == "generate":
         from baselines.textworld import dataset

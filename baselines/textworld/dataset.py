@@ -43,9 +43,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from baselines.cli import compiling, progress, write_atomic
 from baselines.worlds import family_of, split_episodes, world_spec
 from baselines.worlds.base import TextHooks
+from baselines.worlds.cli import compiling, progress, write_atomic
 from baselines.worlds.episode import reset_key, step_key
 from baselines.worlds.session import World
 

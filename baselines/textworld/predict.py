@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from baselines.chat import ChatClient
-from baselines.cli import progress
 from baselines.textworld.metrics import normalise
+from baselines.worlds.cli import progress
 
 SYSTEM = (
     "You predict how a world's knowledge graph changes when an action is taken. The graph is a list of facts, "

@@ -99,7 +99,7 @@ def registered_agent(kind: str, loader: AgentLoader | str) -> Iterator[None]:
 
 def run_folder_kind(run: str | Path) -> str:
     """The kind of the run in folder ``run``: its ``config.json``'s ``kind`` when an agent kind has
-    that name, else the suite's reading of the folder (``baselines.checkpoints.run_kind``, which
+    that name, else the suite's reading of the folder (``baselines.worlds.checkpoints.run_kind``, which
     also tells folders written before kinds were recorded); ValueError naming the folder otherwise."""
     path = Path(run) / "config.json"
     try:
@@ -109,7 +109,7 @@ def run_folder_kind(run: str | Path) -> str:
     kind = saved.get("kind") if isinstance(saved, dict) else None
     if kind in _loaders():
         return kind
-    from baselines.checkpoints import RUN_KINDS, run_kind
+    from baselines.worlds.checkpoints import RUN_KINDS, run_kind
 
     if isinstance(kind, str) and kind not in RUN_KINDS:
         close = difflib.get_close_matches(kind, [*agent_kinds(), *RUN_KINDS], n=1)

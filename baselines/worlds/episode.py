@@ -37,7 +37,7 @@ import jax
 import numpy as np
 from jax import Array
 
-from baselines.cli import write_atomic
+from baselines.worlds.cli import write_atomic
 
 SCHEMA = 1
 ARRAYS = {"actions": np.int32, "rewards": np.float32, "terminated": np.bool_, "truncated": np.bool_, "t_ms": np.int64}

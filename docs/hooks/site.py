@@ -1,7 +1,7 @@
 """mkdocs hooks of the documentation site.
 
 - The command-line reference is generated from the commands' own argparse parsers
-  (``baselines.commands``), so it cannot go stale: the marker ``<!-- cli-reference -->`` becomes
+  (``baselines.worlds.commands``), so it cannot go stale: the marker ``<!-- cli-reference -->`` becomes
   a section per command and subcommand with a table of its flags, defaults and help.
 - The committed benchmark results (``benchmarks/results/``, outside ``docs/``) are published under
   ``results/`` so the pages can show their figures.
@@ -55,8 +55,8 @@ def _flags(parser: argparse.ArgumentParser) -> str:
 def cli_reference() -> str:
     """Markdown: per command, how to run it, what it does, and a table of its flags; a section per
     subcommand."""
-    from baselines.cli import subcommands
-    from baselines.commands import COMMANDS, command_module, summary
+    from baselines.worlds.cli import subcommands
+    from baselines.worlds.commands import COMMANDS, command_module, summary
 
     parts = []
     for name, module in COMMANDS.items():

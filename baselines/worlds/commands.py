@@ -70,20 +70,21 @@ def command_module(name: str):
     return importlib.import_module(".".join(_source(name).relative_to(_ROOT).with_suffix("").parts))
 
 
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parents[2]
+"""The folder that holds the suite's packages (``baselines/worlds/commands.py`` is two below it)."""
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in ("-h", "--help") and argv[0] not in COMMANDS:
-        from baselines.cli import suggestion
+        from baselines.worlds.cli import suggestion
 
         sys.exit(f"instructworlds: error: unknown command {argv[0]!r}{suggestion(argv[0], COMMANDS)}\n(see instructworlds --help)")
     if not argv or argv[0] in ("-h", "--help"):
         lines = [f"  {name:<22} {summary(name)} (python -m {module})" for name, module in COMMANDS.items()]
         print("usage: instructworlds COMMAND [ARGS]  (instructworlds COMMAND --help for its flags)\n\ncommands:\n" + "\n".join(lines))
         return
-    from baselines.cli import INVOKED_AS
+    from baselines.worlds.cli import INVOKED_AS
 
     INVOKED_AS[f"python -m {COMMANDS[argv[0]]}"] = f"instructworlds {argv[0]}"
     command_module(argv[0]).main(argv[1:])

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from baselines.cli import write_atomic
+from baselines.worlds.cli import write_atomic
 
 MOVED = {"run_config": "baselines.ppo", "load_policy": "baselines.ppo"}
 """Names that moved to the agents' modules (this module, the suite layer's, imports no agent); they
@@ -113,6 +113,6 @@ def __getattr__(name: str) -> Any:
         import importlib
         import warnings
 
-        warnings.warn(f"baselines.checkpoints.{name} moved to {MOVED[name]}.{name}", DeprecationWarning, stacklevel=2)
+        warnings.warn(f"baselines.worlds.checkpoints.{name} moved to {MOVED[name]}.{name}", DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(MOVED[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
