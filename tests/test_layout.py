@@ -200,7 +200,10 @@ def test_no_import_cycles_between_folders():
     assert not cycles, cycles
 
 
-@pytest.mark.parametrize("module", ["craftext", "hexagons", "blocksworld", "hexagons.data", "blocksworld.data", "baselines.worlds"])
+@pytest.mark.parametrize(
+    "module",
+    ["craftext", "hexagons", "blocksworld", "hexagons.data", "blocksworld.data", "baselines.worlds", "baselines.worlds.commands"],
+)
 def test_importing_a_package_loads_no_env(module):
     """World packages and the registry import lazily: no JAX, gymnax or Craftax until an env is
     made (their import times are measured by ``python -m benchmarks.imports``)."""
