@@ -42,7 +42,10 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 @dataclass(frozen=True)
@@ -123,30 +126,34 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     os.replace(partial, path)
 
 
-def prepare_out(
-    out: Path | None,
-    *,
-    kind: str,
-    default: str | Path | None = None,
-    overwrite: bool = False,
-    resume: bool = False,
-    can_resume: bool = False,
-    file: bool = False,
-) -> Path:
+class OutRequest(TypedDict, total=False):
+    """How a command asks for its output path (``check_out``, ``prepare_out``): ``default`` when
+    ``--out`` is not given; ``overwrite`` / ``resume`` as requested; ``can_resume``: the command can
+    continue a run; ``file``: the output is one file, not a folder. Every key is optional (None or
+    False)."""
+
+    default: str | Path | None
+    overwrite: bool
+    resume: bool
+    can_resume: bool
+    file: bool
+
+
+def prepare_out(out: Path | None, *, kind: str, **request: Unpack[OutRequest]) -> Path:
     """The path to write to under the output policy (module docstring), made ready: ``out`` (else
     ``default``) if it is absent or an empty folder; kept with ``resume``; replaced with
     ``overwrite`` where ``check_out`` allows it; for the default, the next free ``<default>-N``.
     A folder (``file`` False) is created and marked as made by ``kind`` (``OUT_MARK``); for a
     ``file`` only its folder is created. Raises SystemExit naming the path otherwise."""
-    path = check_out(out, kind=kind, default=default, overwrite=overwrite, resume=resume, can_resume=can_resume, file=file)
-    if not resume and path.exists() and not _empty_folder(path):
-        if overwrite:
+    path = check_out(out, kind=kind, **request)
+    if not request.get("resume") and path.exists() and not _empty_folder(path):
+        if request.get("overwrite"):
             if path.is_dir():
                 shutil.rmtree(path)
         else:
             path = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
-            print(f"{_chosen(out, default)} holds an earlier run; this one goes to {path}", flush=True)
-    if file:
+            print(f"{_chosen(out, request.get('default'))} holds an earlier run; this one goes to {path}", flush=True)
+    if request.get("file"):
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
     path.mkdir(parents=True, exist_ok=True)
@@ -175,23 +182,15 @@ def _chosen(out: Path | None, default: str | Path | None) -> Path:
     return Path(chosen)
 
 
-def check_out(
-    out: Path | None,
-    *,
-    kind: str,
-    default: str | Path | None = None,
-    overwrite: bool = False,
-    resume: bool = False,
-    can_resume: bool = False,
-    file: bool = False,
-) -> Path:
+def check_out(out: Path | None, *, kind: str, **request: Unpack[OutRequest]) -> Path:
     """The refusals of ``prepare_out`` alone, changing nothing: call it before building anything, so
     that a taken ``--out`` is refused at once. ``--overwrite`` replaces only what a command of the
     same ``kind`` made (a folder marked so, or for a ``file`` output a plain file), never a symlink,
     the working directory, its parents or the home folder. Returns the path ``out`` (else ``default``)."""
+    overwrite, resume, file = request.get("overwrite", False), request.get("resume", False), request.get("file", False)
     if resume and overwrite:
         raise SystemExit("error: --resume and --overwrite contradict each other")
-    path = _chosen(out, default)
+    path = _chosen(out, request.get("default"))
     if resume:
         if not path.exists():
             raise SystemExit(f"error: --resume: {path} does not exist, there is no run to continue")
@@ -224,7 +223,7 @@ def check_out(
             return path
         how = (
             "continue it with --resume or replace it with --overwrite"
-            if can_resume
+            if request.get("can_resume")
             else "replace it with --overwrite or choose another --out"
         )
         raise SystemExit(f"error: {path} already exists; {how}")
