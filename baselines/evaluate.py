@@ -649,7 +649,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     stepwise = args.step_by_step or kind not in BATCHED_KINDS
     if stepwise and kind not in agent_kinds():
         raise ValueError(f"{run}: a {kind} run holds no agent that plays a world; agent kinds: {', '.join(agent_kinds())}")
-    spec = run_world(run)
+    spec = {**worlds.world_spec(run_world(run)), **run_world(run)}  # settings a run folder leaves out: their defaults
     evaluated = {**spec, **world_changes(args.world, spec)}
     family = worlds.family_of(spec["env"])
     if args.protocol != "suite" and args.protocol not in family.protocols:

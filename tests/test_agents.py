@@ -83,6 +83,9 @@ def test_a_toy_agent_is_evaluated_beside_its_controls(toy_run, tmp_path, capsys)
         assert "gap_ci" in by_policy["agent"] and "texts_in_train" in by_policy["agent"]
     assert (out / "evaluation.md").is_file() and (out / "evaluation.png").is_file()
     assert "agent (first-feasible:toy, sample, step by step)" in capsys.readouterr().out
+    (toy_run / "config.json").write_text(json.dumps({"kind": "first-feasible"}))
+    with pytest.raises(SystemExit, match="config.json: names no world"):
+        evaluate.main([str(toy_run), "--out", str(tmp_path / "refused")])
 
 
 def test_the_blind_control_shows_another_goals_instruction_in_the_same_worlds(toy_run):

@@ -122,7 +122,7 @@ def test_a_fourth_world_joins_every_tool(corridor, tmp_path, capsys):
 def test_an_installed_world_joins_every_command_by_its_entry_point(tmp_path):
     """The corridor package built and installed (pip, no network) into a folder of its own: with
     that folder on the path, ``instructworlds train`` and the benchmarks offer Corridor-v1, and
-    episodes record its agent kind."""
+    episodes record and evaluate its agent kind."""
     source = shutil.copytree(CORRIDOR_PACKAGE, tmp_path / "source")  # the build writes beside its sources
     site = tmp_path / "site"
     pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", str(site)]
@@ -144,11 +144,15 @@ def test_an_installed_world_joins_every_command_by_its_entry_point(tmp_path):
     assert {r["world"] for r in rows} == {"Corridor-v1"}
     walker = tmp_path / "walker"  # a run of the agent kind the package declares (instructworlds.agents)
     walker.mkdir()
-    (walker / "config.json").write_text(json.dumps({"kind": "corridor-walker"}))
+    (walker / "config.json").write_text(json.dumps({"kind": "corridor-walker", "world": {"env": "Corridor-v1"}}))
     record = [sys.executable, "-m", "baselines.episodes", "record", "--env", "Corridor-v1", "--split", "test", "--policy", "agent"]
     subprocess.run([*record, "--run", str(walker), "--episodes", "1", "--out", str(tmp_path / "walked")], env=env, check=True)
     (recorded,) = (tmp_path / "walked").glob("*.npz")
     assert episode.load(recorded).meta["source"] == "agent:walker:walker"
+    evaluate = [str(script), "evaluate", str(walker), "--splits", "test", "--episodes", "2", "--quiet"]
+    subprocess.run([*evaluate, "--out", str(tmp_path / "walker-evaluation")], env=env, check=True, capture_output=True)
+    walked = json.loads((tmp_path / "walker-evaluation" / "evaluation.json").read_text())["splits"]["test"]
+    assert list(walked) == ["agent", "shuffled", "random"] and walked["agent"]["episodes"] == 4
 
 
 def test_baselines_make_builds_any_registered_world(corridor):

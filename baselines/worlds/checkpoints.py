@@ -75,7 +75,7 @@ def run_world(run: str | Path) -> dict:
     saved = json.loads((Path(run) / "config.json").read_text())
     if "ppo" in saved:
         return dict(saved["command"])
-    if "world" in saved:
+    if isinstance(saved.get("world"), dict) and "env" in saved["world"]:
         return {k: v for k, v in saved["world"].items() if k != "split"}
     raise ValueError(f"{Path(run) / 'config.json'}: names no world (a 'world' of settings, env first, or a PPO run's 'command')")
 
