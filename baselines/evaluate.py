@@ -356,11 +356,21 @@ def play_on_host(
 
 
 def evaluate_agent_splits(
-    run: Path, spec: Mapping, names: Sequence[str], episodes: int, max_steps: int, greedy: bool, unit: str, expert: bool, quiet: bool
+    run: Path,
+    spec: Mapping,
+    names: Sequence[str],
+    episodes: int,
+    max_steps: int,
+    greedy: bool,
+    unit: str,
+    expert: bool,
+    quiet: bool,
+    seen: set[str],
 ) -> tuple[dict[str, dict], str]:
     """(split -> policy -> summary, the agent's name): the agent of run folder ``run``
     (``load_agent``) and its controls played on the host (``play_on_host``) in each split of
-    ``spec``'s world; without ``World.relabel`` the blind control is left out, with a note."""
+    ``spec``'s world; without ``World.relabel`` the blind control is left out, with a note.
+    ``seen``: the training split's texts (the agent's ``texts_in_train``)."""
     from baselines.worlds.agents import load_agent
 
     results: dict[str, dict] = {}
@@ -377,6 +387,7 @@ def evaluate_agent_splits(
         unit_texts, labels = evaluation_units(world.task, unit)
         totals = play_on_host(world, agent, unit_texts, episodes, max_steps, policies, quiet=quiet)
         results[split] = policy_summaries(world.task, totals, policies, labels, unit)
+        results[split]["agent"]["texts_in_train"] = texts_in(world.task.texts, seen)
         _print_split(split, results[split], world.task.metrics, unit, episodes)
     return results, name
 
@@ -673,9 +684,9 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     trained = worlds.spec_task(spec, saved.get("world", {}).get("split", "train"))
     unit, mode = protocol["unit"], "greedy" if greedy else "sample"
     if stepwise:
-        results, policy = evaluate_agent_splits(run, evaluated, names, episodes, max_steps, greedy, unit, args.with_expert, args.quiet)
-        for split, by_policy in results.items():
-            by_policy["agent"]["texts_in_train"] = texts_in(worlds.spec_task(evaluated, split).texts, set(trained.texts))
+        results, policy = evaluate_agent_splits(
+            run, evaluated, names, episodes, max_steps, greedy, unit, args.with_expert, args.quiet, set(trained.texts)
+        )
         seed, label = None, f"agent ({policy}, {mode}, step by step)"
     else:
         from baselines.ppo import load_policy, run_config, tables
