@@ -9,8 +9,9 @@ worlds at once, or of any other agent kind (``baselines.worlds.agents``: its ``c
 its ``kind`` and its ``world``), which plays on the host one step at a time through the agent
 protocol (``--step-by-step`` plays the first kinds that way too). ``--world SETTING=VALUE``
 evaluates it in its world with a setting changed (a CrafText agent of data version v1 on v2's
-splits, or on another level). The results go to ``--out`` (default ``runs/evaluations/<run>-<protocol>``, never the run folder, which may be
-committed): ``evaluation.{json,md,png}``.
+splits, or on another level). The results go to ``--out`` (default
+``runs/evaluations/<run>-<protocol>``, never the run folder, which may be committed):
+``evaluation.{json,md,png}``.
 
 * ``agent``: the trained agent with each episode's own instruction;
 * ``shuffled``: the same agent shown the instruction of *another* goal of the split (a blind
@@ -341,13 +342,11 @@ def play_on_host(
                             action = agent.act(obs, t)
                         elif policy == "shuffled":
                             action = agent.act(world.relabel(obs, int(shown[int(task.observe(obs).text)])), t)
-                        elif policy == "random":
-                            action = int(rng.choice(np.flatnonzero(world.mask(obs))))
                         else:
-                            action = world.expert(state)
+                            action = world.scripted(policy, obs, state, rng)
                         out = world.step(state, action, seed, t, last=t == max_steps - 1)
                         for name, (value, count) in out.scores.items():
-                            totals[name][:, p, u, j] += (value, count)
+                            totals[name][:, p, u, j] += (float(value), float(count))
                         obs, state = out.obs, out.state
                         if out.terminated:
                             break
@@ -660,7 +659,8 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     stepwise = args.step_by_step or kind not in BATCHED_KINDS
     if stepwise and kind not in agent_kinds():
         raise ValueError(f"{run}: a {kind} run holds no agent that plays a world; agent kinds: {', '.join(agent_kinds())}")
-    spec = {**worlds.world_spec(run_world(run)), **run_world(run)}  # settings a run folder leaves out: their defaults
+    saved_world = run_world(run)
+    spec = {**worlds.world_spec(saved_world), **saved_world}  # settings a run folder leaves out: their defaults
     evaluated = {**spec, **world_changes(args.world, spec)}
     family = worlds.family_of(spec["env"])
     if args.protocol != "suite" and args.protocol not in family.protocols:

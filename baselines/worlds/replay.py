@@ -178,11 +178,9 @@ def record(world: World, policy: str | Agent, text: int, seed: int, path: str | 
     for t in range(max_steps or world.spec["max_episode_steps"]):
         if recording.ended:
             break
-        if agent is not None:
-            action = agent.act(recording.obs, t)
-        elif policy == "expert":
-            action = world.expert(recording.state)
+        if isinstance(policy, str):
+            action = world.scripted(policy, recording.obs, recording.state, rng)
         else:
-            action = int(rng.choice(np.flatnonzero(world.mask(recording.obs))))
+            action = policy.act(recording.obs, t)
         recording.act(action)
     return recording.close()

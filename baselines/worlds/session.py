@@ -23,7 +23,8 @@ from baselines.worlds.task import Task
 @dataclass(frozen=True)
 class Step:
     """What one step returned: obs, state, reward (float), terminated, truncated, success (bools)
-    and scores (``Task.score`` of the step: metric -> (value, count) floats)."""
+    and scores (``Task.score`` of the step: metric -> (value, count), () arrays read only by those
+    who need them)."""
 
     obs: Any
     state: Any
@@ -31,7 +32,7 @@ class Step:
     terminated: bool
     truncated: bool
     success: bool
-    scores: dict[str, tuple[float, float]]
+    scores: dict[str, tuple[Any, Any]]
 
 
 class World:
@@ -78,8 +79,12 @@ class World:
         obs, state, reward, terminated, truncated, success, scores = self._step(
             state, np.int32(action), np.uint32(seed), np.int32(t), self.task.params, np.bool_(last)
         )
-        scores = {name: (float(value), float(count)) for name, (value, count) in scores.items()}
         return Step(obs, state, float(reward), bool(terminated), bool(truncated), bool(success), scores)
+
+    def scripted(self, policy: str, obs: Any, state: Any, rng: np.random.Generator) -> int:
+        """The action of a scripted policy: ``random`` (uniform over the feasible actions of
+        ``obs``, drawn from ``rng``) or ``expert`` (``expert(state)``)."""
+        return self.expert(state) if policy == "expert" else int(rng.choice(np.flatnonzero(self.mask(obs))))
 
     def relabel(self, obs: Any, text: int) -> Any:
         """``obs`` showing text id ``text`` in place of its own instruction (``Task.relabel``,
