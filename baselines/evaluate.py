@@ -651,14 +651,14 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     """``python -m baselines.evaluate``: the three policies on the splits of a trained run under
     ``args.protocol``; returns the folder written."""
     from baselines import plots
-    from baselines.worlds.agents import agent_kinds, run_folder_kind
+    from baselines.worlds.agents import agent_kind, run_folder_kind
     from baselines.worlds.checkpoints import run_world
 
     run = Path(args.run)
     kind = run_folder_kind(run)
     stepwise = args.step_by_step or kind not in BATCHED_KINDS
-    if stepwise and kind not in agent_kinds():
-        raise ValueError(f"{run}: a {kind} run holds no agent that plays a world; agent kinds: {', '.join(agent_kinds())}")
+    if stepwise:
+        agent_kind(run)  # refused here, before anything is built, if the run holds no agent
     saved_world = run_world(run)
     spec = {**worlds.world_spec(saved_world), **saved_world}  # settings a run folder leaves out: their defaults
     evaluated = {**spec, **world_changes(args.world, spec)}

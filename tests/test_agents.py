@@ -130,6 +130,8 @@ def test_runs_without_an_agent_are_refused_by_name(toy_run, tmp_path):
     (builder / "config.json").write_text(json.dumps({"kind": "builder"}))
     with pytest.raises(ValueError, match="a builder run holds no agent that plays a world step by step"):
         load_agent(builder, world)
+    with pytest.raises(SystemExit, match="a builder run holds no agent that plays a world step by step"):
+        evaluate.main([str(builder), "--out", str(tmp_path / "refused")])  # before anything is built
     (tmp_path / "odd").mkdir()
     (tmp_path / "odd" / "config.json").write_text(json.dumps({"kind": "first-feasable"}))
     with pytest.raises(ValueError, match="kind 'first-feasable' is neither .* agent kind \\(did you mean first-feasible\\?\\)"):

@@ -118,16 +118,23 @@ def run_folder_kind(run: str | Path) -> str:
     return run_kind(run)
 
 
-def load_agent(run: str | Path, world: World, greedy: bool = False) -> Agent:
-    """The agent of run folder ``run`` playing ``world`` (``greedy``: the most likely action where
-    the agent samples); ValueError naming the folder for a run whose kind holds no agent."""
+def agent_kind(run: str | Path) -> str:
+    """The kind of run folder ``run`` (``run_folder_kind``); ValueError naming the folder for a
+    run whose kind holds no agent."""
     kind = run_folder_kind(run)
-    loader = _loaders().get(kind)
-    if loader is None:
+    if kind not in _loaders():
         close = difflib.get_close_matches(kind, agent_kinds(), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         kinds = ", ".join(agent_kinds())
         raise ValueError(f"{run}: a {kind} run holds no agent that plays a world step by step; agent kinds: {kinds}{hint}")
+    return kind
+
+
+def load_agent(run: str | Path, world: World, greedy: bool = False) -> Agent:
+    """The agent of run folder ``run`` playing ``world`` (``greedy``: the most likely action where
+    the agent samples); ValueError naming the folder for a run whose kind holds no agent."""
+    kind = agent_kind(run)
+    loader = _loaders()[kind]
     if isinstance(loader, str):
         try:
             loader = pkgutil.resolve_name(loader)
