@@ -20,8 +20,11 @@ World encoder: pixels (H, W, C) -> 3 x [Conv 32 5x5 SAME -> ReLU -> max-pool 3/3
 Craftax Classic); vectors (D,) -> 2 x Dense 256. ``world_encoder="conv"`` (``task_network``), for a
 world whose vector starts with a map (``Task.map_shape``, e.g. Craftax Classic's symbolic 7 x 9 view
 of 21 one-hot channels): 2 x [Conv 32 3x3 SAME -> ReLU] over that map first, its output flattened
-beside the rest of the vector, then the same 2 x Dense 256. Inputs are time-major: every array has leading
-(T, B) axes. The GRU carry is zeroed where ``reset`` is set (the observation starts an episode).
+beside the rest of the vector, then the same 2 x Dense 256. ``placed_channel`` (``task_network``), for
+a world with ``Task.placed_cells``: the map gains a channel marking the cells that hold a block the
+agent placed, which the agent works out from its own observations; what it keeps between steps
+follows the GRU's state in the carry (``initial_hidden``). Inputs are time-major: every array has
+leading (T, B) axes. The carry is zeroed where ``reset`` is set (the observation starts an episode).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
+
+from baselines.worlds.task import PlacedCells
 
 with warnings.catch_warnings():  # distrax's tensorflow_probability substrate reads a deprecated jax name on import
     warnings.filterwarnings("ignore", "jax.core.pytype_aval_mappings is deprecated", DeprecationWarning)
@@ -121,7 +126,7 @@ def _head(x: Array, width: int, out: int, scale: float) -> Array:
 
 
 class ActorCritic(nn.Module):
-    """hidden (B, layer_size), inputs -> (hidden, pi over (T, B) actions, value (T, B)).
+    """hidden (B, layer_size [+ placed.size]), inputs -> (hidden, pi over (T, B) actions, value (T, B)).
 
     inputs: world (T, B, *world), instruction (T, B, E), plan (T, B, E') or None, reset (T, B) bool,
     mask (T, B, A) bool. Infeasible actions (mask False) get probability 0.
@@ -133,10 +138,14 @@ class ActorCritic(nn.Module):
     layer_size: int = 512
     action_factors: tuple[int, ...] = ()
     map_shape: tuple[int, ...] = ()
+    placed: PlacedCells | None = None
 
     @nn.compact
     def __call__(self, hidden: Array, world: Array, instruction: Array, plan: Array | None, reset: Array, mask: Array):
         t, b = reset.shape
+        if self.placed is not None:
+            hidden, memory = hidden[:, : self.layer_size], hidden[:, self.layer_size :]
+            memory, world = _mark_placed(self.placed, memory, world, reset)
         flat = world.reshape((t * b,) + world.shape[2:])
         if self.policy == "film":
             e = nn.LayerNorm()(nn.Dense(64)(nn.relu(nn.Dense(64)(instruction.reshape(t * b, -1)))))
@@ -150,6 +159,8 @@ class ActorCritic(nn.Module):
                 parts.append(nn.relu(nn.Dense(256, kernel_init=_ORTHO(np.sqrt(2)))(plan.reshape(t * b, -1))))
         z = jnp.concatenate(parts, -1).reshape(t, b, -1)
         hidden, y = ScannedGRU()(hidden, (z, reset))
+        if self.placed is not None:
+            hidden = jnp.concatenate([hidden, memory], -1)
         logits = self._logits(y)
         logits = jnp.where(mask, logits, -1e9)
         value = _head(y, self.layer_size, 1, 1.0)[..., 0]
@@ -169,8 +180,19 @@ class ActorCritic(nn.Module):
         return jnp.concatenate([total, parts[-1]], -1)
 
     def initial_hidden(self, batch: int) -> Array:
-        """(batch, layer_size) zeros."""
-        return jnp.zeros((batch, self.layer_size), jnp.float32)
+        """(batch, layer_size) zeros, then the ``placed.size`` floats of the placed-cells memory."""
+        return jnp.zeros((batch, self.layer_size + (self.placed.size if self.placed else 0)), jnp.float32)
+
+
+def _mark_placed(placed: PlacedCells, memory: Array, world: Array, reset: Array) -> tuple[Array, Array]:
+    """(B, size) memory after (T, B, D) world features, and the (T, B, D + H * W) features with
+    their placed-cells channel; the memory restarts from zeros where ``reset``."""
+
+    def step(memory, inputs):
+        world, reset = inputs
+        return jax.vmap(placed.mark)(jnp.where(reset[:, None], 0.0, memory), world)
+
+    return jax.lax.scan(step, memory, (world, reset))
 
 
 def make_network(
@@ -180,30 +202,36 @@ def make_network(
     layer_size: int = 512,
     action_factors: tuple[int, ...] = (),
     map_shape: tuple[int, ...] = (),
+    placed: PlacedCells | None = None,
 ) -> ActorCritic:
-    """An ``ActorCritic`` for ``policy`` in ``POLICIES``."""
+    """An ``ActorCritic`` for ``policy`` in ``POLICIES``; ``placed``: the agent-side placed-cells
+    channel to add to the world features (``Task.placed_cells``)."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     if action_factors and (min(action_factors) < 1 or int(np.prod(action_factors)) > num_actions):
         raise ValueError(f"action_factors {action_factors} must be positive with a product <= num_actions={num_actions}")
-    return ActorCritic(num_actions, policy, pixels, layer_size, tuple(action_factors), tuple(map_shape))
+    return ActorCritic(num_actions, policy, pixels, layer_size, tuple(action_factors), tuple(map_shape), placed)
 
 
 def task_network(config, task) -> ActorCritic:
     """The network of ``config`` (a ``PPOConfig`` or ``BCConfig``: policy, layer_size,
-    factored_actions, world_encoder) for ``task``'s world and actions; ValueError naming the setting
-    a world cannot take."""
+    factored_actions, world_encoder, placed_channel) for ``task``'s world and actions; ValueError
+    naming the setting a world cannot take."""
     if config.world_encoder not in WORLD_ENCODERS:
         raise ValueError(f"world_encoder must be one of {', '.join(WORLD_ENCODERS)}, got {config.world_encoder!r}")
     if config.world_encoder == "conv" and not task.map_shape:
         raise ValueError(f"world_encoder conv reads a map at the start of the world features (Task.map_shape); {task.name} has none")
+    if config.placed_channel and task.placed_cells is None:
+        raise ValueError(f"placed_channel marks cells of a view map the agent placed blocks in (Task.placed_cells); {task.name} has none")
+    placed = task.placed_cells if config.placed_channel else None
     return make_network(
         config.policy,
         task.num_actions,
         task.pixels,
         config.layer_size,
         task.action_factors if config.factored_actions else (),
-        task.map_shape if config.world_encoder == "conv" else (),
+        (placed.map_shape if placed else task.map_shape) if config.world_encoder == "conv" else (),
+        placed,
     )
 
 

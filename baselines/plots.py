@@ -112,7 +112,10 @@ def run_title(run: Path) -> str:
         return f"{world.get('env', run.name)}: {bc.get('policy', 'policy')} cloned from {demos}, seed {bc.get('seed', 0)}"
     if "dagger" in config:  # an aggregated-DAgger run
         world, network = config.get("world", {}), config.get("network", {})
-        return f"{world.get('env', run.name)}: {network.get('policy', 'policy')}, aggregated DAgger, seed {config['dagger'].get('seed', 0)}"
+        student = network.get("policy", "policy") + (" + placed cells" if network.get("placed_channel") else "")
+        if network.get("world_encoder", "dense") != "dense":
+            student += f", {network['world_encoder']} world encoder"
+        return f"{world.get('env', run.name)}: {student}, aggregated DAgger, seed {config['dagger'].get('seed', 0)}"
     ppo, command = config.get("ppo", {}), config.get("command", {})
     agent = ppo.get("policy") or command.get("policy", "agent")
     if ppo.get("imitation_only"):

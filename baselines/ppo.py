@@ -78,6 +78,7 @@ class PPOConfig:
     planner: str = "retrieval"
     factored_actions: bool = True
     world_encoder: str = "dense"
+    placed_channel: bool = False
     imitation_coef: float = 0.0
     imitation_only: bool = False
     expert_play: float = 0.0
@@ -441,7 +442,7 @@ def config_from_dict(values: dict) -> PPOConfig:
 
 
 # ----------------------------------------------------------------------------- trained runs
-NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions", "world_encoder")
+NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions", "world_encoder", "placed_channel")
 """``PPOConfig`` fields that fix the network's parameters: what a BC or DAgger run records and
 ``--init-from`` checks."""
 

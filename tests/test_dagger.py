@@ -151,3 +151,138 @@ def test_a_convolutional_student_reads_the_craftext_map():
     np.testing.assert_allclose(conv.apply(conv_params, grid), expected + conv_params["params"]["Dense_0"]["bias"], atol=1e-4)
     with pytest.raises(ValueError, match="world_encoder conv reads a map .* Hexagons-Paint-v1 has none"):
         task_network(BCConfig(world_encoder="conv").network_config("Hexagons-Paint-v1"), World(HEXAGONS, "train").task)
+
+
+def classic_view(blocks: np.ndarray, facing: int) -> np.ndarray:
+    """A Craftax Classic symbolic observation (1345,) of a (7, 9) block-id view facing ``facing``
+    (0 left, 1 right, 2 up, 3 down): one-hot blocks, no mobs, an empty inventory."""
+    world = np.zeros(7 * 9 * 21 + 22, np.float32)
+    view = world[: 7 * 9 * 21].reshape(7, 9, 21)
+    view[np.arange(7)[:, None], np.arange(9)[None, :], blocks] = 1.0
+    world[7 * 9 * 21 + 16 + facing] = 1.0
+    return world
+
+
+def test_the_placed_channel_marks_the_blocks_the_agent_placed_from_its_observations():
+    from craftax.craftax_classic.constants import BlockType as B
+
+    from baselines.worlds import make_task
+
+    placed = make_task("CrafText-Classic-Symbolic-v1").placed_cells
+    assert placed.size == 2 * 7 * 9 and placed.map_shape == (7, 9, 22)
+    left, right, down = 0, 1, 3
+    grass = np.full((7, 9), B.GRASS.value)
+    start = grass.copy()
+    start[0, 0] = B.STONE.value  # natural stone
+    stone_placed = start.copy()
+    stone_placed[3, 5] = B.STONE.value  # the facing cell on the right of the agent at (3, 4)
+    walked_down = np.full((7, 9), B.GRASS.value)  # the view one row further down: row r shows the old row r + 1
+    walked_down[2, 5] = B.STONE.value
+    mined = walked_down.copy()
+    mined[2, 5] = B.PATH.value
+    sapling = mined.copy()
+    sapling[3, 3] = B.PLANT.value
+    ripe = sapling.copy()
+    ripe[3, 3] = B.RIPE_PLANT.value
+    frames = [
+        (start, right, []),
+        (stone_placed, right, [(3, 5)]),
+        (walked_down, down, [(2, 5)]),  # the mark moves with the view; the natural stone left it
+        (walked_down, left, [(2, 5)]),  # turned left, blocked: the view stays
+        (mined, left, []),  # the placed stone is gone
+        (sapling, left, [(3, 3)]),
+        (ripe, left, [(3, 3)]),  # a ripening sapling stays the agent's plant
+    ]
+    memory = jnp.zeros(placed.size)
+    for step, (blocks, facing, expected) in enumerate(frames):
+        memory, marked = jax.jit(placed.mark)(memory, jnp.asarray(classic_view(blocks, facing)))
+        marked = np.asarray(marked)
+        assert marked.shape == (7 * 9 * 22 + 22,)
+        grid = marked[: 7 * 9 * 22].reshape(7, 9, 22)
+        np.testing.assert_array_equal(grid[..., :21], classic_view(blocks, facing)[: 7 * 9 * 21].reshape(7, 9, 21))
+        assert sorted(zip(*np.nonzero(grid[..., -1]))) == expected, f"frame {step}"
+        np.testing.assert_array_equal(marked[7 * 9 * 22 :], classic_view(blocks, facing)[7 * 9 * 21 :])
+    _, fresh = placed.mark(jnp.zeros(placed.size), jnp.asarray(classic_view(stone_placed, right)))
+    assert not np.asarray(fresh)[: 7 * 9 * 22].reshape(7, 9, 22)[..., -1].any()  # no earlier view: nothing is known to be placed
+
+
+def test_a_student_with_the_placed_channel_carries_its_marks_in_the_recurrent_state():
+    from baselines.bc.config import BCConfig
+    from baselines.networks import task_network
+    from baselines.ppo import policy_inputs
+    from baselines.worlds import make_task
+
+    task = make_task("CrafText-Classic-Symbolic-v1")
+    for encoder, kernel in (("dense", (7 * 9 * 22 + 22, 256)), ("conv", (9 * 22, 32))):
+        network = task_network(BCConfig(world_encoder=encoder, placed_channel=True, layer_size=16).network_config(task.name), task)
+        assert network.initial_hidden(2).shape == (2, 16 + 2 * 7 * 9)
+        obs, _ = jax.vmap(task.start, in_axes=(0, None, None))(jax.random.split(jax.random.key(0), 2), 0, task.params)
+        frames = jax.tree.map(lambda x: jnp.stack([x, x[::-1], x]), obs)  # (3, 2, ...): the worlds' views, swapped at t = 1
+        reset = jnp.asarray([[True, True], [False, False], [False, True]])
+        inputs = policy_inputs(task, jnp.zeros((len(task.texts), 8)), None, frames, reset)
+        params = network.init(jax.random.key(0), network.initial_hidden(2), *inputs)
+        assert kernel in [leaf.shape for leaf in jax.tree.leaves(params)]
+        hidden, pi, _ = network.apply(params, network.initial_hidden(2), *inputs)
+        for b in range(2):
+            memory = jnp.zeros(task.placed_cells.size)
+            for t in range(3):
+                memory = jnp.where(reset[t, b], 0.0, memory)
+                memory, _ = task.placed_cells.mark(memory, inputs[0][t, b])
+            np.testing.assert_array_equal(hidden[b, 16:], memory)
+        assert pi.logits.shape == (3, 2, 17)
+    with pytest.raises(ValueError, match="placed_channel marks cells .* Hexagons-Paint-v1 has none"):
+        task_network(BCConfig(placed_channel=True).network_config("Hexagons-Paint-v1"), World(HEXAGONS, "train").task)
+
+
+@pytest.mark.slow
+def test_aggregated_dagger_trains_and_evaluates_a_student_with_the_placed_channel(tmp_path):
+    run = tmp_path / "placed"
+    world = ["--env", "CrafText-Classic-Symbolic-v1", "--level", "medium", "--expert", "view", "--max-episode-steps", "16"]
+    evaluation = ["--eval-episodes", "1", "--eval-splits", "test_new_objects"]
+    dagger.main(world + SMALL + evaluation + ["--placed-channel", "--layer-size", "32", "--iterations", "2", "--out", str(run)])
+    assert json.loads((run / "config.json").read_text())["network"]["placed_channel"] is True
+    with np.load(run / "replay" / "000001.npz") as saved_round:
+        assert saved_round["hidden"].shape == (4, 32 + 2 * 7 * 9)  # the GRU's state, then the marks memory
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rows] == [1, 2] and "heldout_agreement/Building" in rows[0]
+    assert set(json.loads((run / "evaluation.json").read_text())["splits"]) == {"test_new_objects"}
+    with pytest.raises(SystemExit, match="its network differs: --placed-channel True \\(the run's: False\\)"):
+        committed = ["--init-from", "docs/models/craftext-dagger-medium-s0"]
+        dagger.main(world + SMALL + committed + ["--placed-channel", "--out", str(tmp_path / "x")])
+
+
+@pytest.mark.slow
+def test_the_placed_channel_agrees_with_the_checkers_record_of_placed_blocks():
+    """The expert plays Building goals; every cell the channel marks holds a block the world
+    records as placed by the agent, and most such cells in view are marked (those that left the
+    view and came back are not)."""
+    from baselines.worlds import make_task
+
+    task = make_task("CrafText-Classic-Symbolic-v1")
+    placed = task.placed_cells
+    texts = jnp.asarray([t for t, g in enumerate(task.text_goal) if task.goals[g]["category"] == "Building"][:32:2])
+    worlds = len(texts)
+
+    def in_view(record, position):  # the checker's (64, 64) record of placed blocks around the agent, as its 7 x 9 view
+        return jax.lax.dynamic_slice(jnp.pad(record, 9), position - jnp.asarray([3, 4]) + 9, (7, 9))
+
+    def play(key):
+        obs, state = jax.vmap(task.start, in_axes=(0, 0, None))(jax.random.split(key, worlds), texts, task.params)
+
+        def step(carry, key):
+            obs, state, memory = carry
+            memory, marked = jax.vmap(placed.mark)(memory, jax.vmap(task.observe)(obs).world)
+            marks = marked[:, : 7 * 9 * 22].reshape(worlds, 7, 9, 22)[..., -1] > 0.5
+            truth = jax.vmap(in_view)(state.placed, state.world.player_position)
+            action = jax.vmap(task.expert, in_axes=(0, None))(state, task.params)
+            keys = jax.random.split(key, worlds)
+            obs, next_state, *_ = jax.vmap(task.env.step_env, in_axes=(0, 0, 0, None))(keys, state, action, task.params)
+            return (obs, next_state, memory), (marks, truth, state.done)
+
+        return jax.lax.scan(step, (obs, state, jnp.zeros((worlds, placed.size))), jax.random.split(key, 200))[1]
+
+    marks, truth, done = map(np.asarray, jax.jit(play)(jax.random.key(1)))
+    live = ~done[:, :, None, None]
+    assert (truth & live).sum() > 100  # the expert builds
+    assert not (marks & ~truth & live).any()
+    assert (marks & truth & live).sum() > 0.8 * (truth & live).sum()

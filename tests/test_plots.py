@@ -38,6 +38,17 @@ def test_learning_curve_is_titled_and_shows_the_imitation_loss_when_there_is_one
     assert with_imitation[0] > 1.3 * without[0]  # a third panel
 
 
+def test_a_dagger_run_is_titled_with_its_student(tmp_path):
+    def titled(network: dict) -> str:
+        config = {"kind": "dagger", "dagger": {"seed": 2}, "network": {"policy": "film", **network}, "world": {"env": "E"}}
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        return plots.run_title(tmp_path)
+
+    assert titled({}) == "E: film, aggregated DAgger, seed 2"
+    student = "film + placed cells, conv world encoder"
+    assert titled({"world_encoder": "conv", "placed_channel": True}) == f"E: {student}, aggregated DAgger, seed 2"
+
+
 def test_evaluation_bars_name_the_controls_as_the_docs_do(tmp_path, monkeypatch):
     labels = []
     original = plots.save

@@ -23,6 +23,7 @@ class BCConfig:
     layer_size: int = 256
     factored_actions: bool = True
     world_encoder: str = "dense"
+    placed_channel: bool = False
     lr: float = 1e-3
     max_grad_norm: float = 1.0
     epochs: int = 50
@@ -54,5 +55,6 @@ class BCConfig:
             layer_size=self.layer_size,
             factored_actions=self.factored_actions,
             world_encoder=self.world_encoder,
+            placed_channel=self.placed_channel,
             seed=self.seed,
         )

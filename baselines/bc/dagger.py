@@ -319,7 +319,7 @@ def _network_settings(args, init_from: Path | None):
 
     if init_from is not None:
         saved = run_config(init_from)
-        flags = ("policy", "encoder", "layer_size", "world_encoder")
+        flags = ("policy", "encoder", "layer_size", "world_encoder", "placed_channel")
         given = {name: getattr(args, name) for name in flags if getattr(args, name) is not None}
         clash = [f"--{k.replace('_', '-')} {v!r} (the run's: {getattr(saved, k)!r})" for k, v in given.items() if getattr(saved, k) != v]
         if clash:
@@ -331,6 +331,7 @@ def _network_settings(args, init_from: Path | None):
         encoder=args.encoder or d.encoder,
         layer_size=args.layer_size or d.layer_size,
         world_encoder=args.world_encoder or d.world_encoder,
+        placed_channel=bool(args.placed_channel),
     )
     bc.validate()
     return bc.network_config("")
@@ -538,6 +539,12 @@ def parser() -> argparse.ArgumentParser:
         "--world-encoder",
         choices=WORLD_ENCODERS,
         help="how the student reads a vector world without --init-from: dense layers, or convolutions over its map first (default dense)",
+    )
+    p.add_argument(
+        "--placed-channel",
+        action="store_true",
+        default=None,
+        help="without --init-from: the student marks the cells of its view holding blocks it placed, from its own observations",
     )
     for field in dataclasses.fields(DaggerConfig):
         if field.name != "seed":

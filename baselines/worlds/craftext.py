@@ -15,7 +15,7 @@ import craftext
 from baselines.worlds.base import EFFICIENCY, HUMAN_LIKE, IRRELEVANT, PROGRESS, Benchmark, Questions, Reference, Setting, WorldFamily
 
 if TYPE_CHECKING:
-    from baselines.worlds.task import Task
+    from baselines.worlds.task import PlacedCells, Task
 
 SPLITS = ("train", "test_paraphrased", "test_new_objects")
 EXPERT_SIGHTS = ("map", "view")
@@ -83,6 +83,7 @@ def craftext_task(
         ),
         goal_objects=tuple(g for g, _ in pairs),
         map_shape=_symbolic_map(env),
+        placed_cells=placed_cells(env),
     )
 
 
@@ -94,6 +95,63 @@ def _symbolic_map(env) -> tuple[int, ...]:
     from craftax.craftax_classic.constants import OBS_DIM, BlockType
 
     return (*OBS_DIM, len(BlockType) + 4)
+
+
+def placed_cells(env) -> PlacedCells | None:
+    """The cells of Classic's symbolic 7 x 9 view that hold a block the agent placed, from its own
+    observations (``Task.placed_cells``; None for pixels and full Craftax).
+
+    The agent keeps the previous view's blocks and marks. It moved when the new view matches the
+    previous one shifted by a cell towards its facing direction better than unshifted (a move also
+    turns it that way); the marks then shift with the view. It placed a block when the facing cell
+    turned into a block it can place (stone, table, furnace, sapling) from another kind. A mark stays
+    while its cell keeps its kind (a sapling ripening or eaten stays one plant, as in the checkers)
+    and leaves with the view.
+    """
+    if env.pixels or not env.classic:
+        return None
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from craftax.craftax_classic.constants import OBS_DIM, BlockType
+
+    from baselines.worlds.task import PlacedCells
+
+    h, w = OBS_DIM
+    blocks = len(BlockType)
+    cells = h * w * (blocks + 4)
+    facing = cells + 12 + 4  # after the inventory (12) and the intrinsics (4): LEFT, RIGHT, UP, DOWN one-hot
+    steps = jnp.asarray([[0, -1], [0, 1], [-1, 0], [1, 0]])
+    placeable = np.zeros(blocks, bool)
+    placeable[[BlockType.STONE.value, BlockType.CRAFTING_TABLE.value, BlockType.FURNACE.value, BlockType.PLANT.value]] = True
+    kind_of = np.arange(blocks)
+    kind_of[BlockType.RIPE_PLANT.value] = BlockType.PLANT.value
+    placeable_kind, kind_table = jnp.asarray(placeable), jnp.asarray(kind_of)
+
+    def shifted(grid, step, fill):
+        """(h, w) ``grid`` seen from one cell further along ``step``: out[r, c] = grid[r + dr, c + dc]."""
+        padded = jnp.pad(grid, 1, constant_values=fill)
+        return jax.lax.dynamic_slice(padded, (1 + step[0], 1 + step[1]), (h, w))
+
+    def mark(memory, world):
+        view = world[:cells].reshape(h, w, blocks + 4)
+        kind = kind_table[view[..., :blocks].argmax(-1)]
+        before = memory[: h * w].reshape(h, w).astype(jnp.int32) - 1  # -1: not seen
+        marks = memory[h * w :].reshape(h, w) > 0.5
+        step = steps[world[facing : facing + 4].argmax()]
+        before_moved = shifted(before, step, -1)
+        mismatches = lambda old: jnp.sum((old >= 0) & (old != kind))  # noqa: E731
+        moved = mismatches(before_moved) < mismatches(before)
+        before = jnp.where(moved, before_moved, before)
+        marks = jnp.where(moved, shifted(marks, step, False), marks) & (before == kind)
+        r, c = h // 2 + step[0], w // 2 + step[1]
+        placed = ~moved & (before[r, c] >= 0) & (before[r, c] != kind[r, c]) & placeable_kind[kind[r, c]]
+        marks = marks.at[r, c].set(marks[r, c] | placed)
+        memory = jnp.concatenate([(kind + 1).ravel(), marks.ravel()]).astype(memory.dtype)
+        channel = marks.astype(world.dtype)[..., None]
+        return memory, jnp.concatenate([jnp.concatenate([view, channel], -1).ravel(), world[cells:]])
+
+    return PlacedCells(2 * h * w, (h, w, blocks + 5), mark)
 
 
 def goal_terms(spec: str) -> list[str]:

@@ -32,6 +32,22 @@ class Observed:
 
 
 @dataclass(frozen=True)
+class PlacedCells:
+    """An agent-side channel: the cells of the agent's view that hold a block it placed itself,
+    worked out from its own consecutive observations alone (the world's observation is unchanged;
+    the agent keeps what it needs between steps).
+
+    size: floats the agent keeps between steps (zeros: no earlier observation); map_shape:
+    (H, W, C + 1) of the map in the marked features; mark(memory (size,), world (D,)) -> (memory,
+    marked world (D + H * W,)): the features with the marks appended as the map's last channel.
+    """
+
+    size: int
+    map_shape: tuple[int, ...]
+    mark: Callable[[Array, Array], tuple[Array, Array]]
+
+
+@dataclass(frozen=True)
 class Task:
     """A world ready for the baselines.
 
@@ -54,6 +70,8 @@ class Task:
     relabel(obs, text, params) -> obs: the observation showing text id ``text`` in place of its
     own instruction, the world features unchanged (the blind control of an agent that reads
     observations itself, ``python -m baselines.evaluate --step-by-step``; None: the world cannot).
+    placed_cells: how an agent marks the cells of its view holding blocks it placed itself
+    (``PlacedCells``; None: the world has no such layout).
     """
 
     name: str
@@ -74,6 +92,7 @@ class Task:
     procedure: Callable[[int], tuple[int, ...]] | None = None
     map_shape: tuple[int, ...] = ()
     relabel: Callable[[Any, Array, Any], Any] | None = None
+    placed_cells: PlacedCells | None = None
 
     def __post_init__(self):
         if self.score is None:
