@@ -206,6 +206,7 @@ def test_the_placed_channel_marks_the_blocks_the_agent_placed_from_its_observati
     assert not np.asarray(fresh)[: 7 * 9 * 22].reshape(7, 9, 22)[..., -1].any()  # no earlier view: nothing is known to be placed
 
 
+@pytest.mark.slow
 def test_a_student_with_the_placed_channel_carries_its_marks_in_the_recurrent_state():
     from baselines.bc.config import BCConfig
     from baselines.networks import task_network
