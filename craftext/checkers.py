@@ -115,7 +115,7 @@ def initial_memory(goal: Array, now: Frame, version: Version) -> Array:
     return jnp.asarray(MEMORY_INIT).at[WAS_OUT_OF_VIEW].set((~visible).astype(jnp.int32))
 
 
-def _kind(block: Array) -> Array:
+def block_kind(block: Array) -> Array:
     """A block id with ripe plants read as plants (ripening or being eaten keeps a plant a plant)."""
     return jnp.where(block == RIPE_PLANT, PLANT, block)
 
@@ -131,7 +131,7 @@ def step_events(prev: Frame, now: Frame, action: Array, placed_map: Array, time:
     table = jnp.asarray(version.placed_block)
     own_block = jnp.where((action >= 0) & (action < table.shape[0]), table[jnp.clip(action, 0, table.shape[0] - 1)], -1)
     placed = inside & (before != after) & (after == own_block)
-    removed = inside & (_kind(before) != _kind(after))
+    removed = inside & (block_kind(before) != block_kind(after))
     cell = (rc, cc) if placed_map.ndim == 2 else (now.floor, rc, cc)
     placed_map = placed_map.at[cell].set(placed | (placed_map[cell] & ~removed))
     floor_placed = placed_map if placed_map.ndim == 2 else placed_map[now.floor]

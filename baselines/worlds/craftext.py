@@ -108,25 +108,25 @@ def placed_cells(env) -> PlacedCells | None:
     while its cell keeps its kind (a sapling ripening or eaten stays one plant, as in the checkers)
     and leaves with the view.
     """
-    if env.pixels or not env.classic:
+    map_shape = _symbolic_map(env)
+    if not map_shape:
         return None
     import jax
     import jax.numpy as jnp
     import numpy as np
-    from craftax.craftax_classic.constants import OBS_DIM, BlockType
 
     from baselines.worlds.task import PlacedCells
+    from craftext.checkers import block_kind
 
-    h, w = OBS_DIM
-    blocks = len(BlockType)
-    cells = h * w * (blocks + 4)
+    h, w, channels = map_shape
+    blocks = channels - 4  # one-hot blocks, then the four mob kinds
+    cells = h * w * channels
     facing = cells + 12 + 4  # after the inventory (12) and the intrinsics (4): LEFT, RIGHT, UP, DOWN one-hot
     steps = jnp.asarray([[0, -1], [0, 1], [-1, 0], [1, 0]])
+    placed_block = env.version.placed_block  # the block each PLACE_* action puts down
     placeable = np.zeros(blocks, bool)
-    placeable[[BlockType.STONE.value, BlockType.CRAFTING_TABLE.value, BlockType.FURNACE.value, BlockType.PLANT.value]] = True
-    kind_of = np.arange(blocks)
-    kind_of[BlockType.RIPE_PLANT.value] = BlockType.PLANT.value
-    placeable_kind, kind_table = jnp.asarray(placeable), jnp.asarray(kind_of)
+    placeable[placed_block[placed_block >= 0]] = True
+    placeable_kind = jnp.asarray(placeable)
 
     def shifted(grid, step, fill):
         """(h, w) ``grid`` seen from one cell further along ``step``: out[r, c] = grid[r + dr, c + dc]."""
@@ -134,13 +134,16 @@ def placed_cells(env) -> PlacedCells | None:
         return jax.lax.dynamic_slice(padded, (1 + step[0], 1 + step[1]), (h, w))
 
     def mark(memory, world):
-        view = world[:cells].reshape(h, w, blocks + 4)
-        kind = kind_table[view[..., :blocks].argmax(-1)]
+        view = world[:cells].reshape(h, w, channels)
+        kind = block_kind(view[..., :blocks].argmax(-1))
         before = memory[: h * w].reshape(h, w).astype(jnp.int32) - 1  # -1: not seen
         marks = memory[h * w :].reshape(h, w) > 0.5
         step = steps[world[facing : facing + 4].argmax()]
         before_moved = shifted(before, step, -1)
-        mismatches = lambda old: jnp.sum((old >= 0) & (old != kind))  # noqa: E731
+
+        def mismatches(old):  # seen cells whose kind differs from the new view's
+            return jnp.sum((old >= 0) & (old != kind))
+
         moved = mismatches(before_moved) < mismatches(before)
         before = jnp.where(moved, before_moved, before)
         marks = jnp.where(moved, shifted(marks, step, False), marks) & (before == kind)
@@ -151,7 +154,7 @@ def placed_cells(env) -> PlacedCells | None:
         channel = marks.astype(world.dtype)[..., None]
         return memory, jnp.concatenate([jnp.concatenate([view, channel], -1).ravel(), world[cells:]])
 
-    return PlacedCells(2 * h * w, (h, w, blocks + 5), mark)
+    return PlacedCells(2 * h * w, (h, w, channels + 1), mark)
 
 
 def goal_terms(spec: str) -> list[str]:
