@@ -984,7 +984,9 @@ def test_rater_page_in_a_real_browser(arena_template, tmp_path):
 
 
 # ----------------------------------------------------------------------------- 50 raters at once
-LOAD_RATERS, LOAD_SECONDS = 50, 60.0
+LOAD_RATERS, LOAD_SECONDS, LOAD_JUDGEMENTS = 50, 60.0, 1_000
+"""The load test: 50 raters judge at once until each has been served and 1,000 judgements are
+acknowledged (twice what it asserts), for at most 60 s."""
 
 
 def _start_server(db: Path, *options: str) -> tuple[subprocess.Popen, str]:
@@ -992,31 +994,51 @@ def _start_server(db: Path, *options: str) -> tuple[subprocess.Popen, str]:
     return servers.start(lambda port: ["baselines.arena", "serve", "--db", str(db), "--port", str(port), *options])
 
 
-def _judge_until(url: str, tokens: list[str], stop: float, acknowledged: list, statuses: list, lock: threading.Lock) -> list:
-    """One thread per token judging matches at ``url`` until ``stop`` (or until the server dies)."""
-    import httpx
+class Load:
+    """Raters judging matches at once, one thread each, until ``stop`` is set, ``deadline`` passes
+    or their server dies: the judgements acknowledged (with who made them) and every status."""
 
-    def rater(token: str) -> None:
+    def __init__(self, url: str, tokens: list[str], seconds: float):
+        self.acknowledged: list[int] = []
+        self.raters: set[str] = set()
+        self.statuses: list[int] = []
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.deadline = time.monotonic() + seconds
+        self.threads = [threading.Thread(target=self._rate, args=(url, token)) for token in tokens]
+        for thread in self.threads:
+            thread.start()
+
+    def _rate(self, url: str, token: str) -> None:
+        import httpx
+
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
-            while time.monotonic() < stop:
+            while not self.stop.is_set() and time.monotonic() < self.deadline:
                 try:
                     response = client.get("/api/match")
                     if response.status_code == 200:
                         response = client.post("/api/judgement", json={**ANSWER, "match": response.json()["uuid"]})
                         if response.status_code == 201:
-                            with lock:
-                                acknowledged.append(response.json()["judgement"])
+                            with self.lock:
+                                self.acknowledged.append(response.json()["judgement"])
+                                self.raters.add(token)
                 except httpx.TransportError:
                     return  # the server was killed
-                with lock:
-                    statuses.append(response.status_code)
+                with self.lock:
+                    self.statuses.append(response.status_code)
                 if response.status_code == 429:
-                    time.sleep(min(float(response.headers["retry-after"]), max(0.0, stop - time.monotonic())))
+                    self.stop.wait(min(float(response.headers["retry-after"]), max(0.0, self.deadline - time.monotonic())))
 
-    threads = [threading.Thread(target=rater, args=(token,)) for token in tokens]
-    for thread in threads:
-        thread.start()
-    return threads
+    def until(self, done) -> None:
+        """Wait until ``done(self)`` holds or the deadline passes, then stop every rater."""
+        while time.monotonic() < self.deadline and not done(self):
+            time.sleep(0.2)
+        self.finish()
+
+    def finish(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
 
 
 @pytest.mark.slow
@@ -1025,20 +1047,22 @@ def test_fifty_concurrent_raters_lose_no_judgement(arena_template, tmp_path):
     tokens = [store.add_rater(f"load{i}") for i in range(LOAD_RATERS)]
     store.close()
     server, url = _start_server(store.path, "--min-watch", "0", "--min-justification", "10")
-    acknowledged, statuses, lock = [], [], threading.Lock()
+    started = time.monotonic()
     try:
-        for thread in _judge_until(url, tokens, time.monotonic() + LOAD_SECONDS, acknowledged, statuses, lock):
-            thread.join(timeout=LOAD_SECONDS + 60)
+        raters = Load(url, tokens, LOAD_SECONDS)
+        raters.until(lambda it: len(it.raters) == LOAD_RATERS and len(it.acknowledged) >= LOAD_JUDGEMENTS)
     finally:
         server.terminate()
         output = server.communicate(timeout=30)[0]
+    statuses, acknowledged = raters.statuses, raters.acknowledged
     assert not any(status >= 500 for status in statuses), output[-2000:]
     assert set(statuses) <= {201, 429}, sorted(set(statuses))
     store = Store(store.path)
     stored = [row["id"] for row in store.judgements()]
     assert len(acknowledged) > 10 * LOAD_RATERS and sorted(acknowledged) == stored  # every acknowledged judgement, nothing else
     assert store.db.execute("SELECT COUNT(DISTINCT rater_id) FROM judgements").fetchone()[0] == LOAD_RATERS
-    print(f"{len(acknowledged)} judgements from {LOAD_RATERS} raters in {LOAD_SECONDS:.0f} s, {statuses.count(429)} rate-limited requests")
+    took = time.monotonic() - started
+    print(f"{len(acknowledged)} judgements from {LOAD_RATERS} raters in {took:.0f} s, {statuses.count(429)} rate-limited requests")
 
 
 @pytest.mark.slow
@@ -1052,23 +1076,20 @@ def test_two_servers_on_one_database_survive_kill_9(arena_template, tmp_path):
     tokens = [store.add_rater(f"r{i}") for i in range(12)]
     admin = store.add_rater("boss", "admin")  # the results are the admins' while the study collects judgements
     store.close()
-    running = []
-    acknowledged, statuses, lock = [], [], threading.Lock()
+    running, loads = [], []
     try:
-        for _ in range(2):
+        for i in range(2):
             running.append(_start_server(store.path, "--min-watch", "0", "--min-justification", "10"))
-        threads = [
-            t
-            for i, (_, url) in enumerate(running)
-            for t in _judge_until(url, tokens[i::2], time.monotonic() + 60, acknowledged, statuses, lock)
-        ]
+            loads.append(Load(running[-1][1], tokens[i::2], 60.0))
         time.sleep(8)
     finally:
         for server, _ in running:
             server.kill()  # SIGKILL, mid-request
             server.wait(timeout=30)
-    for thread in threads:
-        thread.join(timeout=60)
+    for each in loads:
+        each.finish()
+    acknowledged = [j for each in loads for j in each.acknowledged]
+    statuses = [s for each in loads for s in each.statuses]
     stored = {row["id"] for row in Store(store.path).judgements()}
     assert len(acknowledged) > 20 and set(acknowledged) <= stored and len(stored - set(acknowledged)) <= len(tokens)
     assert not any(status >= 500 for status in statuses)

@@ -562,7 +562,7 @@ def load_params(builder: Builder, out: Path, text: dict, examples: Examples, che
         raise SystemExit(f"error: no trained model in {folder}; train first")
     if epoch is None:
         raise SystemExit(f"error: no checkpoints in {folder}: a committed model keeps best/ alone; evaluate it with --checkpoint best")
-    state = builder.init(text, examples)
+    state = jax.eval_shape(lambda: builder.init(text, examples))  # the structure to restore into, nothing computed
     if checkpoint == "best":
         return manager.restore(epoch, args=ocp.args.StandardRestore(state.params)), epoch
     state, _ = _restore(manager, state, _progress(0, np.inf, 0, 0.0))
