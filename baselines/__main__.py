@@ -25,6 +25,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
 DEFAULT_OUT = "runs/baselines/default"
 CPU_QUICK = {"num_envs": 64, "num_steps": 64, "num_minibatches": 4, "layer_size": 256, "reset_ratio": 16}
 """PPO settings of every run but ``--paper`` (Craftax is fastest at ~64 envs on a 2-core CPU)."""
+PAPER_MICRO_BATCHES = 16
+"""Gradient micro-batches of ``--paper``: a minibatch of 128 worlds x 100 steps in parts of 8 worlds,
+so that one update of any policy needs at most 12 GiB (``--plan``; the paper's batch is unchanged)."""
 CPU_TOTAL_STEPS = 200_000
 """Environment steps of a run whose preset names none."""
 DEFAULT_PRESET = "quick"
@@ -55,6 +59,10 @@ RUN_DEFAULTS = {
     "num_envs": None,
     "num_steps": None,
     "layer_size": None,
+    "num_minibatches": None,
+    "update_epochs": None,
+    "micro_batches": None,
+    "reset_ratio": None,
     "lr": None,
     "seed": None,
     "checkpoint_every": None,
@@ -84,11 +92,15 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def settings(args: argparse.Namespace) -> argparse.Namespace:
+def settings(args: argparse.Namespace, prepare: bool = True) -> argparse.Namespace:
     """The run's settings: defaults and flags for a new run; the saved ones for ``--resume`` (a flag
-    that contradicts them raises SystemExit naming it). ``out`` becomes the folder to use."""
+    that contradicts them raises SystemExit naming it). ``out`` becomes the folder to use (with
+    ``prepare`` False, a new run's folder is left alone and ``out`` is None)."""
     given = {k: v for k, v in vars(args).items() if v is not None}
     saved_evaluation = {}
+    kind = "plan" if args.plan else "train"
+    if args.plan and args.resume:
+        raise SystemExit("error: --plan compiles the update of a new run's settings; it does not continue a run (drop --resume)")
     if args.resume:
         out = cli.prepare_out(args.out, kind="train", default=DEFAULT_OUT, overwrite=bool(args.overwrite), resume=True)
         saved_path = out / "config.json"
@@ -103,13 +115,14 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
                 f"error: --resume continues the run saved in {out} with its own settings; these flags contradict it: " + "; ".join(clash)
             )
     else:
-        cli.check_out(
-            args.out, kind="train", default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True
-        )  # a refusal before any loading
+        if prepare:  # a refusal before any loading
+            cli.check_out(args.out, kind=kind, default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=not args.plan)
         if given.get("paper") and "preset" not in given:
             given["preset"] = "paper"
-        preset = worlds.presets()[given.get("preset", DEFAULT_PRESET)]
+        run_preset = given.get("preset", _default_preset(given.get("env", RUN_DEFAULTS["env"])))
+        preset = worlds.presets()[run_preset] if run_preset else {}
         run = {k: given.get(k, preset.get(k, v)) for k, v in RUN_DEFAULTS.items()}
+        run["preset"] = run_preset
         if "goals_file" in given and "goals" not in given:
             run["goals"] = ""  # a preset's goal filter is for the shipped dataset
         chosen = [*given, *(preset if "preset" in given else ())]  # the default preset's settings are for its own world
@@ -128,7 +141,9 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     for name in ("checkpoint_every", "max_episode_steps", "data_size"):
         if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
-    preset_evaluation = worlds.presets()[run["preset"]]
+    if run["max_episode_steps"] is None:  # the world's own
+        run["max_episode_steps"] = worlds.episode_limit(run["env"])
+    preset_evaluation = worlds.presets().get(run["preset"] or "", {})
     evaluation = {k: given.get(k, saved_evaluation.get(k, preset_evaluation.get(k, v))) for k, v in EVAL_DEFAULTS.items()}
     try:
         default_splits = worlds.eval_splits(run)  # also validates a user's data or goal file
@@ -145,9 +160,39 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
         try:
             _config(argparse.Namespace(**{**vars(args), **run})).validate()
         except ValueError as error:
-            raise SystemExit(f"error: {error}") from None
-        out = cli.prepare_out(args.out, kind="train", default=DEFAULT_OUT, overwrite=bool(args.overwrite), can_resume=True)
+            raise SystemExit(f"error: {_by_flag(str(error))}") from None
+        out = None
+        if prepare:
+            out = cli.prepare_out(
+                args.out,
+                kind=kind,
+                default=DEFAULT_OUT,
+                overwrite=bool(args.overwrite),
+                can_resume=not args.plan,
+                owner=distributed.owner(),
+            )
     return argparse.Namespace(**{**vars(args), **run, **evaluation, "out": out})
+
+
+def _default_preset(env: str) -> str | None:
+    """The preset a new run without ``--preset`` takes: the main job's on its own world, none on
+    another (a world gets its own defaults, never another world's preset)."""
+    return DEFAULT_PRESET if worlds.resolve(env) == worlds.presets()[DEFAULT_PRESET]["env"] else None
+
+
+CONFIG_FLAGS = {"total_timesteps": "--total-steps", "imitation_coef": "--imitation", "env_id": "--env"}
+"""``PPOConfig`` fields whose flag is not the field's name with dashes."""
+
+
+def _by_flag(message: str) -> str:
+    """A ``PPOConfig`` error with each field named by the flag that sets it (``PPOConfig.num_envs=3`` -> ``--num-envs 3``)."""
+
+    def flag(match: re.Match) -> str:
+        field, value = match.group(1), match.group(2)
+        name = CONFIG_FLAGS.get(field, _flag(field)) if field in CONFIG_FLAGS or field in RUN_DEFAULTS else f"PPOConfig.{field}"
+        return f"{name} {value}" if value else name
+
+    return re.sub(r"PPOConfig\.(\w+)(?:=(\S+))?", flag, message)
 
 
 def _split(run, split: str) -> tuple[list, dict]:
@@ -168,7 +213,7 @@ def _config(run) -> PPOConfig:
 
     if run.resume:
         return config_from_dict(json.loads((run.out / "config.json").read_text())["ppo"])
-    values = {} if run.paper else dict(CPU_QUICK, total_timesteps=CPU_TOTAL_STEPS)
+    values = {"micro_batches": PAPER_MICRO_BATCHES} if run.paper else dict(CPU_QUICK, total_timesteps=CPU_TOTAL_STEPS)
     overrides = {
         "env_id": run.env,
         "policy": run.policy,
@@ -178,6 +223,10 @@ def _config(run) -> PPOConfig:
         "num_steps": run.num_steps,
         "total_timesteps": run.total_steps,
         "layer_size": run.layer_size,
+        "num_minibatches": run.num_minibatches,
+        "update_epochs": run.update_epochs,
+        "micro_batches": run.micro_batches,
+        "reset_ratio": run.reset_ratio,
         "lr": run.lr,
         "planner": run.planner,
         "imitation_coef": run.imitation,
@@ -219,6 +268,31 @@ def _restore(out: Path, runner):
     raise SystemExit(f"error: --resume: no readable checkpoint in {directory}")
 
 
+class UpdateBar:
+    """The progress bar of a training run, fed by ``PPO``'s host callback with each update's
+    metrics: updates with rate and ETA, env-steps/s, return, success and entropy."""
+
+    def __init__(self, total: int):
+        self.bar = cli.Bar(total, "update", "PPO")
+        self.last = (time.perf_counter(), 0.0)
+
+    def __call__(self, metrics: dict) -> None:
+        import numpy as np
+
+        m = {k: np.asarray(v).mean() for k, v in metrics.items()}
+        (then, steps_then), now = self.last, time.perf_counter()
+        self.last = (now, m["env_steps"])
+        sps = (m["env_steps"] - steps_then) / max(now - then, 1e-9)  # the first report includes compilation
+        self.bar.advance(
+            int(m["update"]),
+            f"steps {int(m['env_steps']):,}  SPS {sps:,.0f}  return {m['return']:.3f}  "
+            f"success {m['success_rate']:.3f}  entropy {m['entropy']:.3f}",
+        )
+
+    def close(self) -> None:
+        self.bar.close()
+
+
 def train(args: argparse.Namespace) -> None:
     import jax
     import numpy as np
@@ -235,10 +309,13 @@ def train(args: argparse.Namespace) -> None:
         _announce(run, config)
     train_split = _split(run, "train")
     task = _task(run, train_split)
+    bar = UpdateBar(config.num_updates) if lead and not cli.quiet(run.quiet) and not run.plan else None
     try:
-        ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=lead and not cli.quiet(run.quiet))
+        ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=bar)
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
+    if run.plan:
+        return _plan(run, ppo)
     out.mkdir(parents=True, exist_ok=True)
     if not run.resume and lead:
         command = {k: getattr(run, k) for k in RUN_DEFAULTS}
@@ -259,7 +336,8 @@ def train(args: argparse.Namespace) -> None:
     what = f"{every} PPO updates ({task.name} {config.policy}, {config.num_envs} envs x {config.num_steps} steps)"
     with cli.compiling(what, silent=run.quiet or not lead):  # the worlds' first states, then the training program
         runner = jax.jit(lambda seed: ppo.init(jax.random.key(seed)))(np.uint32(config.seed))  # global arrays on every process
-        chunk = jax.jit(ppo.updates, static_argnums=1).lower(runner, every, np.int32(every)).compile()
+        chunk = ppo.compiled_updates(runner, every)
+    _check_fits(chunk, config)
     distributed.barrier(f"compiled {what}")  # the processes start the chunk's collectives together
     if run.init_from and not run.resume:
         from baselines.ppo import load_params
@@ -276,27 +354,22 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed from {out / 'checkpoints'} at update {int(runner.update)}", flush=True)
     manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
     writer = _tensorboard(out) if run.tensorboard and lead else None
-
-    def updates(runner, count: int):
-        """``count`` <= ``every`` updates in one call of the one compiled chunk (a shorter last one too)."""
-        runner, metrics = chunk(runner, np.int32(count))
-        return runner, {k: v[:count] for k, v in metrics.items()}
-
-    if run.paper:  # a long run: time one discarded, compiled update before committing to it
-        jax.block_until_ready(updates(runner, 1))
-        began = time.perf_counter()
-        jax.block_until_ready(updates(runner, 1))
-        _print_expected_time(config, time.perf_counter() - began, int(runner.update))
-        if lead:
-            from baselines.roofline import projection_line
-
-            print(projection_line(task.env, task.params, config.num_envs, getattr(ppo.env, "reset_ratio", None)), flush=True)
+    timing = run.paper  # a long run: its first two updates run one at a time; the second's time gives the expected time
+    first = int(runner.update)
     start = time.perf_counter()
     stopped = None
     with (out / "metrics.jsonl").open("a") if lead else open(os.devnull, "w") as log, distributed.StopSignals() as stop:
         while (done := int(runner.update)) < config.num_updates:
-            count = min(every, config.num_updates - done)
-            runner, metrics = jax.block_until_ready(updates(runner, count))
+            count = 1 if timing else min(every, config.num_updates - done)
+            began = time.perf_counter()
+            runner, metrics = jax.block_until_ready(chunk(runner, np.int32(count)))  # the runner's buffers are donated
+            if timing and done > first:
+                timing = False
+                _print_expected_time(config, time.perf_counter() - began, done + 1)
+                if lead:
+                    from baselines.roofline import projection_line
+
+                    print(projection_line(task.env, task.params, config.num_envs, getattr(ppo.env, "reset_ratio", None)), flush=True)
             for i in range(count):
                 row = {k: float(np.asarray(v)[i]) for k, v in metrics.items()}
                 log.write(json.dumps(row) + "\n")
@@ -305,17 +378,19 @@ def train(args: argparse.Namespace) -> None:
                         writer.add_scalar(f"train/{k}", v, int(row["env_steps"]))
             log.flush()
             manager.save(int(runner.update), args=ocp.args.StandardSave(runner))
+            manager.wait_until_finished()  # written before the next chunk takes over the runner's buffers
             if stopped := stop():  # at a chunk boundary, with its checkpoint saved
                 break
-    manager.wait_until_finished()
+    if bar:
+        bar.close()
     if stopped:
-        ppo.bar.close()
+        if lead:  # a checkpointed run that --resume continues takes the folder's place
+            out = cli.finish_out(out)
         raise SystemExit(
             f"{stopped}: stopped at update {int(runner.update)}/{config.num_updates}, checkpoint saved in {out / 'checkpoints'}; "
             f"continue with: python -m baselines --out {out} --resume"
         )
     elapsed = time.perf_counter() - start
-    ppo.bar.close()
     print(
         f"trained to update {int(runner.update)}/{config.num_updates} ({config.num_updates * config.batch_size:,} steps) "
         f"in {elapsed:.0f} s this session (compilation included)",
@@ -324,16 +399,71 @@ def train(args: argparse.Namespace) -> None:
     _evaluate(run, config, ppo, runner.params, writer, train_split)
 
 
+def learner(argv: list[str]) -> PPO:
+    """The PPO learner ``python -m baselines ARGV`` would train (its world, text tables and
+    settings), built without a run folder: for tools that plan or measure a run."""
+    from baselines.ppo import PPO, tables
+
+    run = settings(cli.parse(parser(), argv), prepare=False)
+    config = _config(run)
+    task = _task(run, _split(run, "train"))
+    try:
+        return PPO(config, task, *tables(config, task, planner=_planner(run)))
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
+
+
+def _check_fits(chunk, config: PPOConfig) -> None:
+    """SystemExit naming the flags that would fix it, if the compiled chunk needs more memory than
+    the device has (XLA's memory analysis against the allocator's limit, or the host's memory on a CPU)."""
+    import jax
+
+    from baselines.plan import device_memory, memory_limit
+
+    need, limit = device_memory(chunk), memory_limit(jax.devices()[0])
+    if need > limit:
+        envs = config.num_envs // config.num_minibatches
+        raise SystemExit(
+            f"error: one chunk of updates needs {need / 2**30:.1f} GiB of device memory and {jax.devices()[0]} has "
+            f"{limit / 2**30:.1f} GiB: raise --micro-batches (now {config.micro_batches}; a divisor of the {envs} worlds of a "
+            f"minibatch) or lower --num-envs (python -m baselines ... --plan tells what fits)"
+        )
+
+
+def _plan(run, ppo: PPO) -> None:
+    """``--plan``: ``plan.json`` and ``update.hlo.txt`` in the run folder, and the plan's table."""
+    from baselines import plan
+
+    with cli.compiling(f"one update to plan ({ppo.task.name} {ppo.config.policy}, {ppo.config.num_envs} envs)", silent=run.quiet):
+        result, hlo = plan.plan(ppo)
+    result["command_line"] = run.command_line
+    cli.write_atomic(run.out / "plan.json", json.dumps(result, indent=1))
+    cli.write_atomic(run.out / "update.hlo.txt", hlo)
+    out = cli.finish_out(run.out)
+    print(plan.table(result) + f"\nwrote {out / 'plan.json'} and {out / 'update.hlo.txt'}", flush=True)
+
+
 def _announce(run, config: PPOConfig) -> None:
     """The first line of a run: what trains, where it goes, and what comes before the progress bar."""
     imitation = " + imitation" if config.imitation_coef else ""
+    if run.plan:
+        print(
+            f"planning {config.policy}{imitation} on {run.env} ({_preset_words(run)}) into {run.out}: one update of "
+            f"{config.num_envs} worlds x {config.num_steps} steps compiled and analysed, nothing run",
+            flush=True,
+        )
+        return
     print(
-        f"{'continuing' if run.resume else 'training'} {config.policy}{imitation} on {run.env} (preset {run.preset}) into {run.out}: "
+        f"{'continuing' if run.resume else 'training'} {config.policy}{imitation} on {run.env} ({_preset_words(run)}) into {run.out}: "
         f"{config.total_timesteps:,} steps, {config.num_updates} updates of {config.num_envs} worlds x {config.num_steps} steps. "
         f"Next: build the worlds, compile the training program (announced with its expected time), train with a progress bar, "
         f"then evaluate on {', '.join(run.eval_splits)}",
         flush=True,
     )
+
+
+def _preset_words(run) -> str:
+    return f"preset {run.preset}" if run.preset else "no preset: the world's own defaults"
 
 
 def _print_expected_time(config: PPOConfig, seconds_per_update: float, done: int) -> None:
@@ -389,13 +519,9 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
     mode = "greedy" if run.greedy else "sample"
     labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {mode})"}
     meta = {
-        "env": run.env,
+        **worlds.world_spec(vars(run)),  # every setting of the world, a plugin's own included
         "policy": config.policy,
         "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None,
-        "level": run.level,
-        "release": run.release,
-        "goals": run.goals,
-        "data": run.data,
         "success_metric": ppo.task.metrics[0],
         "imitation_coef": config.imitation_coef,
         "imitation_only": config.imitation_only,
@@ -415,7 +541,7 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
     print("\n" + evaluate.save(results, run.out, meta, labels, worlds.family_of(run.env).group_order))
     from baselines import plots
 
-    print(f"pictures: {plots.learning_curve(run.out)}, {plots.evaluation_bars(run.out)}", flush=True)
+    print(plots.finish_run(run.out, plots.learning_curve), flush=True)
 
 
 def _planner(run):
@@ -460,7 +586,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--preset",
         choices=tuple(presets),
-        help="named defaults: " + "; ".join(f"{n} ({v['env']})" for n, v in presets.items()) + f" (default {DEFAULT_PRESET}: the main job)",
+        help="named defaults: "
+        + "; ".join(f"{n} ({v['env']})" for n, v in presets.items())
+        + f" (default {DEFAULT_PRESET}, the main job, on its world; none on another world: its own defaults)",
     )
     worlds.add_world_arguments(p, split=False, defaults=False)
     p.add_argument("--policy", choices=("ppo-t", "ppo-t+", "film"), help="default ppo-t")
@@ -481,6 +609,24 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--num-envs", type=int, help=f"parallel worlds (default {CPU_QUICK['num_envs']}; --paper 1024)")
     p.add_argument("--num-steps", type=int, help=f"rollout length per world and update (default {CPU_QUICK['num_steps']}; --paper 100)")
     p.add_argument("--layer-size", type=int, help=f"width of the policy's layers (default {CPU_QUICK['layer_size']}; --paper 512)")
+    p.add_argument(
+        "--num-minibatches",
+        type=cli.positive_int,
+        help=f"minibatches per epoch, split by world (default {CPU_QUICK['num_minibatches']}; --paper 8, the paper's)",
+    )
+    p.add_argument("--update-epochs", type=cli.positive_int, help="passes over each rollout (default 4, the paper's)")
+    p.add_argument(
+        "--micro-batches",
+        type=cli.positive_int,
+        help="parts each minibatch's gradient is computed in, one after another: the same update in less memory "
+        f"(default 1; --paper {PAPER_MICRO_BATCHES}, so that one update fits a 16 GB V100)",
+    )
+    p.add_argument(
+        "--reset-ratio",
+        type=cli.positive_int,
+        help="optimistic resets: one fresh world per this many finished ones each step, for worlds whose reset is costly "
+        "(default 16, the paper's; 1: every finished world its own fresh one)",
+    )
     rates = ", ".join(f"{name} {values['lr']:.0e}".replace("e-0", "e-") for name, values in presets.items() if values.get("lr"))
     p.add_argument(
         "--lr",
@@ -513,7 +659,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="RUN",
         help="start from the policy cloned by python -m baselines.bc in RUN (same world, --policy, --encoder and --layer-size)",
     )
-    cli.add_out(p, "run folder", default=DEFAULT_OUT, resume=True)
+    cli.add_out(p, "run folder (with --plan: where plan.json and update.hlo.txt go)", default=DEFAULT_OUT, resume=True)
+    p.add_argument(
+        "--plan",
+        action="store_true",
+        help="compile one update of these settings and run nothing: write plan.json (device memory from XLA's memory analysis, "
+        "flops and bytes per env-step of world and learner, per GPU whether it fits and a roofline projection) and "
+        "update.hlo.txt to --out, and print a short table",
+    )
     p.add_argument("--checkpoint-every", type=int, help="updates between checkpoints (default: ~1%% of the updates, at least 10)")
     p.add_argument("--eval-episodes", type=int, help=f"episodes per goal and split (default {d['eval_episodes']})")
     p.add_argument(

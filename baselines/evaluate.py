@@ -495,7 +495,9 @@ def summarize(
     world's headline metric, ``task.metrics[0]``: CrafText success, Hexagons and blocks-world exact
     match) with ``success_ci`` (its 95% bootstrap interval, ``resampled_rates``), each other
     metric's mean over units of its per-unit rate, ``episodes``, ``goals`` (the number of units),
-    ``unit``, ``groups`` (CrafText category and level: success, its interval and unit count) and
+    ``unit``, ``groups`` (one per value of each label the units carry besides ``key``: a
+    ``category`` by its value, any other label as ``name:value``, such as CrafText's
+    ``level:medium``; success, its interval and unit count) and
     ``per_goal`` success (per unit, keyed by label ``key``). ``labels``: one per unit
     (``evaluation_units``; default ``task.goals``); ``draws``: the headline's ``resampled_rates``
     where the caller has them already."""
@@ -505,9 +507,9 @@ def summarize(
     headline = totals[task.metrics[0]]
     groups: dict[str, list[int]] = defaultdict(list)
     for i, label in enumerate(labels):
-        for group in (label.get("category"), label.get("level") and f"level:{label['level']}"):
-            if group:
-                groups[group].append(i)
+        for name, value in label.items():
+            if name != "key" and value not in (None, ""):  # a category by its value, any other label as name:value
+                groups[str(value) if name == "category" else f"{name}:{value}"].append(i)
     num_goals, episodes = headline.shape[1:]
     summary = {
         "success": float(success.mean()),
@@ -553,9 +555,9 @@ def table(
     everywhere = {g for g in named if all(s["groups"].get(g, {}).get("goals") == s["goals"] for s in summaries)}
     groups = sorted(
         named - everywhere,  # a group of every unit repeats the headline
-        key=lambda g: (g.startswith("level:"), group_order.index(g) if g in group_order else 0, g),
+        key=lambda g: (":" in g, group_order.index(g) if g in group_order else 0, g),
     )
-    header = ["split", "policy", headline, *extra, *(g.removeprefix("level:") for g in groups), f"{unit}s x episodes"]
+    header = ["split", "policy", headline, *extra, *(g.partition(":")[2] or g for g in groups), f"{unit}s x episodes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
 
     def group_cell(group: dict) -> str:
@@ -577,7 +579,7 @@ def table(
             interval = by_policy["agent"].get("gap_ci")
             cell = f"**{difference:+.3f}**" + (" [{:+.3f}, {:+.3f}]".format(*interval) if interval else "")
             lines.append("| " + " | ".join([split, "**agent - another instruction**", cell, *[""] * (len(header) - 3)]) + " |")
-    common = f"; every {unit} is {', '.join(g.removeprefix('level:') for g in sorted(everywhere))}" if everywhere else ""
+    common = f"; every {unit} is {', '.join(g.partition(':')[2] or g for g in sorted(everywhere))}" if everywhere else ""
     return "\n".join(lines) + (
         f"\n\n{headline}: mean over {unit}s of the per-{unit} rate, [95% bootstrap interval over {unit}s and their episodes, "
         f"{RESAMPLES:,} resamples]; group cells: {headline} [interval] (number of {unit}s){common}."

@@ -73,6 +73,7 @@ def _export(args: argparse.Namespace) -> None:
     out = cli.prepare_out(args.out, kind="export", overwrite=args.overwrite)
     export_run(args.run, out, args.dtype, args.command_line)
     size = sum(f.stat().st_size for f in (out / "params").rglob("*") if f.is_file())
+    out = cli.finish_out(out)
     print(f"{args.run} -> {out} (params {args.dtype}, {size / 1e6:.1f} MB)", flush=True)
 
 

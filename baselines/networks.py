@@ -47,7 +47,30 @@ with warnings.catch_warnings():  # distrax's tensorflow_probability substrate re
 POLICIES = ("ppo-t", "ppo-t+", "film")
 WORLD_ENCODERS = ("dense", "conv")
 """How a vector world is read: dense layers alone, or convolutions over its map first (module docstring)."""
-_ORTHO = nn.initializers.orthogonal
+
+
+def _orthogonal(scale: float = 1.0):
+    """Flax's orthogonal initialiser, drawing one seed's matrix after another under ``vmap``
+    (``jax.custom_batching``) instead of a batched QR: with jaxlib 0.10.2, XLA:CPU can deadlock on
+    several batched QRs in one program, as in ``jax.jit(jax.vmap(train))`` over seeds. Unbatched it
+    computes exactly what ``nn.initializers.orthogonal(scale)`` does."""
+    init = nn.initializers.orthogonal(scale)
+
+    def draw_init(key: Array, shape: tuple[int, ...], dtype=jnp.float32) -> Array:
+        @jax.custom_batching.custom_vmap
+        def draw(raw: Array) -> Array:
+            return init(jax.random.wrap_key_data(raw), shape, dtype)
+
+        @draw.def_vmap
+        def one_after_another(axis_size, in_batched, raw):
+            return (jax.lax.map(draw, raw), True) if in_batched[0] else (draw(raw), False)
+
+        return draw(jax.random.key_data(key))
+
+    return draw_init
+
+
+_ORTHO = _orthogonal
 
 
 class FiLM(nn.Module):
@@ -115,7 +138,7 @@ class ScannedGRU(nn.Module):
     def __call__(self, carry: Array, inputs: tuple[Array, Array]) -> tuple[Array, Array]:
         x, reset = inputs
         carry = jnp.where(reset[:, None], jnp.zeros_like(carry), carry)
-        carry, y = nn.GRUCell(features=carry.shape[-1])(carry, x)
+        carry, y = nn.GRUCell(features=carry.shape[-1], recurrent_kernel_init=_ORTHO())(carry, x)
         return carry, y
 
 

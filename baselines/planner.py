@@ -86,6 +86,12 @@ def _material(obj: str, seen: list[str]) -> list[str]:
     return _chain(PLACE_OBJECT.get(obj, OBTAIN.get(obj, "collect_wood")), seen)
 
 
+def reads_goals(goals: Sequence) -> bool:
+    """Whether the built-in planners (``goal_plan``, retrieval of its plans) read these goals:
+    CrafText goals, at least one."""
+    return bool(goals) and all(isinstance(goal, Goal) for goal in goals)
+
+
 def goal_plan(goal: Goal) -> list[str]:
     """At most 5 short steps (the last ones of the full chain, which end with the goal itself)."""
     a, s = goal.arguments, goal.scenario

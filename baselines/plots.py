@@ -100,29 +100,43 @@ def _curve(ax, x: list[float], y: list[float], colour: str, label: str | None = 
     ax.plot(x, smoothed(y), color=colour, linewidth=1.6, label=label)
 
 
+def finish_run(run: Path, curve: Callable[[Path], Path]) -> str:
+    """Draw run folder ``run``'s learning curve (``curve``) and evaluation bars, finish the folder
+    (``cli.finish_out``: an overwrite's new run takes the old one's place) and return the line
+    naming both pictures where they now are."""
+    from baselines.worlds import cli
+
+    pictures = [curve(run), evaluation_bars(run)]
+    out = cli.finish_out(run)
+    return "pictures: " + ", ".join(str(out / p.name) for p in pictures)
+
+
 def run_title(run: Path) -> str:
     """World, agent and seed of a training or cloning run, from its ``config.json`` (the folder name
     without one)."""
+    from baselines.worlds import cli
+
+    name = cli.final_path(run).name  # an overwrite's run is titled by the folder it replaces
     try:
         config = json.loads((run / "config.json").read_text())
     except (OSError, ValueError):
-        return run.name
+        return name
     if "bc" in config:  # a behavioural-cloning run
         bc, world, demos = config["bc"], config.get("world", {}), config.get("demos", "demonstrations")
-        return f"{world.get('env', run.name)}: {bc.get('policy', 'policy')} cloned from {demos}, seed {bc.get('seed', 0)}"
+        return f"{world.get('env', name)}: {bc.get('policy', 'policy')} cloned from {demos}, seed {bc.get('seed', 0)}"
     if "dagger" in config:  # an aggregated-DAgger run
         world, network = config.get("world", {}), config.get("network", {})
         student = network.get("policy", "policy") + (" + placed cells" if network.get("placed_channel") else "")
         if network.get("world_encoder", "dense") != "dense":
             student += f", {network['world_encoder']} world encoder"
-        return f"{world.get('env', run.name)}: {student}, aggregated DAgger, seed {config['dagger'].get('seed', 0)}"
+        return f"{world.get('env', name)}: {student}, aggregated DAgger, seed {config['dagger'].get('seed', 0)}"
     ppo, command = config.get("ppo", {}), config.get("command", {})
     agent = ppo.get("policy") or command.get("policy", "agent")
     if ppo.get("imitation_only"):
         agent += ", DAgger"
     elif ppo.get("imitation_coef"):
         agent += " + imitation"
-    return f"{ppo.get('env_id') or command.get('env', run.name)}: {agent}, seed {ppo.get('seed', command.get('seed', 0))}"
+    return f"{ppo.get('env_id') or command.get('env', name)}: {agent}, seed {ppo.get('seed', command.get('seed', 0))}"
 
 
 def learning_curve(run: Path) -> Path:
@@ -206,7 +220,9 @@ def painter_curve(run: Path) -> Path:
     for ax in (left, right):
         ax.grid(alpha=0.3)
     right.legend(fontsize=8)
-    return save(fig, run / "learning_curve.png", run.name)
+    from baselines.worlds import cli
+
+    return save(fig, run / "learning_curve.png", cli.final_path(run).name)
 
 
 def evaluation_bars(run: Path) -> Path:
@@ -221,8 +237,7 @@ def evaluation_bars(run: Path) -> Path:
     first = next(iter(next(iter(splits.values())).values()))
     unit = first.get("unit", "goal")
     categories = {
-        split: [g for g in next(iter(by_policy.values())).get("groups", {}) if not g.startswith("level:")]
-        for split, by_policy in splits.items()
+        split: [g for g in next(iter(by_policy.values())).get("groups", {}) if ":" not in g] for split, by_policy in splits.items()
     }
     broken_down = [split for split, groups in categories.items() if len(groups) > 1]
     plt = pyplot()

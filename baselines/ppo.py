@@ -1,9 +1,12 @@
 """PPO for PPO-T / PPO-T+ / FiLM, in the purejaxrl shape: ``make_train(config, task) -> train(key)``.
 
 ``train`` runs the whole training (rollout ``lax.scan``, GAE, epochs x minibatches) under one
-``jax.jit``; ``train_seeds`` trains several seeds in one program. ``PPO.update`` is the same single update, used by the
-command line to train in jitted chunks between orbax checkpoints; the optimizer state (and so the
-learning-rate schedule) carries across chunks, unlike the official code's per-chunk restarts.
+``jax.jit``; ``jax.jit(jax.vmap(ppo.train))(keys)`` trains several seeds in one program.
+``PPO.update`` is the same single update, used by the command line to train in jitted chunks
+between orbax checkpoints (``compiled_updates``: one program for every chunk, its runner donated);
+the optimizer state (and so the learning-rate schedule) carries across chunks, unlike the
+official code's per-chunk restarts. Nothing in an update brings a value to the host but the
+progress callback, when one is given.
 
 Fixes over the official CrafText baselines (the code of the CrafText paper):
 the stored transition keeps the instruction the agent acted on (its observation's text id); one
@@ -23,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +40,7 @@ from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from baselines.networks import ActorCritic, task_network
-from baselines.worlds import DEFAULT_ENV, cli
+from baselines.worlds import DEFAULT_ENV
 from baselines.worlds.checkpoints import restore_params, trained_params
 from baselines.worlds.task import Task
 from baselines.worlds.wrappers import LogWrapper, vector_env
@@ -54,7 +56,9 @@ class PPOConfig:
     cross entropy alone (DAgger: no PPO, value or entropy terms). ``expert_play``: DAgger's beta,
     the probability that a rollout step plays the expert's action instead of the agent's sampled
     one, at the first update; it decays linearly to 0 at ``EXPERT_PLAY_DECAY`` of the updates
-    (only with ``imitation_only``: PPO's ratios assume the agent's own actions)."""
+    (only with ``imitation_only``: PPO's ratios assume the agent's own actions). ``micro_batches``:
+    each minibatch's gradient is the mean of this many equal parts' gradients, computed one after
+    another (the same update as one pass, in a fraction of the memory)."""
 
     env_id: str = DEFAULT_ENV
     policy: str = "ppo-t"
@@ -72,6 +76,7 @@ class PPOConfig:
     max_grad_norm: float = 1.0
     update_epochs: int = 4
     num_minibatches: int = 8
+    micro_batches: int = 1
     layer_size: int = 512
     reset_ratio: int = 16
     seed: int = 0
@@ -93,7 +98,8 @@ class PPOConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the bad field."""
-        positive = ("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches", "layer_size", "reset_ratio")
+        positive = ("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches", "micro_batches", "layer_size")
+        positive += ("reset_ratio",)
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"PPOConfig.{name} must be >= 1, got {getattr(self, name)}")
@@ -102,6 +108,11 @@ class PPOConfig:
         if self.num_envs % self.num_minibatches:
             raise ValueError(
                 f"PPOConfig.num_minibatches={self.num_minibatches} must divide num_envs={self.num_envs} (minibatches split by env)"
+            )
+        if (self.num_envs // self.num_minibatches) % self.micro_batches:
+            raise ValueError(
+                f"PPOConfig.micro_batches={self.micro_batches} must divide the {self.num_envs // self.num_minibatches} worlds of a "
+                f"minibatch (num_envs {self.num_envs} / num_minibatches {self.num_minibatches})"
             )
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -184,8 +195,15 @@ class PPO:
     """One PPO learner on one task; see the module docstring."""
 
     def __init__(
-        self, config: PPOConfig, task: Task, instruction_table: np.ndarray, plan_table: np.ndarray | None = None, progress: bool = False
+        self,
+        config: PPOConfig,
+        task: Task,
+        instruction_table: np.ndarray,
+        plan_table: np.ndarray | None = None,
+        progress: Callable[[dict], None] | None = None,
     ):
+        """``progress``: called on the host with each update's metrics (one host callback per update;
+        None: the compiled update holds no callback)."""
         config.validate()
         if config.policy == "ppo-t+" and plan_table is None:
             raise ValueError("policy ppo-t+ needs a plan_table (one embedded plan per instruction text)")
@@ -209,8 +227,6 @@ class PPO:
                 "over; choose a multiple (or fewer devices: CUDA_VISIBLE_DEVICES)"
             )
         self.mesh = Mesh(np.asarray(devices), ("data",)) if len(devices) > 1 else None
-        self._last_report = (time.perf_counter(), 0)
-        self.bar = cli.Bar(config.num_updates, "update", "PPO")
 
     # ------------------------------------------------------------------ helpers
     def _shard(self, tree: Any, axis: int = 0) -> Any:
@@ -265,11 +281,11 @@ class PPO:
             played = action[0] if c.expert_play == 0 else self._mixed(runner.update, key_act, expert, action[0])
             next_obs, env_state, reward, terminated, truncated, info = self.env.step(key_env, runner.env_state, played, self.task.params)
 
-            def bootstrap(_):
-                final = jax.tree.map(lambda x: x[None], info["final_observation"])
-                return self._apply(runner.params, hidden, final, jnp.zeros_like(runner.done)[None])[2][0]
-
-            final_value = jax.lax.cond(truncated.any(), bootstrap, lambda _: jnp.zeros_like(reward), None)
+            # V(observation before the reset) for truncated worlds, computed for every world and
+            # selected: a conditional's predicate would reach the host at every step on a GPU
+            final = jax.tree.map(lambda x: x[None], info["final_observation"])
+            final_value = self._apply(runner.params, hidden, final, jnp.zeros_like(runner.done)[None])[2][0]
+            final_value = jnp.where(truncated, final_value, 0.0)
             ended = terminated | truncated
             transition = Transition(
                 runner.obs,
@@ -294,14 +310,17 @@ class PPO:
         (runner, key), traj = jax.lax.scan(step, (runner, key), None, c.num_steps)
         return runner.replace(key=jax.random.key_data(key)), self._shard(traj, axis=1), start_hidden
 
-    def _loss(self, params, hidden: Array, traj: Transition, advantages: Array, targets: Array):
+    def _loss(self, params, hidden: Array, traj: Transition, advantages: Array, targets: Array, stats: tuple | None = None):
+        """PPO's loss over (T, B) transitions and its parts; ``stats``: the (mean, std) the
+        advantages are normalised with (default: their own)."""
         c = self.config
         _, pi, value = self._apply(params, hidden, traj.obs, traj.done)
         log_prob = pi.log_prob(traj.action)
         value_clipped = traj.value + (value - traj.value).clip(-c.clip_eps, c.clip_eps)
         value_loss = 0.5 * jnp.maximum((value - targets) ** 2, (value_clipped - targets) ** 2).mean()
         ratio = jnp.exp(log_prob - traj.log_prob)
-        adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        mean, std = (advantages.mean(), advantages.std()) if stats is None else stats
+        adv = (advantages - mean) / (std + 1e-8)
         actor_loss = -jnp.minimum(ratio * adv, ratio.clip(1.0 - c.clip_eps, 1.0 + c.clip_eps) * adv).mean()
         entropy = pi.entropy().mean()
         imitation = -pi.log_prob(traj.expert).mean() if c.imitation_coef else jnp.float32(0.0)
@@ -311,6 +330,30 @@ class PPO:
             total = actor_loss + c.vf_coef * value_loss - c.ent_coef * entropy + c.imitation_coef * imitation
         return total, {"value_loss": value_loss, "actor_loss": actor_loss, "entropy": entropy, "imitation_loss": imitation}
 
+    def gradient(self, params, hidden: Array, traj: Transition, advantages: Array, targets: Array) -> tuple[Any, dict]:
+        """(gradient of the loss, its parts) over one minibatch of (T, B) transitions with their (B,
+        ...) starting carries. With ``micro_batches`` M > 1 the B worlds are split into M equal parts
+        whose gradients (and parts) are averaged, one part after another: the same mean over the
+        minibatch, the advantages normalised over all of it, with one part's activations in memory."""
+        grad_fn = jax.grad(self._loss, has_aux=True)
+        parts = self.config.micro_batches
+        if parts == 1:
+            return grad_fn(params, hidden, traj, advantages, targets)
+        stats = (advantages.mean(), advantages.std())
+
+        def split(x, axis):  # (..., B, ...) -> (M, ..., B / M, ...)
+            x = x.reshape(x.shape[:axis] + (parts, x.shape[axis] // parts) + x.shape[axis + 1 :])
+            return jnp.moveaxis(x, axis, 0)
+
+        micro = (split(hidden, 0), jax.tree.map(lambda x: split(x, 1), traj), split(advantages, 1), split(targets, 1))
+
+        def accumulate(total, part):
+            grads, aux = grad_fn(params, *part, stats)
+            return jax.tree.map(lambda t, g: t + g / parts, total, (grads, aux)), None
+
+        zeros = jax.tree.map(jnp.zeros_like, jax.eval_shape(lambda: grad_fn(params, *jax.tree.map(lambda x: x[0], micro), stats)))
+        return jax.lax.scan(accumulate, zeros, micro)[0]
+
     def update(self, runner: Runner) -> tuple[Runner, dict]:
         """One rollout of ``num_steps`` x ``num_envs`` and ``update_epochs`` x ``num_minibatches`` steps."""
         c = self.config
@@ -318,7 +361,6 @@ class PPO:
         last = jax.tree.map(lambda x: x[None], runner.obs)
         last_value = self._apply(runner.params, runner.hidden, last, runner.done[None])[2][0]
         advantages, targets = _gae(traj, last_value, c.gamma, c.gae_lambda)
-        grad_fn = jax.value_and_grad(self._loss, has_aux=True)
 
         def epoch(carry, key):
             params, opt_state = carry
@@ -330,7 +372,7 @@ class PPO:
                 def pick(x):
                     return x[:, envs]
 
-                (_, aux), grads = grad_fn(params, start_hidden[envs], jax.tree.map(pick, traj), pick(advantages), pick(targets))
+                grads, aux = self.gradient(params, start_hidden[envs], jax.tree.map(pick, traj), pick(advantages), pick(targets))
                 updates, opt_state = self.optimizer.update(grads, opt_state, params)
                 return (optax.apply_updates(params, updates), opt_state), aux
 
@@ -351,21 +393,9 @@ class PPO:
             "success_rate": ((traj.success & traj.returned) * 1.0).sum() / jnp.maximum(episodes, 1),
             **jax.tree.map(jnp.mean, aux),
         }
-        if self.progress:
-            jax.debug.callback(self._report, metrics)
+        if self.progress is not None:
+            jax.debug.callback(self.progress, metrics)
         return runner, metrics
-
-    def _report(self, metrics: dict) -> None:
-        """Advance the progress bar (updates, with rate and ETA) and show the update's metrics."""
-        m = {k: np.asarray(v).mean() for k, v in metrics.items()}
-        (then, steps_then), now = self._last_report, time.perf_counter()
-        self._last_report = (now, m["env_steps"])
-        sps = (m["env_steps"] - steps_then) / max(now - then, 1e-9)  # the first report includes compilation
-        self.bar.advance(
-            int(m["update"]),
-            f"steps {int(m['env_steps']):,}  SPS {sps:,.0f}  return {m['return']:.3f}  "
-            f"success {m['success_rate']:.3f}  entropy {m['entropy']:.3f}",
-        )
 
     def updates(self, runner: Runner, count: int, active: Array | None = None) -> tuple[Runner, dict]:
         """``count`` updates in one ``lax.scan``; metrics stacked (count,). With ``active`` (a traced
@@ -377,6 +407,11 @@ class PPO:
         zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(self.update, runner)[1])
         return jax.lax.scan(lambda r, i: jax.lax.cond(i < active, self.update, lambda r: (r, zeros), r), runner, jnp.arange(count))
 
+    def compiled_updates(self, runner: Runner, count: int) -> jax.stages.Compiled:
+        """``updates(runner, count, active)`` compiled once for every chunk of a run, the runner
+        donated (its buffers become the result's): call it as ``compiled(runner, np.int32(active))``."""
+        return jax.jit(self.updates, static_argnums=1, donate_argnums=0).lower(runner, count, np.int32(count)).compile()
+
     def train(self, key: Array) -> dict:
         """The whole run: init, then ``num_updates`` updates. Returns runner and stacked metrics."""
         runner, metrics = self.updates(self.init(key), self.config.num_updates)
@@ -384,12 +419,12 @@ class PPO:
 
 
 def train_seeds(ppo: PPO, keys: Array) -> dict:
-    """``ppo.train`` for each of (S,) keys: initialised one seed at a time (``lax.map``), trained with
-    ``vmap``. Prefer this to ``jax.vmap(ppo.train)`` on CPU: with jaxlib 0.10.2 the batched QR of
-    the orthogonal initialisers intermittently deadlocks XLA:CPU (observed on a 2-core machine)."""
-    runners = jax.lax.map(ppo.init, keys)
-    runner, metrics = jax.vmap(lambda r: ppo.updates(r, ppo.config.num_updates))(runners)
-    return {"runner": runner, "metrics": metrics}
+    """Deprecated (removed in 0.7.0): ``jax.vmap(ppo.train)(keys)`` trains several seeds in one
+    program (``networks._orthogonal`` draws the seeds' initial matrices one after another)."""
+    import warnings
+
+    warnings.warn("train_seeds is deprecated and goes in 0.7.0: use jax.vmap(ppo.train)(keys)", DeprecationWarning, stacklevel=2)
+    return jax.vmap(ppo.train)(keys)
 
 
 PLANNERS = ("retrieval", "oracle")
@@ -402,7 +437,7 @@ def tables(
     ``planner`` (instruction text -> steps, e.g. ``ChatPlanner``) if given, else by
     ``config.planner``: ``retrieval`` (the plan of the nearest training instruction of
     ``reference``, default ``task``; reads only the text) or ``oracle`` (from the gold goal)."""
-    from baselines.planner import RetrievalPlanner, goal_plan, plan_text
+    from baselines.planner import RetrievalPlanner, goal_plan, plan_text, reads_goals
     from baselines.text_encoders import DEFAULT_CACHE, embed, make_encoder
 
     cache = DEFAULT_CACHE if cache_dir is None else cache_dir
@@ -411,8 +446,11 @@ def tables(
     if config.policy != "ppo-t+":
         return instructions, None
     reference = reference or task
-    if planner is None and not (task.goal_objects and reference.goal_objects):
-        raise ValueError(f"policy ppo-t+ needs a planner: {task.name} has no goal structures for the built-in ones (Task.goal_objects)")
+    if planner is None and not (reads_goals(task.goal_objects) and reads_goals(reference.goal_objects)):
+        raise ValueError(
+            f"policy ppo-t+ needs a planner: {task.name} has no goals the built-in planners read (Task.goal_objects of "
+            "craftext.goals.Goal); give --planner-url for a chat model's plans"
+        )
     if planner is not None:
         steps = [planner(text) for text in task.texts]
     elif config.planner == "oracle":
@@ -423,8 +461,9 @@ def tables(
     return instructions, embed(encoder, [plan_text(s) for s in steps], cache)
 
 
-def make_train(config: PPOConfig, task: Task | None = None, progress: bool = False):
-    """purejaxrl-style: ``train = make_train(config); jax.jit(train)(key)`` (several seeds: ``train_seeds``)."""
+def make_train(config: PPOConfig, task: Task | None = None, progress: Callable[[dict], None] | None = None):
+    """purejaxrl-style: ``train = make_train(config); jax.jit(train)(key)`` (several seeds:
+    ``jax.jit(jax.vmap(train))(keys)``); ``progress`` as ``PPO``'s."""
     from baselines.worlds import make_task
 
     task = task or make_task(config.env_id)
@@ -484,5 +523,5 @@ def load_policy(run: str | Path, config: PPOConfig, task: Task, instructions: An
     network = task_network(config, task)
     obs, _ = task.start(jax.random.key(0), jnp.int32(0), task.params)
     inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool))
-    target = network.init(jax.random.key(0), network.initial_hidden(1), *inputs)
+    target = jax.eval_shape(network.init, jax.random.key(0), network.initial_hidden(1), *inputs)  # shapes and dtypes only
     return network, trained_params(run, target)

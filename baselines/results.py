@@ -114,6 +114,10 @@ def summarize(runs: Sequence[Path], title: str, published: dict | None = None) -
                 raise ResultsError(f"{path}: field 'meta.{key}' is {evaluation['meta'].get(key)!r}, the first run's is {common.get(key)!r}")
         if list(evaluation["splits"]) != list(first["splits"]):
             raise ResultsError(f"{path}: field 'splits' is {list(evaluation['splits'])}, the first run's is {list(first['splits'])}")
+        for split, by_policy in evaluation["splits"].items():
+            goals, first_goals = by_policy["agent"]["goals"], first["splits"][split]["agent"]["goals"]
+            if goals != first_goals:
+                raise ResultsError(f"{path}: field 'splits.{split}.agent.goals' is {goals}, the first run's is {first_goals}")
     starts = [e["meta"].get("init_from") for e in evaluations]
     if len(set(starts)) not in (1, len(starts)):
         raise ResultsError(f"field 'meta.init_from': {starts}: the runs start from one run or each from its own")
@@ -439,7 +443,7 @@ def run(args: argparse.Namespace) -> None:
     if args.command == "summarize":
         if args.out.suffix != ".json":
             raise SystemExit(f"error: --out {args.out}: a summary is a .json file")
-        cli.refuse_existing([args.out, args.out.with_suffix(".png")], args.overwrite)
+        cli.refuse_existing([args.out, args.out.with_suffix(".png")], args.overwrite, own=cli.reads_as(("format", "splits", "seeds")))
         if bool(args.published) != bool(args.published_source):
             raise SystemExit("error: --published and --published-source go together")
         published = {"source": args.published_source, "splits": args.published} if args.published else None

@@ -3,7 +3,7 @@
 XLA's cost analysis of the compiled batched step of ``num_envs`` worlds (``step_cost``) gives
 flops and bytes accessed per env-step; on a GPU the step can go no faster than
 ``min(bandwidth / bytes, peak flops / flops)`` per second (``roofline``), with the published HBM
-bandwidth and FP32 peak of a V100, an A100 and an H100 (``GPUS``). It is an upper bound: the
+bandwidth and FP32 peak of V100, A100 and H100 boards (``GPUS``). It is an upper bound: the
 analysis is of this machine's compilation (a GPU's fuses differently), "bytes accessed" counts
 every operation's operands (caches make real traffic smaller), and launch overheads and control
 flow are ignored. ``python -m benchmarks.projection`` tabulates it for every benchmark world;
@@ -15,11 +15,16 @@ from __future__ import annotations
 from typing import Any
 
 GPUS = {
-    "V100 SXM2": (900e9, 15.7e12),
-    "A100 SXM4 40GB": (1555e9, 19.5e12),
-    "H100 SXM5": (3350e9, 66.9e12),
+    "V100 16GB": {"bandwidth": 900e9, "flops": 15.7e12, "memory": 16 * 2**30},
+    "V100 32GB": {"bandwidth": 900e9, "flops": 15.7e12, "memory": 32 * 2**30},
+    "A100 40GB": {"bandwidth": 1555e9, "flops": 19.5e12, "memory": 40 * 2**30},
+    "A100 80GB": {"bandwidth": 2039e9, "flops": 19.5e12, "memory": 80 * 2**30},
+    "H100 80GB": {"bandwidth": 3350e9, "flops": 66.9e12, "memory": 80 * 2**30},
 }
-"""GPU -> (HBM bandwidth in bytes/s, FP32 peak in flops/s without tensor cores), from the vendors' data sheets."""
+"""GPU (SXM boards) -> HBM bandwidth (bytes/s), FP32 peak without tensor cores (flops/s) and memory
+(bytes), from the vendors' data sheets."""
+MEMORY_FRACTION = 0.75
+"""The share of a GPU's memory JAX takes for its buffers by default (``XLA_PYTHON_CLIENT_MEM_FRACTION``)."""
 PAPER_SCALE = 1e9 / (12 * 3600)
 """Steps/s that PPO at the paper's scale needs (1e9 steps in 12 hours)."""
 
@@ -43,9 +48,9 @@ def step_cost(env: Any, params: Any, num_envs: int, reset_ratio: int | None) -> 
 def roofline(cost: dict[str, float]) -> dict[str, dict]:
     """GPU -> {steps_per_s, bound}: the smaller of the bandwidth and the compute bound."""
     out = {}
-    for gpu, (bandwidth, flops) in GPUS.items():
-        memory = bandwidth / max(cost["bytes"], 1.0)
-        compute = flops / max(cost["flops"], 1.0)
+    for gpu, spec in GPUS.items():
+        memory = spec["bandwidth"] / max(cost["bytes"], 1.0)
+        compute = spec["flops"] / max(cost["flops"], 1.0)
         out[gpu] = {"steps_per_s": min(memory, compute), "bound": "memory" if memory <= compute else "compute"}
     return out
 

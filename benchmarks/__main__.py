@@ -126,11 +126,15 @@ def results_folder(args: argparse.Namespace, files: tuple[str, ...]) -> tuple[di
     return info, out
 
 
-def training_env(quick: bool) -> str:
-    """The world of the PPO training benchmark: the default world; with ``--quick``, the first
-    world whose family is measured in quick runs (no world generation)."""
+def training_env(quick: bool, chosen: list[str] | None = None) -> str:
+    """The world of the PPO training benchmark: the first registered world of ``chosen`` (``--env``),
+    else the default world; with ``--quick``, the first world whose family is measured in quick
+    runs (no world generation)."""
     from baselines import worlds
 
+    given = [w for w in chosen or () if w in worlds.ids()]
+    if given:
+        return given[0]
     if not quick:
         return worlds.DEFAULT_ENV
     return next(f.default_id for f in worlds.families() if f.benchmark.quick)
@@ -148,11 +152,11 @@ def _training(args, info: dict, on_cpu: bool) -> list[dict]:
 
     if args.quick:
         task, sizes = (
-            make_task(training_env(True), max_steps_in_episode=50),
+            make_task(training_env(True, args.env), max_steps_in_episode=50),
             {"num_steps": 8, "updates": 1, "repeats": 1, "layer_size": 32, "policies": ("ppo-t",)},
         )
     else:
-        task, sizes = make_task(training_env(False)), {"num_steps": 64, "updates": 2, "repeats": args.repeats}
+        task, sizes = make_task(training_env(False, args.env)), {"num_steps": 64, "updates": 2, "repeats": args.repeats}
     rows = measure_training(task, num_envs, **sizes)
     ours = next(r for r in rows if r["policy"] == "ppo-t")
     references = {name: w for name, w in bench_worlds().items() if w.compared_with == task.name}

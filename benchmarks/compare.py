@@ -1,12 +1,12 @@
 """``python -m benchmarks compare OLD NEW``: every figure two benchmark folders share, as a ratio.
 
 ``OLD`` and ``NEW`` are folders written by ``python -m benchmarks`` (``env_sps.json`` and, where
-present, ``training_sps.json``). Each environment figure is keyed by world and num_envs, each
-training figure by world, policy and num_envs; the table prints NEW / OLD of the median env
-steps/s (training: steps/s of the whole training loop) and flags a drop of more than
-``--tolerance`` (default 15%). Figures of different devices are compared only with
-``--any-device`` (a ratio across machines says little). The exit status is 1 when a figure
-dropped, so a release check can run it.
+present, ``training_sps.json``) or by ``python -m benchmarks.device`` (``device.json``). Each
+environment figure is keyed by world and num_envs, each training figure by world, policy and
+num_envs; the table prints NEW / OLD of the median env steps/s (training: steps/s of the whole
+training loop) and flags a drop of more than ``--tolerance`` (default 15%). Figures of different
+devices are compared only with ``--any-device`` (a ratio across machines says little). The exit
+status is 1 when a figure dropped, so a release check can run it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from baselines.worlds import cli
 FILES = {
     "env_sps.json": (("world", "num_envs"), "steps_per_s_median"),
     "training_sps.json": (("world", "policy", "num_envs"), "train_steps_per_s"),
+    "device.json": (("world", "num_envs"), "steps_per_s_median"),
 }
 """Result file -> (the fields that name one figure in it, the field of its steps/s)."""
 
@@ -32,8 +33,6 @@ def figures(folder: Path) -> tuple[dict, dict[tuple, float]]:
     for name, (fields, figure) in FILES.items():
         path = Path(folder) / name
         if not path.is_file():
-            if name == "env_sps.json":
-                raise ValueError(f"{path}: no such file (a folder of python -m benchmarks results holds one)")
             continue
         try:
             record = json.loads(path.read_text())
@@ -42,6 +41,10 @@ def figures(folder: Path) -> tuple[dict, dict[tuple, float]]:
                 found[(name.removesuffix(".json"), *(row[f] for f in fields))] = float(row[figure])
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(f"{path}: not a benchmark result ({type(error).__name__}: {error})") from None
+    if not device:
+        raise ValueError(
+            f"{Path(folder) / 'env_sps.json'}: no such file (a folder of python -m benchmarks or benchmarks.device results holds one)"
+        )
     return device, found
 
 

@@ -76,9 +76,9 @@ class EnvState(environment.EnvState):
     done: Array
 
 
-@struct.dataclass
-class EnvParams:
-    """Items stacked to arrays (``num_items`` valid rows):
+@struct.dataclass(kw_only=True)
+class EnvParams(environment.EnvParams):
+    """A gymnax ``EnvParams`` (keyword-only): items stacked to arrays (``num_items`` valid rows):
     starts, references: (N, 11, 9, 11) int8; poses: (N, 5) float32; dialogue: (N, L) int32;
     num_reference: (N,) int32 net actions start -> reference."""
 
@@ -185,11 +185,14 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
             **settings,
         )
 
-    @property
+    @functools.cached_property
     def default_params(self) -> EnvParams:
-        """The env holds no items of its own: ``blocksworld.make`` builds params (corpus or
-        simulated items), or ``env.make_params(items)``."""
-        raise ValueError("BlocksWorld has no default items: use blocksworld.make(env_id, ...) or env.make_params(items)")
+        """Params over 256 simulated items of this task (``blocksworld.simulators``: the ``random``
+        simulator's BAP items, or the ``blocks`` simulator's Build targets; seed 0), encoded with this
+        env's vocabulary; ``blocksworld.make`` or ``env.make_params(items)`` give others."""
+        from blocksworld.simulators import generate_items, generate_targets
+
+        return self.make_params(generate_items(256, 0, "random") if self.task == "bap" else generate_targets(256, 0, "blocks"))
 
     def check_params(self, params: EnvParams) -> None:
         """Raise ``ValueError`` naming the field if ``params`` do not fit this env's shapes (runs
@@ -233,6 +236,10 @@ class BlocksWorld(environment.Environment[EnvState, EnvParams]):
 
     def _score(self, state: EnvState, params: EnvParams) -> Array:
         return prf(state.matched, state.num_predicted, params.num_reference[state.item])[2]
+
+    def is_terminated(self, state: EnvState, params: EnvParams) -> Array:
+        """() bool: the episode ended (STOP, or the Build target reached); gymnax's ``discount`` is 0 then."""
+        return state.done
 
     def step_env(
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams

@@ -11,14 +11,17 @@ sequence that stays infeasible ends on a different structure; ``replay_in_env`` 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blocksworld.env import BlocksWorld, EnvParams
 from blocksworld.grid import PICK, STOP, Action, apply_action, encode_action, to_grid
 from blocksworld.item import BapItem
+
+if TYPE_CHECKING:
+    from blocksworld.env import BlocksWorld, EnvParams
 
 
 def executable_order(item: BapItem) -> tuple[Action, ...]:

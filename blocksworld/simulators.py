@@ -28,6 +28,7 @@ block"); a closest block that none of these names is skipped for the next closes
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -35,7 +36,7 @@ from collections.abc import Sequence
 from blocksworld import lexicon as lx
 from blocksworld.grid import BLOCKS_PER_COLOUR, COLOURS, FACES, NUM_COLOURS, PICK, PLACE, Action, in_region
 from blocksworld.item import ARCHITECT, BUILDER, BapItem
-from blocksworld.shapes import NEIGHBOURS, Cell, Shape, connected, touches
+from blocksworld.shapes import NEIGHBOURS, SHAPE_KINDS, Cell, Shape, connected, shape_structure, touches
 from blocksworld.spatial import Pose, sample_pose, to_builder
 
 P_DONE = 0.2
@@ -494,3 +495,64 @@ def shape_dialogue(game: Game, shapes: Sequence[Shape]) -> bool:
     game.dialogue(shape_instruction(game, second, start, where))
     game.act([(PLACE, *c, second.colour) for c in builder_order(rng, second, start)])
     return True
+
+
+SIMULATORS = {"random": "RND", "blocks": "BLK", "shapes": "SHP", "explicit": "EXP"}
+"""Simulator name -> the prefix of its structure ids."""
+SPLITS = (("train", 0.8), ("dev", 0.1), ("test", 0.1))
+
+
+def simulate_game(simulator: str, index: int, seed: int = 0) -> Game:
+    """Game ``index`` of ``simulator`` for ``seed`` (deterministic)."""
+    if simulator not in SIMULATORS:
+        raise ValueError(f"unknown simulator {simulator!r}; use one of {', '.join(SIMULATORS)}")
+    rng = random.Random(f"{simulator}:{seed}:{index}")
+    split = rng.choices([name for name, _ in SPLITS], [fraction for _, fraction in SPLITS])[0]
+    structure_id = f"{SIMULATORS[simulator]}{seed}_{index}"
+    game_id = f"B0-A0-{structure_id}-{index:013d}"
+    while True:
+        game = Game(game_id, structure_id, split, rng)
+        if simulator == "random":
+            done = random_dialogue(game)
+        elif simulator == "explicit":
+            done = explicit_dialogue(game)
+        elif simulator == "blocks":
+            done = blocks_dialogue(game, shape_structure(rng, 3, SHAPE_KINDS))
+        else:
+            done = shape_dialogue(game, shape_structure(rng, 2, ("row", "diagonal", "plane")))
+        if done:
+            return game
+
+
+def generate_items(num_items: int, seed: int = 0, simulator: str = "random") -> list[BapItem]:
+    """The first ``num_items`` BAP items of the simulator's games 0, 1, ..."""
+    items: list[BapItem] = []
+    for k in itertools.count():
+        if len(items) >= num_items:
+            return items[:num_items]
+        items += simulate_game(simulator, k, seed).items
+
+
+def as_target(game: Game) -> BapItem:
+    """A Build item of a game: empty start, the game's final structure, the Builder's whole action
+    sequence (temporary supports included) as the gold actions, its first pose, and the game's
+    whole chat (every Architect and Builder line, no actions) as its instruction."""
+    items = game.items
+    chat = tuple((speaker, text) for speaker, text in items[-1].history if speaker in (ARCHITECT, BUILDER))
+    return BapItem(
+        game_id=game.game_id,
+        structure_id=game.structure_id,
+        split=game.split,
+        sample_id=0,
+        start=(),
+        end=items[-1].end,
+        actions=tuple(a for i in items for a in i.actions),
+        action_states=tuple(s for i in items for s in i.action_states),
+        history=chat,
+        builder_pose=items[0].builder_pose,
+    )
+
+
+def generate_targets(num_targets: int, seed: int = 0, simulator: str = "blocks") -> list[BapItem]:
+    """Build items (``as_target``) of the simulator's games 0..num_targets-1."""
+    return [as_target(simulate_game(simulator, k, seed)) for k in range(num_targets)]

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import random
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -34,79 +33,19 @@ from typing import TYPE_CHECKING
 from blocksworld import lexicon
 from blocksworld.data import split_statistics, write_jsonl
 from blocksworld.grid import COLOURS, PLACE
-from blocksworld.item import ARCHITECT, BUILDER, BapItem
-from blocksworld.shapes import SHAPE_KINDS, shape_structure
-from blocksworld.simulators import Game, blocks_dialogue, explicit_dialogue, random_dialogue, shape_dialogue
+from blocksworld.item import ARCHITECT, BUILDER
+from blocksworld.simulators import SIMULATORS, Game, generate_items, generate_targets, simulate_game
 from blocksworld.tokenizer import Vocabulary, words
 
 if TYPE_CHECKING:
     from blocksworld.env import BlocksWorld, EnvParams
 
-SIMULATORS = {"random": "RND", "blocks": "BLK", "shapes": "SHP", "explicit": "EXP"}
-"""Simulator name -> the prefix of its structure ids."""
-SPLITS = (("train", 0.8), ("dev", 0.1), ("test", 0.1))
 RELATION_KINDS = ("none", "1D", "2D", "3D", "builder-anchored", "absolute")
 """How instructions locate their blocks (counted per game by ``statistics``)."""
 
 
-def simulate_game(simulator: str, index: int, seed: int = 0) -> Game:
-    """Game ``index`` of ``simulator`` for ``seed`` (deterministic)."""
-    if simulator not in SIMULATORS:
-        raise ValueError(f"unknown simulator {simulator!r}; use one of {', '.join(SIMULATORS)}")
-    rng = random.Random(f"{simulator}:{seed}:{index}")
-    split = rng.choices([name for name, _ in SPLITS], [fraction for _, fraction in SPLITS])[0]
-    structure_id = f"{SIMULATORS[simulator]}{seed}_{index}"
-    game_id = f"B0-A0-{structure_id}-{index:013d}"
-    while True:
-        game = Game(game_id, structure_id, split, rng)
-        if simulator == "random":
-            done = random_dialogue(game)
-        elif simulator == "explicit":
-            done = explicit_dialogue(game)
-        elif simulator == "blocks":
-            done = blocks_dialogue(game, shape_structure(rng, 3, SHAPE_KINDS))
-        else:
-            done = shape_dialogue(game, shape_structure(rng, 2, ("row", "diagonal", "plane")))
-        if done:
-            return game
-
-
 def simulate(simulator: str, num_games: int, seed: int = 0) -> list[Game]:
     return [simulate_game(simulator, k, seed) for k in range(num_games)]
-
-
-def generate_items(num_items: int, seed: int = 0, simulator: str = "random") -> list[BapItem]:
-    """The first ``num_items`` BAP items of the simulator's games 0, 1, ..."""
-    items: list[BapItem] = []
-    for k in itertools.count():
-        if len(items) >= num_items:
-            return items[:num_items]
-        items += simulate_game(simulator, k, seed).items
-
-
-def as_target(game: Game) -> BapItem:
-    """A Build item of a game: empty start, the game's final structure, the Builder's whole action
-    sequence (temporary supports included) as the gold actions, its first pose, and the game's
-    whole chat (every Architect and Builder line, no actions) as its instruction."""
-    items = game.items
-    chat = tuple((speaker, text) for speaker, text in items[-1].history if speaker in (ARCHITECT, BUILDER))
-    return BapItem(
-        game_id=game.game_id,
-        structure_id=game.structure_id,
-        split=game.split,
-        sample_id=0,
-        start=(),
-        end=items[-1].end,
-        actions=tuple(a for i in items for a in i.actions),
-        action_states=tuple(s for i in items for s in i.action_states),
-        history=chat,
-        builder_pose=items[0].builder_pose,
-    )
-
-
-def generate_targets(num_targets: int, seed: int = 0, simulator: str = "blocks") -> list[BapItem]:
-    """Build items (``as_target``) of the simulator's games 0..num_targets-1."""
-    return [as_target(simulate_game(simulator, k, seed)) for k in range(num_targets)]
 
 
 def vocabulary() -> Vocabulary:

@@ -2,13 +2,15 @@
 episode and its JIT-compiled checker.
 
 ``CrafText-Classic-Symbolic-v1``, ``CrafText-Classic-Pixels-v1``, ``CrafText-Symbolic-v1``,
-``CrafText-Pixels-v1``. Observation: the Craftax observation, the instruction as padded token ids,
-its index in the dataset and its goal's index. Reward: 1 on success plus the Craftax reward times
-``craftax_reward_scale`` (default 1/50). The episode terminates on success or death and is
-truncated at ``max_steps_in_episode``; ``info["success"]`` flags success. A new episode draws a goal
-uniformly, then one of its phrasings uniformly, with a key of its own. ``set_goal`` replaces the
-instruction mid-episode and restarts the checker memory (an achievement already unlocked in the
-episode cannot be unlocked again, so a goal that requires it cannot succeed after the switch).
+``CrafText-Pixels-v1``. Observation: the Craftax observation (the pixel views' as uint8 images),
+the instruction as padded token ids, its index in the dataset and its goal's index. Reward: 1 on
+success plus the Craftax reward times ``craftax_reward_scale`` (default 1/50). The episode
+terminates on success or death and is truncated at ``max_steps_in_episode``; ``info["success"]``
+flags success, and Craftax's own ``Achievements/<name>`` (100 for each achievement unlocked) come
+on the step that ends the episode. A new episode draws a goal uniformly, then one of its
+phrasings uniformly, with a key of its own. ``set_goal`` replaces the instruction mid-episode and
+restarts the checker memory (an achievement already unlocked in the episode cannot be unlocked
+again, so a goal that requires it cannot succeed after the switch).
 
 Actions: Craftax's own (17 in Classic, 43 in full Craftax); every one is legal in every state (one
 whose requirements are unmet changes nothing of the player, while the world moves on). An action
@@ -85,11 +87,11 @@ class EnvState(environment.EnvState):
     done: Array
 
 
-@struct.dataclass
-class EnvParams:
-    """goals: (G, 20) int32; phrase_start / phrase_count: (G,) the phrasings of each goal in
-    ``tokens`` (P, L) int32; phrase_goal: (P,) goal of each phrasing; num_goals: valid goals (rows
-    past it pad the arrays to a capacity)."""
+@struct.dataclass(kw_only=True)
+class EnvParams(environment.EnvParams):
+    """A gymnax ``EnvParams`` (keyword-only). goals: (G, 20) int32; phrase_start / phrase_count:
+    (G,) the phrasings of each goal in ``tokens`` (P, L) int32; phrase_goal: (P,) goal of each
+    phrasing; num_goals: valid goals (rows past it pad the arrays to a capacity)."""
 
     craftax: object
     goals: Array
@@ -104,8 +106,9 @@ class EnvParams:
 
 @struct.dataclass
 class Observation:
-    """world: the Craftax observation (flat symbolic vector or (H, W, 3) pixels); instruction: (L,)
-    int32 token ids; instruction_index: () index of the phrasing; goal_index: () index of its goal."""
+    """world: the Craftax observation: a flat float32 symbolic vector, or (H, W, 3) uint8 pixels
+    (Craftax's image in [0, 1] times 255, rounded); instruction: (L,) int32 token ids;
+    instruction_index: () index of the phrasing; goal_index: () index of its goal."""
 
     world: Array
     instruction: Array
@@ -230,6 +233,10 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         memory = initial_memory(goal, frame(state.world, self.classic), self.version)
         return state.replace(goal=goal, goal_index=goal_index, instruction=instruction, memory=memory)
 
+    def is_terminated(self, state: EnvState, params: EnvParams) -> Array:
+        """() bool: the episode ended (success or death); gymnax's ``discount`` is 0 then."""
+        return state.done
+
     def step_env(
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams
     ) -> tuple[Observation, EnvState, Array, Array, dict]:
@@ -245,7 +252,14 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         new = jax.tree.map(lambda old, now: jnp.where(state.done, old, now), state, stepped)
         success = success & ~state.done
         reward = jnp.where(state.done, 0.0, success.astype(jnp.float32) + params.craftax_reward_scale * world_reward)
-        return self.get_obs(new, params), new, reward, new.done, {"success": success}
+        ended = (new.done | (time >= params.max_steps_in_episode)) & ~state.done
+        return self.get_obs(new, params), new, reward, new.done, {"success": success, **self.achievements(new, ended)}
+
+    def achievements(self, state: EnvState, ended: Array) -> dict[str, Array]:
+        """Craftax's own ``info``: ``Achievements/<name>``, 100.0 for each achievement the episode
+        unlocked, reported on the step that ends it (success, death or the step limit; 0 elsewhere)."""
+        unlocked = state.world.achievements * ended * 100.0  # type: ignore[attr-defined]  # a Craftax state
+        return {f"Achievements/{name}": unlocked[index] for name, index in self.version.achievements.items()}
 
     def expert_action(self, state: EnvState, params: EnvParams, sight: bool = False) -> Array:
         """() int32: the scripted expert's action (``craftext.expert``; ``NOOP`` once the episode
@@ -291,6 +305,8 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
         return self._observation(self.craftax.get_obs(state.world), state, params)
 
     def _observation(self, world_obs: Array, state: EnvState, params: EnvParams) -> Observation:
+        if self.pixels:  # Craftax's image in [0, 1] as the picture it is: uint8, a quarter of the bytes a trajectory keeps
+            world_obs = jnp.round(world_obs * 255.0).astype(jnp.uint8)
         return Observation(
             world=world_obs,
             instruction=params.tokens[state.instruction],
@@ -342,6 +358,8 @@ class CrafText(environment.Environment[EnvState, EnvParams]):
 
     def observation_space(self, params: EnvParams) -> spaces.Dict:
         world = self.craftax.observation_space(params.craftax)
+        if self.pixels:
+            world = spaces.Box(0, 255, world.shape, jnp.uint8)
         return spaces.Dict(
             {
                 "world": spaces.Box(world.low, world.high, world.shape, world.dtype),

@@ -63,9 +63,10 @@ class EnvState(environment.EnvState):
     done: Array
 
 
-@struct.dataclass
-class EnvParams:
-    """Dataset arrays (padded to capacity; ``num_procedures`` are valid) and episode settings.
+@struct.dataclass(kw_only=True)
+class EnvParams(environment.EnvParams):
+    """A gymnax ``EnvParams`` (keyword-only): dataset arrays (padded to capacity; ``num_procedures``
+    are valid) and episode settings.
 
     gold_boards: (P, S + 1, 180) int8, gold board before instruction 0 and after each instruction.
     tokens: (P, S, L) int32 instruction token ids.
@@ -212,6 +213,10 @@ class HexagonsPaint(environment.Environment[EnvState, EnvParams]):
         if self.oracle_board:
             board = params.gold_boards[state.procedure, state.instruction]
         return state.replace(board=board, start_board=board, paints=jnp.int32(0), matched=jnp.int32(0), num_predicted=jnp.int32(0))
+
+    def is_terminated(self, state: EnvState, params: EnvParams) -> Array:
+        """() bool: the episode ended (the procedure's last instruction ended); gymnax's ``discount`` is 0 then."""
+        return state.done
 
     def step_env(
         self, key: Array, state: EnvState, action: int | Array, params: EnvParams

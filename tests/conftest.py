@@ -1,7 +1,7 @@
 """Test-wide settings: the persistent JAX compilation cache every command uses
 (``baselines.worlds.cli.compilation_cache``: ``~/.cache/instructworlds/jax``, or ``$INSTRUCTWORLDS_JAX_CACHE``),
 so repeated runs skip recompiling; the example world package of another distribution
-(``tests/fixtures/corridor_world``) importable as ``corridor_world``; and the order in which
+(``baselines/worlds/example_world``, shipped with the suite) importable as ``corridor_world``; and the order in which
 pytest-xdist's workers take the tests."""
 
 import sys
@@ -13,7 +13,7 @@ from baselines.worlds.cli import compilation_cache
 from tests.servers import chromium
 
 compilation_cache()
-CORRIDOR_PACKAGE = Path(__file__).parent / "fixtures" / "corridor_world"
+CORRIDOR_PACKAGE = Path(__file__).parent.parent / "baselines" / "worlds" / "example_world"
 sys.path.insert(0, str(CORRIDOR_PACKAGE))
 
 LONGEST_FIRST = (

@@ -33,6 +33,8 @@ SMALL = {
     "hexagons.abstractions": ["--procedures", "10"],
     "blocksworld.synthetic": ["--games", "5"],
     "craftext.validate": ["--episodes-per-goal", "1", "--expert-steps", "20", "--quiet"],
+    "benchmarks.device": ["--quick", "--env", "Hexagons-Paint-v1", "--quiet"],
+    "benchmarks.fits": ["--env", "Hexagons-Paint-v1", "--policies", "ppo-t", "--quiet"],
 }
 """Budgets appended to a documented command (by module, and subcommand where there is one); runs
 evaluate their train split only (each split's evaluator is a compilation of its own)."""

@@ -348,6 +348,54 @@ ANSWER = {
 }
 
 
+def test_media_answers_conditional_and_range_requests_and_never_500(arena_template, tmp_path):
+    """``Range`` with ``If-Range`` (the video's strong ETag: the range; a date, a weak or another
+    tag: the whole file), ``If-None-Match`` (304), ``If-Match`` (412 when it is another tag),
+    ``If-Modified-Since`` (ignored: no date is sent), and 1,000 hostile combinations: never a 500,
+    and what is sent is the same for both sides' videos but for their tags."""
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.server import Limits, create_app, media_tag
+
+    store = copy_arena(arena_template, tmp_path)
+    token = store.add_rater("alice")
+    client = TestClient(create_app(store, Rules(), Limits(rate_limit=10_000, media_rate_limit=10_000), seed=0, hosts=HOSTS))
+    auth = {"Authorization": f"Bearer {token}"}
+    view = client.get("/api/match", headers=auth).json()
+    src, tag = view["videos"]["left"][0]["src"], media_tag(view["uuid"], "left", "webm")
+    cases = [
+        ({"Range": "bytes=0-9", "If-Range": tag}, 206),
+        ({"Range": "bytes=0-9", "If-Range": "W/" + tag}, 200),
+        ({"Range": "bytes=0-9", "If-Range": '"another"'}, 200),
+        ({"Range": "bytes=0-9", "If-Range": "Wed, 21 Oct 2015 07:28:00 GMT"}, 200),
+        ({"If-None-Match": tag}, 304),
+        ({"If-None-Match": f'"x", W/{tag}'}, 304),
+        ({"If-None-Match": '"x"'}, 200),
+        ({"If-Match": '"x"'}, 412),
+        ({"If-Match": tag, "Range": "bytes=5-"}, 206),
+        ({"If-Modified-Since": "Wed, 21 Oct 2015 07:28:00 GMT"}, 200),
+        ({"Range": "bytes=999999999-"}, 416),
+        ({"Range": "bytes=oops"}, 400),
+    ]
+    for headers, status in cases:
+        answer = client.get(src, headers={**auth, **headers})
+        assert answer.status_code == status, (headers, answer.status_code)
+        assert "last-modified" not in answer.headers
+    rng = random.Random(0)
+    values = {
+        "Range": ["bytes=0-0", "bytes=-5", "bytes=0-1,4-9", "bytes=9-2", "bits=0-1", "bytes=", "bytes=0-" + "9" * 40, "bytes=a-b"],
+        "If-Range": [tag, "W/" + tag, '"', "Mon, 01 Jan 2035 00:00:00 GMT", "x" * 300, ""],
+        "If-None-Match": [tag, "*", '"a",', "W/", ""],
+        "If-Match": [tag, "*", '"a"', ""],
+        "If-Modified-Since": ["yesterday", "Mon, 01 Jan 1990 00:00:00 GMT", ""],
+    }
+    statuses = set()
+    for _ in range(1000):
+        headers = {name: rng.choice(options) for name, options in values.items() if rng.random() < 0.5}
+        statuses.add(client.get(src, headers={**auth, **headers}).status_code)
+    assert max(statuses) < 500, sorted(statuses)
+
+
 def test_auth_rate_limits_and_submission_rules(arena_template, tmp_path):
     from fastapi.testclient import TestClient
 
@@ -504,7 +552,10 @@ def test_server_hygiene(arena_template, tmp_path):
     assert session != alice and f"Max-Age={int(SESSION_S)}" in signed.headers["set-cookie"]
     assert client.get("/api/me").json()["name"] == "alice"
     assert store.session_rater(session, now=time.time() + SESSION_S + 1) is None
-    client.post("/api/logout")
+    assert client.post("/api/logout").status_code == 403  # another page (another port too) has no CSRF token
+    assert client.post("/api/logout", headers={"X-CSRF-Token": "guessed"}).status_code == 403
+    assert client.get("/api/me").json()["name"] == "alice"  # still signed in
+    assert client.post("/api/logout", headers={"X-CSRF-Token": signed.json()["csrf"]}).status_code == 200
     client.cookies.set(COOKIE, session)
     assert client.get("/api/me").status_code == 401  # the old cookie is dead (and counts as a failed credential)
     client.cookies.clear()
@@ -566,6 +617,39 @@ def test_a_rater_learns_nothing_that_tells_the_agents_apart(arena_template, tmp_
     assert board["study"] == "closed" and {r["agent"] for r in board["overall"]} == {"expert", "random"}
     assert public.get("/api/plots/wins.png?world=Hexagons-Paint-v1").status_code == 200
     assert public.get("/api/match", headers=auth).status_code == 409  # read-only once closed
+
+
+def test_a_reopened_study_publishes_again_only_with_enough_new_judgements(arena_template, tmp_path):
+    """Close, reopen, judge one match, close: the public board is the first closing's, byte for
+    byte, so diffing it tells nothing of the match; with PUBLISH_AFTER judgements more, a closing
+    publishes them. Admins see every judgement throughout."""
+    from fastapi.testclient import TestClient
+
+    from baselines.arena.server import create_app
+    from baselines.arena.store import PUBLISH_AFTER
+
+    store = copy_arena(arena_template, tmp_path)
+    raters = [Rater(store.authenticate(store.add_rater(f"r{i}")).id, f"r{i}", "rater") for i in range(PUBLISH_AFTER + 1)]
+    admin = store.add_rater("boss", "admin")
+    rules, rng = Rules(min_watch_s=0, min_justification=0), random.Random(0)
+
+    def judge(rater):
+        store.submit(rater, store.next_match(rater, rules, rng)["uuid"], ANSWER, rules)
+
+    judge(raters[0])
+    assert store.set_study("closed") and store.published_through() == 1
+    public = TestClient(create_app(store, rounds=5, seed=0, hosts=HOSTS))
+    first = public.get("/api/leaderboard").content
+    store.set_study("open")
+    judge(raters[1])
+    assert not store.set_study("closed")  # one new judgement: not published
+    assert public.get("/api/leaderboard").content == first
+    assert public.get("/api/leaderboard", headers={"Authorization": f"Bearer {admin}"}).json()["judgements"] == 2
+    store.set_study("open")
+    for rater in raters[2:]:
+        judge(rater)
+    assert store.set_study("closed") and store.published_through() == PUBLISH_AFTER + 1
+    assert json.loads(public.get("/api/leaderboard").content)["judgements"] == PUBLISH_AFTER + 1
 
 
 def test_the_rater_sees_the_whole_procedure_however_far_an_agent_got(tmp_path):
@@ -633,10 +717,28 @@ def test_bad_text_and_unreadable_records_get_answers_not_500s(arena_template, tm
     assert submit(justification=12345678901234567890).status_code == 422
     assert submit(justification="\u200b" * 100).status_code == 422  # zero-width spaces are not characters anyone reads
     assert submit(justification="e\u0301" * 10 + "x").status_code == 422  # 21 code points, 11 letters a reader sees
+    for blank in ("\u3164", "\uffa0", "\u115f", "\u2800"):  # Hangul fillers and a Braille blank draw nothing
+        assert submit(justification=blank * 100).status_code == 422
     assert store.counts()["judgements"] == 0
-    for name in ("Alice", "alice", "\u0430lice"):  # case, and a Cyrillic a
+    look_alikes = (
+        "Alice",
+        "alice",
+        "\u0430lice",
+        "\u0251lice",
+        "a\u04cfice",
+        "\uff41lice",
+    )  # case, Cyrillic, Latin alpha, palochka, full width
+    look_alikes += tuple("alice" + c for c in ("\u034f", "\ufe00", "\U000e0100", "\u3164", "\u2800"))  # invisible tails
+    for name in look_alikes:
         with pytest.raises(ValueError, match="exists already"):
             store.add_rater(name)
+    store.add_rater("bob"), store.add_rater("erin")
+    for name in ("b\u0585b", "er\u0131n"):  # Armenian o, dotless i
+        with pytest.raises(ValueError, match="exists already"):
+            store.add_rater(name)
+    for name in ("Expert", "\uff45xpert", "\u0435\u0445\u0440\u0435rt"):  # agents are told apart the same way
+        with pytest.raises(ValueError, match="agent .* exists already"):
+            store.add_agent(name)  # beside the arena's agent expert
     store.add_rater("Caf\u00e9")
     with pytest.raises(ValueError, match="exists already"):
         store.add_rater("Cafe\u0301")  # the same name in NFD
@@ -836,6 +938,17 @@ def test_basalt_imports_are_keyed_by_content_in_file_order_and_report_bad_record
         and "record 1: field 'episodes' has agent 'A' on both sides" in counts["refused"][0]
     )
     assert any(o.comparisons == {"Which player seemed more human-like?": "na"} for o in fresh.outcomes())
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_escaped():
+    """Formula characters after blanks, line breaks or invisible characters, their full-width
+    forms, and bidirectional controls; plain text, numbers and inner dashes stay as they are."""
+    from baselines.arena.store import csv_cell
+
+    for cell in ("=1+1", "\uff1dSUM(A1)", "\uff0d1", "\xa0=1", "\n=cmd", "  +1", "\u200b@x", "\tx", "\r-1"):
+        assert csv_cell(cell) == "'" + cell, cell
+    assert csv_cell("left \u202eright") == "left <U+202E>right" and csv_cell("\u2067=1") == "<U+2067>=1"
+    assert [csv_cell(v) for v in ("a-b", "fine", 3, {"a": 1})] == ["a-b", "fine", 3, '{"a": 1}']
 
 
 def test_cli_ratings_and_export(tmp_path, capsys):

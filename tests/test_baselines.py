@@ -13,7 +13,7 @@ import pytest
 
 from baselines import evaluate, worlds
 from baselines.networks import POLICIES, count_parameters, make_network
-from baselines.ppo import PPO, PPOConfig, Transition, _gae, config_from_dict, tables, train_seeds
+from baselines.ppo import PPO, PPOConfig, Transition, _gae, config_from_dict, tables
 from baselines.worlds import make_task
 from hexagons.synthetic import generate
 
@@ -150,9 +150,12 @@ def test_train_is_deterministic_and_vmaps_over_seeds(trained):
     ppo, train, out = trained
     again = jax.block_until_ready(train(jax.random.key(0)))
     assert all(jax.tree.leaves(jax.tree.map(lambda a, b: bool(jnp.all(a == b)), out["runner"].params, again["runner"].params)))
-    seeds = jax.jit(train_seeds, static_argnums=0)(ppo, jax.random.split(jax.random.key(1), 2))
+    keys = jax.random.split(jax.random.key(1), 4)
+    seeds = jax.block_until_ready(jax.jit(jax.vmap(ppo.train))(keys))  # no batched QR: networks._orthogonal
     value_loss = np.asarray(seeds["metrics"]["value_loss"])
-    assert value_loss.shape == (2, 2) and not np.allclose(value_loss[0], value_loss[1])
+    assert value_loss.shape == (4, 2) and len({tuple(v) for v in value_loss.tolist()}) == 4
+    alone = jax.block_until_ready(train(keys[2]))  # a seed of the batch trains as it does alone
+    assert np.allclose(np.asarray(alone["metrics"]["value_loss"]), value_loss[2], rtol=1e-4, atol=1e-6)
 
 
 @pytest.mark.slow
@@ -431,7 +434,7 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
         None,
     )
     assert paper.eval_splits == ["train", "test_paraphrased", "test_new_objects"]
-    with pytest.raises(SystemExit, match=r"--data is not a setting of CrafText-Classic-Symbolic-v1 \(its world settings: --level"):
+    with pytest.raises(SystemExit, match=r"--data is not a setting of CrafText-Classic-Symbolic-v1 \(its world settings: [^)]*--level"):
         settings(parser().parse_args(["--data", "tiles", "--out", str(tmp_path / "c")]))
     with pytest.raises(SystemExit, match="--level is not a setting of Hexagons-Paint-v1"):
         settings(parser().parse_args(["--preset", "hexagons", "--level", "hard", "--out", str(tmp_path / "c")]))
@@ -488,12 +491,15 @@ def test_world_splits_of_the_grid_worlds():
 
 def test_cli_default_folder_moves_on_instead_of_mixing_runs(tmp_path, monkeypatch):
     from baselines.__main__ import DEFAULT_OUT, parser, settings
+    from baselines.worlds import cli
 
     monkeypatch.chdir(tmp_path)
     first = settings(parser().parse_args([])).out  # made and marked as a training run's folder
     (first / "config.json").write_text("{}")
     assert first == Path(DEFAULT_OUT) and settings(parser().parse_args([])).out == Path(DEFAULT_OUT + "-2")
-    assert settings(parser().parse_args(["--overwrite"])).out == Path(DEFAULT_OUT) and not (first / "config.json").exists()
+    staged = settings(parser().parse_args(["--overwrite"])).out  # the new run goes beside the old one until it is complete
+    assert cli.final_path(staged) == Path(DEFAULT_OUT) and (first / "config.json").exists() and not (staged / "config.json").exists()
+    assert cli.finish_out(staged) == Path(DEFAULT_OUT) and not (first / "config.json").exists()
 
 
 def test_overwrite_replaces_only_what_a_command_of_its_kind_made(tmp_path, monkeypatch):
@@ -526,7 +532,8 @@ def test_overwrite_replaces_only_what_a_command_of_its_kind_made(tmp_path, monke
         train("--out", "runs")
     assert "--resume" not in str(refused.value) and "will not write into runs" in str(refused.value)
     assert (kept / "checkpoints").is_dir() and (tmp_path / "notes.txt").read_text() == "mine" and cli.out_kind(bc_run) == "bc"
-    assert train("--out", str(kept), "--overwrite").out == kept and not (kept / "checkpoints").exists()  # its own kind: replaced
+    staged = train("--out", str(kept), "--overwrite").out  # its own kind: replaced once the new run is complete
+    assert cli.final_path(staged) == kept and cli.finish_out(staged) == kept and not (kept / "checkpoints").exists()
     assert cli.out_kind(kept) == "train"
 
 

@@ -114,14 +114,52 @@ def test_gpu_projection_from_the_compiled_step(tmp_path):
 
     (row,) = projection(["--env", "Hexagons-Paint-v1", "--num-envs-list", "8", "--out", str(tmp_path), "--quiet"])
     assert row["flops"] > 0 and row["bytes"] > 0 and set(row["gpus"]) == set(GPUS)
-    bandwidth = GPUS["V100 SXM2"][0]
-    assert row["gpus"]["V100 SXM2"]["steps_per_s"] <= bandwidth / row["bytes"]  # never above the memory bound
+    bandwidth = GPUS["V100 16GB"]["bandwidth"]
+    assert row["gpus"]["V100 16GB"]["steps_per_s"] <= bandwidth / row["bytes"]  # never above the memory bound
     assert "roofline-bound steps/s, not measurements" in (tmp_path / "projection.md").read_text()
     with pytest.raises(SystemExit, match="projection.json already exists"):
         projection(["--env", "Hexagons-Paint-v1", "--num-envs-list", "8", "--out", str(tmp_path)])
     spec = bench_worlds()["Hexagons-Paint-v1"]
     line = projection_line(*spec.make(), 8, spec.settings.reset_ratio)  # what python -m baselines --paper prints
-    assert line.startswith("projection, not a measurement") and f"{row['gpus']['V100 SXM2']['steps_per_s']:,.0f}" in line
+    assert line.startswith("projection, not a measurement") and f"{row['gpus']['V100 16GB']['steps_per_s']:,.0f}" in line
+
+
+def test_device_check_writes_a_comparable_result(tmp_path):
+    """``python -m benchmarks.device --quick``: env figures, the paper's run at toy size (its plan
+    beside 3 measured updates), written as device.json in the benchmarks' format, which compare
+    reads; a part that would start past the budget is named, not run."""
+    from benchmarks import compare
+    from benchmarks.device import main as device
+
+    record = device(["--quick", "--env", "Hexagons-Paint-v1", "--out", str(tmp_path / "a"), "--quiet"])
+    saved = json.loads((tmp_path / "a" / "device.json").read_text())
+    assert {"suite", "commit", "jax", "device", "date"} <= set(saved["device"]) and saved == json.loads(json.dumps(record))
+    (row,) = saved["results"]
+    assert (row["world"], row["num_envs"]) == ("Hexagons-Paint-v1", 8) and row["steps_per_s_median"] > 0
+    paper = saved["paper"]
+    assert paper["command"].startswith("python -m baselines --paper") and paper["steps_per_s"] > 0 and paper["finite"]
+    assert paper["plan_device_memory_bytes"] > 0 and set(paper["plan_gpus"]) == {
+        "V100 16GB",
+        "V100 32GB",
+        "A100 40GB",
+        "A100 80GB",
+        "H100 80GB",
+    }
+    assert paper["peak_memory_bytes"] is None  # a CPU does not report it
+    assert "Hexagons-Paint-v1 8" in compare.compare(tmp_path / "a", tmp_path / "a")[0]
+    late = device(["--quick", "--env", "Hexagons-Paint-v1", "--budget", "0", "--out", str(tmp_path / "b"), "--quiet"])
+    assert late["results"] == [] and late["paper"] is None and late["skipped"] == ["Hexagons-Paint-v1 at 8 worlds", "the paper's run"]
+
+
+def test_fits_table_names_the_gpus_an_update_fits(tmp_path):
+    from benchmarks.fits import main as fits
+
+    (row,) = fits(["--env", "Hexagons-Paint-v1", "--policies", "ppo-t", "--out", str(tmp_path), "--quiet"])
+    assert row["micro_batches"] == 16 and 0 < row["device_memory_bytes"] < 12 * 2**30
+    assert (
+        "| Hexagons-Paint-v1 | ppo-t |" in (tmp_path / "fits.md").read_text()
+        and "| yes | yes | yes | yes |" in (tmp_path / "fits.md").read_text()
+    )
 
 
 def test_profile_splits_the_step_into_observation_resets_and_state(tmp_path, capsys):

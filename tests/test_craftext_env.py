@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import craftext
+from craftext import dataset
 from craftext.goals import ENCODING_SIZE, Goal, GoalError
 from craftext.text import describe, facts
 from tests.test_craftext_checkers import DO, NOOP, PLACE_STONE, STONE, TREE, field, put, right
@@ -110,6 +111,23 @@ def test_make_registry_and_unknown_ids():
     assert params.goals.shape[1] == ENCODING_SIZE and int(params.num_goals) == params.goals.shape[0] > 50
     with pytest.raises(ValueError, match="full Craftax"):
         env.make_params([(Goal.line("stone", 3, classic=False), ["x"])])
+
+
+@pytest.mark.parametrize("env_id", ["CrafText-Classic-Pixels-v1", "CrafText-Pixels-v1"])
+def test_pixel_views_are_uint8_images(env_id):
+    """A pixel view's observation is the image as uint8 (a quarter of float32's bytes in a
+    trajectory); its space says so; the agents read it as the [0, 1] image (traced, not compiled)."""
+    from baselines.worlds import make_task
+
+    env, params = craftext.make(env_id)
+    obs, _ = jax.eval_shape(env.reset, jax.random.key(0), params)
+    space = env.observation_space(params).spaces["world"]
+    assert obs.world.dtype == jnp.uint8 and space.dtype == jnp.uint8 and obs.world.shape == space.shape
+    assert (space.low, space.high) == (0, 255)
+    task = make_task(env_id, dataset.load("easy", "train", classic="Classic" in env_id).pairs()[:2])
+    seen = jax.eval_shape(task.observe, obs)
+    assert seen.world.dtype == jnp.float32 and seen.world.shape == obs.world.shape
+    assert float(task.observe(obs.replace(world=jnp.full(obs.world.shape, 255, jnp.uint8))).world.max()) == 1.0
 
 
 def test_goal_draw_is_uniform_over_goals_then_phrasings():

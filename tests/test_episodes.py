@@ -56,6 +56,32 @@ def test_episode_file_round_trip_and_clear_errors(tmp_path):
         load(tmp_path / "d.npz")
 
 
+def test_hostile_episode_files_are_refused_in_one_line(tmp_path):
+    """A zip bomb is refused before it is inflated, a FIFO is not opened (it would block), a
+    corrupt zip and deeply nested meta raise EpisodeError, never another exception."""
+    import os
+    import zipfile
+
+    bomb = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("actions.npy", b"\0" * (episodes.MAX_EPISODE_BYTES + 1))
+    assert bomb.stat().st_size < 2**20
+    with pytest.raises(EpisodeError, match=r"bomb\.npz: its arrays take 64 MiB inflated, over the 64 MiB read"):
+        load(bomb)
+    os.mkfifo(tmp_path / "fifo.npz")
+    with pytest.raises(EpisodeError, match=r"fifo\.npz: not a regular file"):
+        load(tmp_path / "fifo.npz")
+    meta = {"schema": 1, "env": "X-v1", "world": {}, "text": 0, "seed": 3, "source": "x", "length": 1, "final_state_sha256": "0"}
+    good = Episode([1], [0.0], [False], [False], [0], meta).save(tmp_path / "good.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes(good[: len(good) // 2] + good[len(good) // 2 + 40 :])  # corrupt inside the zip
+    with pytest.raises(EpisodeError, match=r"cut\.npz: not an episode file"):
+        load(tmp_path / "cut.npz")
+    arrays = {name: np.zeros(1, dtype) for name, dtype in episodes.ARRAYS.items()}
+    np.savez(tmp_path / "deep.npz", meta=np.asarray("[" * 100_000 + "]" * 100_000), **arrays)
+    with pytest.raises(EpisodeError, match=r"deep\.npz: field meta is not JSON"):
+        load(tmp_path / "deep.npz")
+
+
 def test_key_rule_is_fixed():
     root = jax.random.key(7)
     assert (jax.random.key_data(episodes.reset_key(7)) == jax.random.key_data(jax.random.fold_in(root, 0))).all()

@@ -1,5 +1,5 @@
 """A world from elsewhere, a few lines of gymnax env and one ``WorldFamily``
-(``tests/fixtures/corridor_world``), joins every tool of the suite: PPO training with the
+(``baselines/worlds/example_world``, shipped with the suite), joins every tool of the suite: PPO training with the
 three-policy evaluation, recorded and replayed episodes, videos, text/graph records and the
 benchmarks; registered for one test, or installed as a distribution whose entry point declares it.
 Nothing of the suite names it."""

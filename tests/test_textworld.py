@@ -218,7 +218,9 @@ def test_scores_stand_beside_their_floors(hexagons_records, tmp_path, capsys):
         main(["generate", "--world", "Hexagon-Paint-v1", "--out", str(tmp_path)])
     err = capsys.readouterr().err
     assert "--world is deprecated" in err and "unknown env id 'Hexagon-Paint-v1'. Did you mean Hexagons-Paint-v1" in err
-    with pytest.raises(SystemExit, match=f"{tmp_path / 'copy.jsonl'} already exists"):
+    with pytest.raises(
+        SystemExit, match=f"will not write into {tmp_path / 'copy.jsonl'}: it is not a file a textworld score command wrote"
+    ):
         main(["score", str(tmp_path / "copy.jsonl"), str(out), "--out", str(tmp_path / "copy.jsonl")])
     with pytest.raises(SystemExit, match="No such file"):
         main(["score", str(tmp_path / "missing.jsonl"), str(out)])

@@ -127,7 +127,7 @@ def _ratings(store, out: Path | None, rounds: int, overwrite: bool = False) -> N
             allow_nan=False,
         ),
     )
-    written = [out / "ratings.json"]
+    written = ["ratings.json"]
     for world in sorted({o.world for o in outcomes}):
         mine = [o for o in outcomes if o.world == world]
         safe = world.replace("/", "_")
@@ -136,8 +136,27 @@ def _ratings(store, out: Path | None, rounds: int, overwrite: bool = False) -> N
             (f"wins-{safe}.png", plots.win_matrix_png(*win_matrix(mine), f"{world}: wins")),
         ):
             cli.write_atomic(out / name, png)
-            written.append(out / name)
-    print("wrote " + ", ".join(str(p) for p in written))
+            written.append(name)
+    out = cli.finish_out(out)
+    print("wrote " + ", ".join(str(out / name) for name in written))
+
+
+def _is_export(path: Path) -> bool:
+    """Whether file ``path`` is one ``arena export`` writes: empty (no judgements), CSV under the
+    record's header, or a JSON list of judgements (never the database, a run's file or another's)."""
+    with path.open("rb") as f:
+        head = f.read(64)
+    if not head:
+        return True
+    if head.startswith(b"id,match,world,"):
+        return True
+    if not head.lstrip().startswith(b"["):
+        return False
+    try:
+        rows = json.loads(path.read_bytes())
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(rows, list) and all(isinstance(r, dict) and {"match", "verdict", "rater"} <= r.keys() for r in rows)
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -151,7 +170,7 @@ def _run(args: argparse.Namespace) -> None:
 
 
 def _command(store, args: argparse.Namespace) -> None:
-    from baselines.arena.store import export_csv
+    from baselines.arena.store import PUBLISH_AFTER, export_csv
 
     if args.command == "serve":
         from baselines.arena.server import Limits, serve
@@ -183,13 +202,21 @@ def _command(store, args: argparse.Namespace) -> None:
         store.ban(args.name, args.reason)
         print(f"banned {args.name}")
     elif args.command == "study":
-        store.set_study(args.state)
-        print(f"the study of {store.path} is {args.state}" + ("; its leaderboard is public" if args.state == "closed" else ""))
+        published = store.set_study(args.state)
+        if args.state == "open":
+            print(f"the study of {store.path} is open")
+        elif published:
+            print(f"the study of {store.path} is closed; its leaderboard is public, through judgement {store.published_through()}")
+        else:
+            print(
+                f"the study of {store.path} is closed; its public leaderboard stays as published (through judgement "
+                f"{store.published_through()}): a closing publishes again only with {PUBLISH_AFTER} judgements more"
+            )
     elif args.command == "ratings":
         _ratings(store, args.out, args.bootstrap, args.overwrite)
     elif args.command == "export":
         rows = store.judgements()
-        out = cli.prepare_out(args.out, kind="arena export", overwrite=args.overwrite, file=True)
+        out = cli.prepare_out(args.out, kind="arena export", overwrite=args.overwrite, file=True, own=_is_export)
         out.parent.mkdir(parents=True, exist_ok=True)
         cli.write_atomic(
             out, export_csv(rows) if args.out.suffix == ".csv" else json.dumps(rows, indent=1, allow_nan=False, ensure_ascii=False)

@@ -3,7 +3,7 @@
 Pages: ``GET /`` the rater page, ``GET /leaderboard``; static assets under ``/static`` (vendored,
 nothing from a CDN). Everyone signs in with a token: ``POST /api/login`` hands out a random
 session id as an HttpOnly, SameSite=Strict cookie (never the token; it lasts ``store.SESSION_S``,
-8 hours, and ``POST /api/logout`` revokes it); API clients may send ``Authorization: Bearer TOKEN``
+8 hours, and ``POST /api/logout`` with the session's ``X-CSRF-Token`` revokes it); API clients may send ``Authorization: Bearer TOKEN``
 instead. Rater routes:
 ``GET /api/match[?world=W]`` (the open match or a new one), ``GET /media/{match}/{side}.{webm|mp4}``
 (only for the rater the match was served to; range requests for seeking),
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import hmac
 import random
 import string
 import threading
@@ -116,13 +117,14 @@ class Ratings:
         self.cache: collections.OrderedDict = collections.OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: tuple, compute):
-        version = self.store.version()
+    def get(self, key: tuple, compute, upto: int | None = None):
+        """``compute(outcomes)`` of the judgements up to ``upto`` (None: all), cached under ``key``."""
+        key, version = (*key, upto), (*self.store.version(), upto)
         with self.lock:
             if key in self.cache and self.cache[key][0] == version:
                 self.cache.move_to_end(key)
                 return self.cache[key][1]
-        value = compute(self.store.outcomes())
+        value = compute(self.store.outcomes(upto=upto))
         with self.lock:
             self.cache[key] = (version, value)
             self.cache.move_to_end(key)
@@ -130,8 +132,9 @@ class Ratings:
                 self.cache.popitem(last=False)
         return value
 
-    def board(self, world: str | None) -> dict:
-        judged = self.store.judged_units()
+    def board(self, world: str | None, upto: int | None = None) -> dict:
+        """The leaderboard of ``world`` (default: the first judged) over the judgements up to ``upto``."""
+        judged = self.store.judged_units(upto)
         chosen = world if world in judged else (min(judged) if judged else None)
 
         def compute(outcomes):
@@ -148,10 +151,10 @@ class Ratings:
                 "skipped": self.store.unreadable(),
             }
 
-        return self.get(("board", chosen), compute)
+        return self.get(("board", chosen), compute, upto)
 
-    def png(self, kind: str, world: str, task: str | None) -> bytes:
-        judged = self.store.judged_units()
+    def png(self, kind: str, world: str, task: str | None, upto: int | None = None) -> bytes:
+        judged = self.store.judged_units(upto)
         if world not in judged or (task is not None and task not in judged[world]):
             raise HTTPException(404, "no judgements of this world" + (" and task" if task is not None else ""))
 
@@ -162,7 +165,7 @@ class Ratings:
                 return plots.ratings_png(leaderboard(mine, ("world",), rounds=self.rounds), f"{title}: {len(mine)} judgements")
             return plots.win_matrix_png(*win_matrix(mine), f"{title}: wins")
 
-        return self.get(("png", kind, world, task), compute)
+        return self.get(("png", kind, world, task), compute, upto)
 
 
 class Guard:
@@ -224,6 +227,15 @@ async def _refuse(send, status: int, detail: str, headers: dict | None = None) -
     await response({"type": "http"}, None, send)
 
 
+CSRF_HEADER = "X-CSRF-Token"
+
+
+def csrf_token(session: str) -> str:
+    """The CSRF token of a session: what the page sends to sign out (readable by the page, never by
+    another origin's)."""
+    return hashlib.sha256(b"csrf:" + session.encode()).hexdigest()[:32]
+
+
 def media_tag(match_uuid: str, side: str, kind: str) -> str:
     """The ETag of a match's video: of the match, side and format only, so the same episode served
     in two matches carries two tags and no tag says which episode or agent it is."""
@@ -242,6 +254,20 @@ class BlindFileResponse(FileResponse):
     def set_stat_headers(self, stat_result) -> None:
         self.headers.setdefault("content-length", str(stat_result.st_size))
         self.headers.setdefault("etag", self.etag)
+
+    def _should_use_range(self, http_if_range: str) -> bool:
+        """A range is served when ``If-Range`` is this video's strong ETag; a date (there is no
+        ``Last-Modified`` to compare it with) or another tag asks for the whole file."""
+        return http_if_range == self.etag
+
+
+def matches(header: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` / ``If-Match`` header names ``etag`` (or ``*``; weak tags
+    compare by their opaque part)."""
+    if header is None:
+        return False
+    tags = [t.strip().removeprefix("W/") for t in header.split(",")]
+    return "*" in tags or etag in tags
 
 
 def create_app(
@@ -334,11 +360,15 @@ def create_app(
         return who
 
     def results_reader(request: Request) -> Rater | None:
-        """Who may read the ratings: anyone once the study is closed (None: not signed in); while
-        it collects judgements, admins only (a rater comparing the board before and after a
-        judgement would learn which agents played)."""
+        """Who may read the ratings: anyone once the study is closed (None, or the admin signed in,
+        who sees every judgement); while it collects judgements, admins only (a rater comparing
+        the board before and after a judgement would learn which agents played)."""
         if store.study_closed():
-            return None
+            try:
+                who = signed_in(request)
+            except HTTPException:
+                return None
+            return who if who.admin else None
         who = rater(request, signed_in(request))
         if not who.admin:
             raise HTTPException(403, "the leaderboard opens when the study closes; until then only admins see it")
@@ -365,17 +395,33 @@ def create_app(
         who = checked(client_of(request), None if not_text(token) else store.authenticate(token), "unknown token")
         session = store.start_session(who)
         response.set_cookie(COOKIE, session, httponly=True, samesite="strict", secure=request.url.scheme == "https", max_age=int(SESSION_S))
-        return {"name": who.name, "role": who.role}
+        return {"name": who.name, "role": who.role, "csrf": csrf_token(session)}
 
     @app.post("/api/logout")
     def logout(request: Request, response: Response) -> dict:
-        store.end_session(request.cookies.get(COOKIE))
+        """End the session of the cookie, given its CSRF token (``X-CSRF-Token``, which sign-in and
+        ``/api/me`` give the page): another page, even of another port of this host, cannot sign a
+        rater out. Without a session there is nothing to end."""
+        session = request.cookies.get(COOKIE)
+        if session and not_text(session):
+            raise HTTPException(422, "the session cookie is not valid text")
+        if session:
+            if not hmac.compare_digest(request.headers.get(CSRF_HEADER, ""), csrf_token(session)):
+                raise HTTPException(403, f"signing out needs the page's CSRF token ({CSRF_HEADER})")
+            store.end_session(session)
         response.delete_cookie(COOKIE)
         return {}
 
     @app.get("/api/me")
-    def me(who: Rater = Depends(rater)) -> dict:
-        return {"name": who.name, "role": who.role, "rules": rules.__dict__, "study": "closed" if store.study_closed() else "open"}
+    def me(request: Request, who: Rater = Depends(rater)) -> dict:
+        session = request.cookies.get(COOKIE)
+        return {
+            "name": who.name,
+            "role": who.role,
+            "rules": rules.__dict__,
+            "study": "closed" if store.study_closed() else "open",
+            **({"csrf": csrf_token(session)} if session and not not_text(session) else {}),
+        }
 
     @app.get("/api/match")
     def match(world: str | None = None, who: Rater = Depends(collecting)) -> dict:
@@ -398,16 +444,19 @@ def create_app(
         }
 
     @app.get("/media/{match_uuid}/{name}", include_in_schema=False)
-    def media(match_uuid: str, name: str, who: Rater = Depends(viewer)):
+    def media(match_uuid: str, name: str, request: Request, who: Rater = Depends(viewer)):
+        """A match's video. Conditional requests: ``If-None-Match`` naming its tag gets 304,
+        ``If-Match`` not naming it 412, ``If-Range`` with its strong tag the range asked for (any
+        other ``If-Range``, and ``If-Modified-Since``, the whole file: no date is ever sent)."""
         side, _, kind = name.partition(".")
         if kind not in ("webm", "mp4"):
             raise HTTPException(404, "not a video")
-        return BlindFileResponse(
-            store.match_video(who, match_uuid, side, kind),
-            media_tag(match_uuid, side, kind),
-            media_type=f"video/{kind}",
-            headers={"Cache-Control": "private"},
-        )
+        path, tag = store.match_video(who, match_uuid, side, kind), media_tag(match_uuid, side, kind)
+        if "if-match" in request.headers and not matches(request.headers["if-match"], tag):
+            raise HTTPException(412, "If-Match: not this video's ETag")
+        if matches(request.headers.get("if-none-match"), tag):
+            return Response(status_code=304, headers={"ETag": tag, "Cache-Control": "private"})
+        return BlindFileResponse(path, tag, media_type=f"video/{kind}", headers={"Cache-Control": "private"})
 
     @app.post("/api/judgement", status_code=201)
     def judgement(payload: dict = Body(...), who: Rater = Depends(collecting)) -> dict:
@@ -416,15 +465,19 @@ def create_app(
             raise HTTPException(422, "match: the uuid of the match judged")
         return {"judgement": store.submit(who, match_uuid, payload, rules)}
 
+    def shown_upto(who: Rater | None) -> int | None:
+        """The judgements a reader sees: an admin all of them, anyone else the published record."""
+        return None if who is not None and who.admin else (store.published_through() or 0)
+
     @app.get("/api/leaderboard")
     def board(world: str | None = None, who: Rater | None = Depends(results_reader)) -> dict:
-        return {**ratings.board(world), "study": "closed" if who is None else "open"}
+        return {**ratings.board(world, shown_upto(who)), "study": "closed" if store.study_closed() else "open"}
 
     @app.get("/api/plots/{kind}.png", include_in_schema=False)
     def plot(kind: str, world: str, task: str | None = None, who: Rater | None = Depends(results_reader)):
         if kind not in ("ratings", "wins"):
             raise HTTPException(404, "plots: ratings or wins")
-        return Response(ratings.png(kind, world, task), media_type="image/png")
+        return Response(ratings.png(kind, world, task, shown_upto(who)), media_type="image/png")
 
     @app.get("/api/admin/export")
     def export(format: str = "json", who: Rater = Depends(admin)):

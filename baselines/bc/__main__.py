@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> None:
         "jax": jax.__version__,
     }
     print("\n" + evaluate.save(results, out, meta, labels, worlds.family_of(spec["env"]).group_order))
-    print(f"pictures: {plots.cloning_curve(out)}, {plots.evaluation_bars(out)}", flush=True)
+    print(plots.finish_run(out, plots.cloning_curve), flush=True)
 
 
 if __name__ == "__main__":

@@ -519,7 +519,7 @@ def run(args) -> None:
     }
     labels = {"agent": f"agent (aggregated DAgger {network_config.policy}, sample)"}
     print("\n" + evaluate.save(results, out, meta, labels, worlds.family_of(spec["env"]).group_order))
-    print(f"pictures: {plots.dagger_curve(out)}, {plots.evaluation_bars(out)}", flush=True)
+    print(plots.finish_run(out, plots.dagger_curve), flush=True)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -126,6 +126,7 @@ def train(args: argparse.Namespace) -> None:
     builder = Builder(config, len(vocabulary))
     fit(builder, out, (items, examples, text), (dev_examples, dev_text), embeddings, _log, args.quiet, len(corpus["dev"]))
     builder_evaluate.plot_learning_curve(out)
+    out = cli.finish_out(out)
     _log(f"trained; evaluate with: python -m baselines.builder evaluate {out}" + (f" --data {data}" if data else ""))
 
 

@@ -79,7 +79,7 @@ def _run(args: argparse.Namespace) -> None:
             raise ValueError(f"--formats {args.formats!r}: use some of {', '.join(FORMATS)}")
         out = cli.prepare_out(args.out, kind="episodes render", overwrite=args.overwrite)
         written = render_folder(args.folder, out, formats, args.fps, quiet=args.quiet)
-        print(f"{len(written)} files in {out}")
+        print(f"{len(written)} files in {cli.finish_out(out)}")
     elif args.command == "play":
         from baselines.episodes.play import PlayServer, serve
         from baselines.worlds.session import World
@@ -110,8 +110,9 @@ def _run(args: argparse.Namespace) -> None:
             for i in range(args.episodes):
                 path = record(world, policy, world.schedule(i), args.seed + i, out / f"{world.env_id}-{args.policy}-{i:04d}")
                 meta = episode.load(path).meta
-                bar.write(f"{path}: {meta['length']} steps, return {meta['return']:.2f}, success {meta['success']}")
+                bar.write(f"{path.relative_to(out)}: {meta['length']} steps, return {meta['return']:.2f}, success {meta['success']}")
                 bar.update()
+        print(f"{args.episodes} episodes in {cli.finish_out(out)}")
     elif args.command == "replay":
         from baselines.worlds.replay import replay
 

@@ -40,9 +40,9 @@ from baselines.worlds.session import World
 MIN_WIDTH = 432
 """Pictures narrower than this are enlarged by a whole factor (nearest neighbour)."""
 CAPTION_LINES = 6
-CHARS_PER_LINE = 64
-"""The caption's font grows with the frame so that a line holds about this many characters (15 px
-at least): text stays readable wherever the frame is shown scaled to a column."""
+CHARS_PER_LINE = 48
+"""The caption's font is 1/24 of the frame's width (15 px at least), about 53 characters a line:
+shown in a 390 px phone's column (about 350 px wide) it is still 14 px."""
 BACKGROUND = (250, 250, 250)
 FORMATS = ("mp4", "webm", "gif")
 CODECS = {"mp4": ("libx264", ["-crf", "23"]), "webm": ("libvpx-vp9", ["-crf", "32", "-b:v", "0"])}

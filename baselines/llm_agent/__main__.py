@@ -84,9 +84,11 @@ def _run(args: argparse.Namespace) -> None:
         "seed": args.seed,
         "style": args.style,
     }
-    print(
-        save({args.split: {"llm": result["summary"]}}, out, meta, {"llm": f"LLM {args.model}"}, worlds.family_of(spec["env"]).group_order)
+    table = save(
+        {args.split: {"llm": result["summary"]}}, out, meta, {"llm": f"LLM {args.model}"}, worlds.family_of(spec["env"]).group_order
     )
+    cli.finish_out(out)
+    print(table)
     print(json.dumps({k: v for k, v in result.items() if k not in ("results", "summary")}, indent=1))
 
 

@@ -147,7 +147,8 @@ def _run(args: argparse.Namespace) -> None:
     painter.save(out)
     from baselines.plots import painter_curve
 
-    print(f"saved {out} ({painter_curve(out)})")
+    curve = painter_curve(out)
+    print(f"saved {cli.finish_out(out)} ({curve.name})")
 
 
 if __name__ == "__main__":

@@ -269,11 +269,13 @@ def _run(args: argparse.Namespace) -> None:
             parquet=args.parquet,
             quiet=args.quiet,
         )
+        cli.finish_out(out)
         print(json.dumps(summary, indent=1))
     elif args.command == "stats":
         print(json.dumps(stats(_rows(args.folder)), indent=1))
     elif args.command == "score":
-        out = cli.prepare_out(args.out, kind="textworld score", overwrite=args.overwrite, file=True) if args.out else None
+        own = cli.reads_as(("task", "field", "empty_gold", "floors"))
+        out = cli.prepare_out(args.out, kind="textworld score", overwrite=args.overwrite, file=True, own=own) if args.out else None
         tick = time.perf_counter()
         result = score(_rows(args.pred), _rows(args.gold), args.task, missing=args.missing, empty_gold=args.empty_gold)
         result["seconds"] = round(time.perf_counter() - tick, 3)
@@ -289,7 +291,8 @@ def _run(args: argparse.Namespace) -> None:
             args.base_url, args.model, api_key_env=args.api_key_env, timeout_s=args.timeout, allow_insecure_http=args.allow_insecure_http
         )
         rows = _rows(args.records)[: args.limit]
-        out = cli.prepare_out(args.out, kind="textworld predict", overwrite=args.overwrite, file=True)
+        own = cli.reads_as(("id", "next_graph", "graph_diff", "reply"), lines=True)
+        out = cli.prepare_out(args.out, kind="textworld predict", overwrite=args.overwrite, file=True, own=own)
         print(json.dumps(predict(client, rows, out, quiet=args.quiet), indent=1))
     elif args.command == "import-jericho":
         from baselines.textworld import jericho
@@ -298,6 +301,7 @@ def _run(args: argparse.Namespace) -> None:
         out = cli.prepare_out(args.out, kind="textworld import-jericho", overwrite=args.overwrite)
         out.mkdir(parents=True, exist_ok=True)
         cli.write_atomic(out / f"{args.file.stem}.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+        cli.finish_out(out)
         print(json.dumps(counts, indent=1))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from baselines.chat import ChatClient
 from baselines.textworld.metrics import normalise
-from baselines.worlds.cli import progress
+from baselines.worlds.cli import open_atomic, progress
 
 SYSTEM = (
     "You predict how a world's knowledge graph changes when an action is taken. The graph is a list of facts, "
@@ -65,10 +65,11 @@ def apply(graph: list[list[str]], changes: dict[str, list[list[str]]]) -> list[l
 
 def predict(client: ChatClient, records: Iterable[dict], out: str | Path, quiet: bool = False) -> dict:
     """Predict every record's changes into ``out`` (JSON lines ``{id, next_graph, graph_diff,
-    reply}``, written as they come); returns counts of records, replies with a malformed line, and tokens."""
+    reply}``, written beside it as they come and moved into place once all are in); returns counts
+    of records, replies with a malformed line, and tokens."""
     records = list(records)
     counts = {"records": 0, "replies_with_malformed_lines": 0, "total_tokens": 0}
-    with Path(out).open("w", encoding="utf-8") as file:
+    with open_atomic(Path(out)) as file:  # the previous predictions stay whole until these are complete
         for record in progress(records, desc="predict", unit="record", silent=quiet):
             reply = client.chat(prompt(record))
             changes = parse(reply["text"])

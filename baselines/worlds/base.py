@@ -213,6 +213,9 @@ class WorldFamily:
 GENERATOR_SEEDS = {"train": 0, "dev": 1, "test": 2}
 """Generator seed of each split of built-in (generated) data."""
 DATA_SIZE = Setting("data_size", 512, "procedures or items of generated data for train (other splits: a quarter)")
+EPISODE_LIMIT = Setting("max_episode_steps", 500, "the episode limit of a run that gives none")
+"""The default episode limit of the suite's worlds (a family that declares none gets its own
+default params' ``max_steps_in_episode``: ``registry.episode_limit``)."""
 """The setting of families with generated data (``generated_size``)."""
 
 

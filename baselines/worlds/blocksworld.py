@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import blocksworld
-from baselines.worlds.base import DATA_SIZE, HUMAN_LIKE, Benchmark, Questions, Setting, WorldFamily, generated_size
+from baselines.worlds.base import DATA_SIZE, EPISODE_LIMIT, HUMAN_LIKE, Benchmark, Questions, Setting, WorldFamily, generated_size
 
 if TYPE_CHECKING:
     from baselines.worlds.task import Task
@@ -76,20 +76,20 @@ def blocksworld_task(env_id: str = "BlocksWorld-BAP-v1", items: Sequence | None 
 def items_of(spec: Mapping, split: str) -> tuple[list, dict]:
     """(items or targets, task settings) of one split of ``spec``'s ``data`` (module docstring)."""
     from blocksworld import data as corpus
-    from blocksworld import synthetic
+    from blocksworld import simulators
 
     env_id = spec["env"]
     data = spec["data"] or SOURCES[env_id][0]
     size = generated_size(spec, split)
     build = blocksworld.REGISTERED_IDS[env_id] == "build"
-    if data in synthetic.SIMULATORS:
+    if data in simulators.SIMULATORS:
         episodes: list = []
         for k in itertools.count():
             if len(episodes) >= size:
                 return episodes[:size], {}
-            game = synthetic.simulate_game(data, k)
+            game = simulators.simulate_game(data, k)
             if game.split == split:
-                episodes += [synthetic.as_target(game)] if build else game.items
+                episodes += [simulators.as_target(game)] if build else game.items
     if Path(data).is_dir() and not build:
         return corpus.load_items(data, (split,))[split], {}
     if Path(data).is_file() and build:
@@ -131,6 +131,7 @@ FAMILY = WorldFamily(
             + " (the first is the default), a Minecraft Dialogue Corpus data folder (BAP items), or a target file (Build)",
         ),
         DATA_SIZE,
+        EPISODE_LIMIT,
     ),
     aliases={"blocksworld": "BlocksWorld-BAP-v1"},
     presets={

@@ -8,12 +8,15 @@ agent's most likely action instead of a sampled one, ``--quiet`` no progress bar
 list never share a flag name.
 
 Output policy (``prepare_out``): a command writes into a fresh ``--out``, which it marks as its
-own (``OUT_MARK``). An existing, non-empty one is refused unless ``--resume`` (where the command can
-continue a run) or ``--overwrite``, which replaces only a folder a command of the same kind made
-(never a folder of other runs, a file, a symlink or the working directory); nothing is silently
-continued or overwritten. Where ``--out`` has a default (``runs/...``), a run whose default folder
-is taken goes to the next free ``<folder>-N`` instead. Final files are written whole
-(``write_atomic``: a temporary file, then a rename).
+own (``OUT_MARK``) and, when done (``finish_out``), lists the files it wrote. An existing, non-empty
+one is refused unless ``--resume`` (where the command can continue a run) or ``--overwrite``, which
+replaces only what a command of the same kind made: a folder holding nothing its mark does not list
+(never a nested run, files another command added, a file, a symlink or the working directory). The
+new result is written beside the old one and swapped in by one rename, so a kill leaves one of them
+whole. Nothing is silently continued or overwritten. Where ``--out`` has a default (``runs/...``),
+a run whose default folder is taken goes to the next free ``<folder>-N`` instead. Final files are
+written whole (``write_atomic``: a temporary file, then a rename); what a killed writer left is
+removed by the next command writing there (``clean_leftovers``).
 
 Errors (``plain``, applied by ``parse``): a bad command line is one ``PROG: error:`` line with a
 "did you mean" for a mistyped choice and a pointer to ``--help``; help text carries no reST markup;
@@ -39,10 +42,10 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import IO, TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -103,56 +106,215 @@ def add_out(
 
 OUT_MARK = ".instructworlds-out.json"
 """The file ``prepare_out`` leaves in every folder it makes: ``{"kind": ...}``, the command that
-made it. ``--overwrite`` replaces only a folder whose mark names the same kind (or an empty one)."""
+made it, and from ``finish_out`` on ``"files"``, every file the folder then holds (relative paths).
+``--overwrite`` replaces only a folder whose mark names the same kind and lists all it holds."""
+
+_STAGED: dict[Path, Path] = {}
+"""An overwrite's new folder (``.NAME.partial-PID``, beside the old one) -> the folder it replaces."""
+
+_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<what>partial|previous)-(?P<pid>\d+)$")
+
+
+def _mark(path: Path) -> dict:
+    """Folder ``path``'s ``OUT_MARK`` ({} if unmarked or unreadable)."""
+    try:
+        mark = json.loads((Path(path) / OUT_MARK).read_text())
+    except (OSError, ValueError):
+        return {}
+    return mark if isinstance(mark, dict) else {}
 
 
 def out_kind(path: Path) -> str | None:
     """The kind of command that made folder ``path`` (its ``OUT_MARK``), None if unmarked or unreadable."""
+    kind = _mark(path).get("kind")
+    return str(kind) if kind is not None else None
+
+
+def _alive(pid: int) -> bool:
     try:
-        return str(json.loads((Path(path) / OUT_MARK).read_text())["kind"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def open_atomic(path: Path, mode: str = "w") -> Iterator[IO]:
+    """A file to write ``path`` through (``mode`` "w" or "wb"): written beside it
+    (``.NAME.partial-PID``) and renamed into place when the block ends without an error. A reader,
+    or a later run after a kill mid-write, sees the previous file whole or the new one."""
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    try:
+        with open(partial, mode, encoding=None if "b" in mode else "utf-8") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    os.replace(partial, path)
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename: a
-    reader, or a later run after a kill mid-write, sees the previous file whole or the new one."""
-    path = Path(path)
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    with open(partial, "wb") as f:
+    """Write ``data`` to ``path`` whole or not at all (``open_atomic``)."""
+    with open_atomic(path, "wb") as f:
         f.write(data.encode() if isinstance(data, str) else data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(partial, path)
+
+
+def reads_as(keys: Iterable[str], lines: bool = False) -> Callable[[Path], bool]:
+    """An ``own`` test for a file output (``OutRequest``): the file is a JSON object holding
+    ``keys`` (with ``lines``: JSON lines whose first row holds them, or empty)."""
+    wanted = set(keys)
+
+    def own(path: Path) -> bool:
+        try:
+            with Path(path).open(encoding="utf-8") as f:
+                text = f.readline() if lines else f.read()
+            value = json.loads(text) if text.strip() or not lines else dict.fromkeys(wanted)
+        except (OSError, ValueError):
+            return False
+        return isinstance(value, dict) and wanted <= value.keys()
+
+    return own
+
+
+def clean_leftovers(folder: Path) -> list[str]:
+    """Remove what killed writers left in ``folder``: ``.NAME.partial-PID`` files and folders whose
+    process has ended, and the old result an overwrite killed between its two renames had moved
+    aside (``.NAME.previous-PID``, put back if the new one never took its place). An overwrite's new
+    folder that was complete (``finish_out``) takes its place instead. Returns the names removed."""
+    folder = Path(folder)
+    found = [(p, m) for p in folder.iterdir() if (m := _LEFTOVER.match(p.name)) and not _alive(int(m["pid"]))] if folder.is_dir() else []
+    removed = []
+    for path, m in sorted(found, key=lambda item: item[1]["what"] == "previous"):  # new results first
+        target = path.with_name(m["name"])
+        if m["what"] == "partial" and path.is_dir() and "files" in _mark(path) and not target.exists():
+            os.replace(path, target)
+        elif m["what"] == "previous" and not target.exists():
+            os.replace(path, target)
+        else:
+            with contextlib.suppress(FileNotFoundError):  # the processes of a multi-process run clean up at once
+                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+            removed.append(path.name)
+    return removed
+
+
+def _files(folder: Path) -> list[str]:
+    """Every file under ``folder`` (relative paths), leaving out its mark, files being written and
+    folders other commands marked as their own."""
+    found = []
+    for parent, dirs, names in os.walk(folder):
+        base = Path(parent)
+        dirs[:] = [d for d in dirs if not (base / d / OUT_MARK).exists() and not _LEFTOVER.match(d)]
+        found += [(base / n).relative_to(folder).as_posix() for n in names if n != OUT_MARK and not _LEFTOVER.match(n)]
+    return sorted(found)
+
+
+def _not_made(path: Path, kind: str) -> str | None:
+    """The first thing in folder ``path`` that a ``kind`` command did not write, or None: a run
+    nested in it, or a file its mark does not list (a mark without a list, from a command killed
+    before it finished, vouches for everything but nested runs)."""
+    listed = _mark(path).get("files")
+    for parent, dirs, names in os.walk(path):
+        base = Path(parent)
+        for d in sorted(dirs):
+            if (nested := out_kind(base / d)) is not None:
+                return f"a {nested} run ({(base / d).relative_to(path).as_posix()})"
+        if listed is not None:
+            for n in sorted(names):
+                relative = (base / n).relative_to(path).as_posix()
+                if n != OUT_MARK and not _LEFTOVER.match(n) and relative not in listed:
+                    return f"{relative}, which a {kind} command did not write"
+    return None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap paths ``a`` and ``b`` in one atomic rename (Linux ``renameat2`` with
+    ``RENAME_EXCHANGE``); False where the system or file system cannot."""
+    import ctypes
+    import errno
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(a))
+
+
+def final_path(path: Path) -> Path:
+    """The folder ``path`` becomes once finished: itself, or for an overwrite's new folder the one it replaces."""
+    return _STAGED.get(Path(path), Path(path))
+
+
+def finish_out(path: Path) -> Path:
+    """Mark folder ``path`` (from ``prepare_out``) as finished: its mark lists every file it holds.
+    An overwrite's new result, written beside the old one, then takes the old one's place in one
+    rename (where the system cannot swap two folders at once: two renames, which
+    ``clean_leftovers`` completes after a kill between them). Returns the final folder."""
+    path = Path(path)
+    write_atomic(path / OUT_MARK, json.dumps({**_mark(path), "files": _files(path)}) + "\n")
+    target = _STAGED.pop(path, None)
+    if target is None:
+        return path
+    if _exchange(path, target):
+        shutil.rmtree(path)
+    else:
+        previous = target.with_name(f".{target.name}.previous-{os.getpid()}")
+        os.replace(target, previous)
+        os.replace(path, target)
+        shutil.rmtree(previous)
+    return target
 
 
 class OutRequest(TypedDict, total=False):
     """How a command asks for its output path (``check_out``, ``prepare_out``): ``default`` when
     ``--out`` is not given; ``overwrite`` / ``resume`` as requested; ``can_resume``: the command can
-    continue a run; ``file``: the output is one file, not a folder. Every key is optional (None or
-    False)."""
+    continue a run; ``file``: the output is one file, not a folder, and ``own`` tells a file the
+    command wrote before (its format, recognisably) from any other; ``owner``: the process id an
+    overwrite's new folder is named after (default this process; the processes of a multi-process
+    run share process 0's). Every key is optional."""
 
     default: str | Path | None
     overwrite: bool
     resume: bool
     can_resume: bool
     file: bool
+    own: Callable[[Path], bool]
+    owner: int
 
 
 def prepare_out(out: Path | None, *, kind: str, **request: Unpack[OutRequest]) -> Path:
-    """The path to write to under the output policy (module docstring), made ready: ``out`` (else
-    ``default``) if it is absent or an empty folder; kept with ``resume``; replaced with
-    ``overwrite`` where ``check_out`` allows it; for the default, the next free ``<default>-N``.
-    A folder (``file`` False) is created and marked as made by ``kind`` (``OUT_MARK``); for a
-    ``file`` only its folder is created. Raises SystemExit naming the path otherwise."""
+    """The folder to write to under the output policy (module docstring), made ready: ``out`` (else
+    ``default``) if it is absent or an empty folder; kept with ``resume``; for the default, the next
+    free ``<default>-N``. With ``overwrite`` where ``check_out`` allows it, a new folder beside the
+    old one (``.NAME.partial-PID``), which ``finish_out`` swaps in: a kill before then leaves the
+    old result as it was. A folder is created and marked as made by ``kind`` (``OUT_MARK``); for a
+    ``file`` only its folder is created. What killed writers left beside it is cleaned up first.
+    Raises SystemExit naming the path otherwise."""
+    chosen = _chosen(out, request.get("default"))
+    clean_leftovers(chosen.parent)
     path = check_out(out, kind=kind, **request)
-    if not request.get("resume") and path.exists() and not _empty_folder(path):
+    if request.get("resume"):
+        clean_leftovers(path)
+    elif path.exists() and not _empty_folder(path):
         if request.get("overwrite"):
             if path.is_dir():
-                shutil.rmtree(path)
+                staged = path.with_name(f".{path.name}.partial-{request.get('owner') or os.getpid()}")
+                staged.mkdir(exist_ok=True)
+                _STAGED[staged] = path
+                path = staged
         else:
             path = next(p for i in itertools.count(2) if not (p := path.with_name(f"{path.name}-{i}")).exists())
-            print(f"{_chosen(out, request.get('default'))} holds an earlier run; this one goes to {path}", flush=True)
+            print(f"{chosen} holds an earlier run; this one goes to {path}", flush=True)
     if request.get("file"):
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
@@ -185,8 +347,9 @@ def _chosen(out: Path | None, default: str | Path | None) -> Path:
 def check_out(out: Path | None, *, kind: str, **request: Unpack[OutRequest]) -> Path:
     """The refusals of ``prepare_out`` alone, changing nothing: call it before building anything, so
     that a taken ``--out`` is refused at once. ``--overwrite`` replaces only what a command of the
-    same ``kind`` made (a folder marked so, or for a ``file`` output a plain file), never a symlink,
-    the working directory, its parents or the home folder. Returns the path ``out`` (else ``default``)."""
+    same ``kind`` made: a folder marked so, holding nothing its mark does not list (no nested run,
+    no file another command added), or for a ``file`` output a file ``own`` recognises; never a
+    symlink, the working directory, its parents or the home folder. Returns the path ``out`` (else ``default``)."""
     overwrite, resume, file = request.get("overwrite", False), request.get("resume", False), request.get("file", False)
     if resume and overwrite:
         raise SystemExit("error: --resume and --overwrite contradict each other")
@@ -209,13 +372,21 @@ def check_out(out: Path | None, *, kind: str, **request: Unpack[OutRequest]) -> 
     elif path.resolve() in (here, *here.parents, Path.home().resolve()):
         reason = "holds the working directory or the home folder"
     elif file:
-        reason = None if path.is_file() else "is not a file"
+        own = request.get("own")
+        if not path.is_file():
+            reason = "is not a file"
+        elif own is None or not own(path):
+            reason = f"is not a file a {kind} command wrote"
+        else:
+            reason = None
     elif not path.is_dir():
         reason = "is a file, not a folder"
     elif (made_by := out_kind(path)) != kind:
         reason = (
             f"holds a {made_by} run, not a {kind} one" if made_by else f"is not a folder a {kind} command made (it holds {_contents(path)})"
         )
+    elif overwrite and (foreign := _not_made(path, kind)):
+        reason = f"holds {foreign}"
     else:
         reason = None
     if reason is None:
@@ -475,10 +646,14 @@ class Bar:
             self._bar = None
 
 
-def refuse_existing(paths: Iterable[Path], overwrite: bool) -> None:
+def refuse_existing(paths: Iterable[Path], overwrite: bool, own: Callable[[Path], bool] | None = None) -> None:
     """The output policy for commands that write named files into a shared folder (the
-    benchmarks): SystemExit naming the first of ``paths`` that exists, unless ``overwrite``."""
+    benchmarks): SystemExit naming the first of ``paths`` that exists, unless ``overwrite``; with
+    ``own``, also the first ``.json`` one ``own`` does not recognise as the command's."""
     existing = [p for p in paths if Path(p).exists()]
+    foreign = [p for p in existing if own is not None and Path(p).suffix == ".json" and not own(Path(p))]
+    if foreign:
+        raise SystemExit(f"error: --overwrite will not replace {foreign[0]}: it is not a file this command wrote; choose another --out")
     if existing and not overwrite:
         more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
         raise SystemExit(f"error: {existing[0]} already exists{more}; replace it with --overwrite or choose another --out")

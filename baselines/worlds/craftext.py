@@ -12,7 +12,18 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import craftext
-from baselines.worlds.base import EFFICIENCY, HUMAN_LIKE, IRRELEVANT, PROGRESS, Benchmark, Questions, Reference, Setting, WorldFamily
+from baselines.worlds.base import (
+    EFFICIENCY,
+    EPISODE_LIMIT,
+    HUMAN_LIKE,
+    IRRELEVANT,
+    PROGRESS,
+    Benchmark,
+    Questions,
+    Reference,
+    Setting,
+    WorldFamily,
+)
 
 if TYPE_CHECKING:
     from baselines.worlds.task import PlacedCells, Task
@@ -60,7 +71,8 @@ def craftext_task(
     goals = tuple({"key": goal.key(), "category": goal.category, "level": goal_level(goal)} for goal, _ in pairs)
 
     def observe(obs) -> Observed:
-        return Observed(obs.world.astype(jnp.float32), obs.instruction_index, all_feasible(env.num_actions))
+        world = obs.world.astype(jnp.float32) / 255.0 if env.pixels else obs.world.astype(jnp.float32)  # pixels: uint8
+        return Observed(world, obs.instruction_index, all_feasible(env.num_actions))
 
     def start(key, text, params):
         state = env.set_goal(env.reset_env(key, params)[1], text, params)
@@ -266,6 +278,7 @@ FAMILY = WorldFamily(
     eval_splits=SPLITS,
     data_splits=goal_file_splits,
     settings=(
+        EPISODE_LIMIT,
         Setting("level", "medium", "CrafText level (the default of craftext.make too)", ("easy", "medium", "hard")),
         Setting("release", "default", "CrafText dataset release", ("default", "full")),
         Setting(

@@ -73,6 +73,26 @@ def barrier(name: str, timeout_s: int = 3600) -> None:
     client.wait_at_barrier(f"instructworlds/{next(_barriers)}/{name}", timeout_in_ms=timeout_s * 1000)
 
 
+def owner() -> int:
+    """The process id of process 0 on every process of a multi-process run (this process's own in
+    one process): the processes write one run folder, staged under one name (``cli.prepare_out``)."""
+    import os
+
+    import jax
+
+    if jax.process_count() == 1:
+        return os.getpid()
+    from jax._src import distributed as jax_distributed
+
+    client = jax_distributed.global_state.client
+    if client is None:
+        raise RuntimeError("owner: jax.distributed is not initialised in this multi-process run")
+    key = f"instructworlds/owner/{next(_barriers)}"
+    if jax.process_index() == 0:
+        client.key_value_set(key, str(os.getpid()))
+    return int(client.blocking_key_value_get(key, 3_600_000))
+
+
 class StopSignals:
     """SIGTERM (a scheduler's pre-emption) and SIGINT (Ctrl-C) ask a run to stop at the next chunk
     boundary instead of killing it mid-update: ``with StopSignals() as stop:`` installs the

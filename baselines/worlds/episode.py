@@ -27,7 +27,10 @@ import hashlib
 import io
 import json
 import os
+import stat
 import time
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -40,6 +43,10 @@ from jax import Array
 from baselines.worlds.cli import write_atomic
 
 SCHEMA = 1
+MAX_EPISODE_BYTES = 64 * 2**20
+"""The most an episode file's arrays may take inflated (18 bytes a step: over 3.5M steps); a file
+claiming more (a zip bomb) is refused before it is read."""
+
 ARRAYS = {"actions": np.int32, "rewards": np.float32, "terminated": np.bool_, "truncated": np.bool_, "t_ms": np.int64}
 STEP_FIELDS = {"actions": "action", "rewards": "reward", "terminated": "terminated", "truncated": "truncated", "t_ms": "t_ms"}
 """Array name -> its field in a journal's step line."""
@@ -145,23 +152,36 @@ class Episode:
 
 
 def load(path: str | Path) -> Episode:
-    """Read an episode file; raises ``EpisodeError`` naming the file and the missing or bad field."""
+    """Read an episode file; raises ``EpisodeError`` naming the file and the missing or bad field.
+    Only a regular file is opened (a FIFO or a device would block), and one whose arrays would
+    take more than ``MAX_EPISODE_BYTES`` inflated is refused before anything is inflated."""
     path = Path(path)
     try:
+        regular = stat.S_ISREG(path.stat().st_mode)
+    except OSError as error:
+        raise EpisodeError(f"{path}: cannot be read ({error.strerror})") from None
+    if not regular:
+        raise EpisodeError(f"{path}: not a regular file")
+    unreadable = (OSError, ValueError, EOFError, KeyError, RecursionError, zipfile.BadZipFile, zlib.error)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            inflated = sum(member.file_size for member in archive.infolist())
+        if inflated > MAX_EPISODE_BYTES:
+            raise EpisodeError(f"{path}: its arrays take {inflated / 2**20:,.0f} MiB inflated, over the {MAX_EPISODE_BYTES >> 20} MiB read")
         with np.load(path, allow_pickle=False) as data:
             missing = [name for name in (*ARRAYS, "meta") if name not in data.files]
             if missing:
                 raise EpisodeError(f"{path}: missing field(s) {', '.join(missing)}")
             arrays = {name: data[name] for name in ARRAYS}
             meta_text = str(data["meta"])
-    except (OSError, ValueError) as error:
+    except unreadable as error:
         if isinstance(error, EpisodeError):
             raise
-        raise EpisodeError(f"{path}: not an episode file ({error})") from None
+        raise EpisodeError(f"{path}: not an episode file ({type(error).__name__}: {str(error)[:200]})") from None
     try:
         meta = json.loads(meta_text)
-    except json.JSONDecodeError as error:
-        raise EpisodeError(f"{path}: field meta is not JSON ({error})") from None
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise EpisodeError(f"{path}: field meta is not JSON ({type(error).__name__})") from None
     missing = [key for key in REQUIRED_META if key not in meta]
     if missing:
         raise EpisodeError(f"{path}: meta lacks {', '.join(missing)}")

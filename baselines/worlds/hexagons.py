@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import hexagons
-from baselines.worlds.base import DATA_SIZE, EFFICIENCY, GENERATOR_SEEDS, HUMAN_LIKE, Questions, Setting, WorldFamily, generated_size
+from baselines.worlds.base import (
+    DATA_SIZE,
+    EFFICIENCY,
+    EPISODE_LIMIT,
+    GENERATOR_SEEDS,
+    HUMAN_LIKE,
+    Questions,
+    Setting,
+    WorldFamily,
+    generated_size,
+)
 
 if TYPE_CHECKING:
     from baselines.worlds.task import Task
@@ -125,6 +135,7 @@ FAMILY = WorldFamily(
             "JSONL, or a JSON lines file of your own procedures",
         ),
         DATA_SIZE,
+        EPISODE_LIMIT,
     ),
     aliases={"hexagons": "Hexagons-Paint-v1"},
     presets={

@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import dataclasses
 import difflib
+import functools
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from importlib import metadata
@@ -42,8 +43,14 @@ _FAMILIES: list[WorldFamily] = [CRAFTEXT, HEXAGONS, BLOCKSWORLD]
 _entry_points_loaded = False
 DEFAULT_ENV = _FAMILIES[0].default_id
 """The world a command plays when none is named."""
-MAX_EPISODE_STEPS = Setting("max_episode_steps", 500, "episode limit (truncation)")
-"""The one world setting every family shares."""
+MAX_EPISODE_STEPS = Setting("max_episode_steps", None, "episode limit (truncation)")
+"""The one world setting every family shares; its default is each world's own (``episode_limit``)."""
+SUITE_PACKAGE = "instructworlds"
+"""The distribution of the suite's own families (a plugin family's is the one declaring it)."""
+_PACKAGES: dict[str, str] = {}
+"""Family name -> the distribution whose entry point declared it (plugins only)."""
+_LEFT_OUT: dict[str, str] = {}
+"""``package/ID`` of a plugin id left out for a clash -> the error that names both packages."""
 
 
 class UnknownWorldError(ValueError):
@@ -57,14 +64,31 @@ def _all() -> list[WorldFamily]:
     if not _entry_points_loaded:
         _entry_points_loaded = True
         for point in metadata.entry_points(group=ENTRY_POINTS):
-            try:
-                family = point.load()
-                if not isinstance(family, WorldFamily):
-                    raise ValueError(f"it names a {type(family).__name__}, not a baselines.worlds.WorldFamily")
-                register(family)
-            except Exception as error:  # another distribution's bug must not stop every command
-                warnings.warn(f"world entry point {point.name} = {point.value!r} left out: {error}", stacklevel=2)
+            load_entry_point(point)
     return _FAMILIES
+
+
+def load_entry_point(point: metadata.EntryPoint) -> None:
+    """Register the ``WorldFamily`` an entry point of ``ENTRY_POINTS`` names, as its distribution's.
+    One that fails to load, or whose id another package registered already, is left out with a
+    warning naming both packages; its ``package/ID`` then says why when asked for."""
+    dist = getattr(point, "dist", None)
+    package = dist.name if dist is not None else point.value.split(":")[0].split(".")[0]
+    family = None
+    try:
+        family = point.load()
+        if not isinstance(family, WorldFamily):
+            raise ValueError(f"it names a {type(family).__name__}, not a baselines.worlds.WorldFamily")
+        register(family, package=package)
+    except Exception as error:  # another distribution's bug must not stop every command
+        if isinstance(family, WorldFamily):
+            _LEFT_OUT.update({f"{package}/{i}": f"{package}/{i} is left out: {error}" for i in family.ids})
+        warnings.warn(f"world entry point {point.name} = {point.value!r} of {package} left out: {error}", stacklevel=2)
+
+
+def package_of(family: WorldFamily) -> str:
+    """The distribution that declared ``family``: a plugin's, or the suite's own (``SUITE_PACKAGE``)."""
+    return _PACKAGES.get(family.name, SUITE_PACKAGE)
 
 
 def families() -> tuple[WorldFamily, ...]:
@@ -72,21 +96,25 @@ def families() -> tuple[WorldFamily, ...]:
     return tuple(_all())
 
 
-def register(family: WorldFamily) -> None:
-    """Add a family; ValueError if one of its ids, aliases or presets is taken, or one of its
-    settings clashes with another family's setting of the same name (another default)."""
-    taken = set(ids()) | {a for f in _all() for a in f.aliases}
-    clash = sorted(taken & (set(family.ids) | set(family.aliases)))
+def register(family: WorldFamily, package: str | None = None) -> None:
+    """Add a family (``package``: the distribution declaring it, for a plugin; its ids are also
+    ``package/ID``); ValueError naming both packages if one of its ids or aliases is taken, and if
+    a preset is taken or one of its settings clashes with another family's setting of the same name
+    (another default; each family's own episode limit aside)."""
+    owners = {name: package_of(f) for f in _all() for name in (*f.ids, *f.aliases)}
+    clash = sorted(owners.keys() & (set(family.ids) | set(family.aliases)))
     if clash:
-        raise ValueError(f"family {family.name}: {', '.join(clash)} already registered")
+        raise ValueError(f"family {family.name} of {package or SUITE_PACKAGE}: {clash[0]} is already registered, by {owners[clash[0]]}")
     clash = sorted(set(presets()) & set(family.presets))
     if clash:
         raise ValueError(f"family {family.name}: preset(s) {', '.join(clash)} already registered")
-    known = {s.name: s.default for f in _all() for s in f.settings}
+    known = {s.name: s.default for f in _all() for s in f.settings if s.name != MAX_EPISODE_STEPS.name}
     for s in family.settings:
         if s.name in known and known[s.name] != s.default:
             raise ValueError(f"family {family.name}: setting {s.name} defaults to {s.default!r}, another family's to {known[s.name]!r}")
     _all().append(family)
+    if package:
+        _PACKAGES[family.name] = package
 
 
 @contextlib.contextmanager
@@ -97,6 +125,7 @@ def registered(family: WorldFamily) -> Iterator[WorldFamily]:
         yield family
     finally:
         _FAMILIES.remove(family)
+        _PACKAGES.pop(family.name, None)
 
 
 def ids() -> tuple[str, ...]:
@@ -105,8 +134,10 @@ def ids() -> tuple[str, ...]:
 
 
 def aliases() -> dict[str, str]:
-    """Short names -> env ids (``craftext`` -> ``CrafText-Classic-Symbolic-v1``, ...)."""
-    return {a: i for f in _all() for a, i in f.aliases.items()}
+    """Short names -> env ids (``craftext`` -> ``CrafText-Classic-Symbolic-v1``, ...), and a
+    plugin's ids in its package's namespace (``corridor-world/Corridor-v1`` -> ``Corridor-v1``)."""
+    named = {a: i for f in _all() for a, i in f.aliases.items()}
+    return named | {f"{_PACKAGES[f.name]}/{i}": i for f in _all() if f.name in _PACKAGES for i in f.ids}
 
 
 def find_family(env_id: str) -> WorldFamily | None:
@@ -120,6 +151,8 @@ def resolve(name: str) -> str:
         return name
     if isinstance(name, str) and name in aliases():
         return aliases()[name]
+    if isinstance(name, str) and name in _LEFT_OUT:
+        raise UnknownWorldError(_LEFT_OUT[name])
     known = [*ids(), *aliases()]
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.4) if isinstance(name, str) else []
     hint = f" Did you mean {', '.join(close)}?" if close else ""
@@ -132,11 +165,26 @@ def family_of(env_id: str) -> WorldFamily:
     return next(f for f in _all() if env_id in f.ids)
 
 
+def episode_limit(env_id: str) -> int:
+    """The episode limit of a world when none is given: its family's ``max_episode_steps``
+    setting where it declares one (the suite's worlds: 500), else its own default params'
+    ``max_steps_in_episode``."""
+    family = family_of(env_id)
+    declared = next((s.default for s in family.settings if s.name == MAX_EPISODE_STEPS.name), None)
+    return int(declared) if declared is not None else _own_limit(resolve(env_id))
+
+
+@functools.cache
+def _own_limit(env_id: str) -> int:
+    return int(family_of(env_id).make(env_id)[1].max_steps_in_episode)
+
+
 def settings() -> dict[str, Setting]:
     """Every world setting by name, in spec order; a setting several families read carries their
-    helps joined."""
+    helps joined. The episode limit is ``MAX_EPISODE_STEPS`` (a family's own declaration of it
+    only sets its default, ``episode_limit``)."""
     merged: dict[str, Setting] = {}
-    for s in [s for f in _all() for s in f.settings] + [MAX_EPISODE_STEPS]:
+    for s in [s for f in _all() for s in f.settings if s.name != MAX_EPISODE_STEPS.name] + [MAX_EPISODE_STEPS]:
         old = merged.get(s.name)
         if old is None:
             merged[s.name] = s
@@ -146,13 +194,18 @@ def settings() -> dict[str, Setting]:
 
 
 def spec_defaults() -> dict[str, Any]:
-    """The world spec of the default world with every setting at its default."""
+    """The world spec of the default world with every setting at its default (the episode limit
+    None: each world's own, filled in by ``world_spec``)."""
     return {"env": DEFAULT_ENV, **{name: s.default for name, s in settings().items()}}
 
 
 def world_spec(values: Mapping) -> dict[str, Any]:
-    """The world-spec entries of ``values`` (defaults where absent; other keys dropped)."""
-    return {k: values.get(k, v) for k, v in spec_defaults().items()}
+    """The world-spec entries of ``values`` (defaults where absent or None, the episode limit the
+    world's own, ``episode_limit``; other keys dropped)."""
+    spec = {k: values.get(k, v) for k, v in spec_defaults().items()}
+    if spec[MAX_EPISODE_STEPS.name] is None:
+        spec[MAX_EPISODE_STEPS.name] = episode_limit(spec["env"])
+    return spec
 
 
 def check_spec(spec: Mapping, given: Iterable[str] = ()) -> None:
@@ -241,6 +294,10 @@ def add_world_arguments(
         named = "; ".join(f"{f.name}: {', '.join(f.splits)}" for f in _all())
         group.add_argument("--split", default="train" if defaults else None, help=f"the split ({named}; default train)")
     for s in settings().values():
+        if s.name == MAX_EPISODE_STEPS.name:
+            limits = ", ".join(f"{f.name} {next((x.default for x in f.settings if x.name == s.name), None) or 'its own'}" for f in _all())
+            group.add_argument(s.flag, type=int, default=None, help=f"{s.help} (default: the world's own: {limits})")
+            continue
         group.add_argument(
             s.flag,
             type=type(s.default),
