@@ -420,11 +420,12 @@ def _check_fits(chunk, config: PPOConfig) -> None:
 
     from baselines.plan import device_memory, memory_limit
 
-    need, limit = device_memory(chunk), memory_limit(jax.devices()[0])
+    device = jax.local_devices()[0]  # one this process can query (in a multi-process run, not process 0's)
+    need, limit = device_memory(chunk), memory_limit(device)
     if need > limit:
         envs = config.num_envs // config.num_minibatches
         raise SystemExit(
-            f"error: one chunk of updates needs {need / 2**30:.1f} GiB of device memory and {jax.devices()[0]} has "
+            f"error: one chunk of updates needs {need / 2**30:.1f} GiB of device memory and {device} has "
             f"{limit / 2**30:.1f} GiB: raise --micro-batches (now {config.micro_batches}; a divisor of the {envs} worlds of a "
             f"minibatch) or lower --num-envs (python -m baselines ... --plan tells what fits)"
         )

@@ -113,7 +113,10 @@ def test_make_registry_and_unknown_ids():
         env.make_params([(Goal.line("stone", 3, classic=False), ["x"])])
 
 
-@pytest.mark.parametrize("env_id", ["CrafText-Classic-Pixels-v1", "CrafText-Pixels-v1"])
+@pytest.mark.parametrize(
+    "env_id",
+    ["CrafText-Classic-Pixels-v1", pytest.param("CrafText-Pixels-v1", marks=pytest.mark.slow)],  # full Craftax draws its textures
+)  # on first use: about 75 s on a fresh machine, so its view is checked in the slow tier
 def test_pixel_views_are_uint8_images(env_id):
     """A pixel view's observation is the image as uint8 (a quarter of float32's bytes in a
     trajectory); its space says so; the agents read it as the [0, 1] image (traced, not compiled)."""

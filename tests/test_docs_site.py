@@ -1,7 +1,7 @@
 """The documentation site as a reader sees it: ``mkdocs build --strict`` prints no warning, and every
 page, loaded in Debian's chromium at a phone's 390 px and a desktop's 1280 px, is no wider than the
-window (a wide table or code block scrolls inside itself), shows every picture and logs no console
-error. Screenshots of the pages a newcomer reads first are saved (``$DOCS_SCREENSHOTS``, else the
+window (a wide table or code block scrolls inside itself, a table with its first column fixed),
+shows every picture and logs no console error. Screenshots of the pages a newcomer reads first are saved (``$DOCS_SCREENSHOTS``, else the
 test's folder): ``docs/figures/site/`` holds the committed ones."""
 
 from __future__ import annotations
@@ -46,6 +46,15 @@ OVERFLOWING = """() => {
 }"""
 """Elements of the article that reach past the window outside any scrolling box, and the page's
 own horizontal overflow."""
+UNLABELLED_SCROLLING = """() => [...document.querySelectorAll(".md-typeset table")]
+  .filter((t) => {
+    let box = t.parentElement;
+    while (box && box !== document.body && getComputedStyle(box).overflowX === "visible") box = box.parentElement;
+    return box && box !== document.body && box.scrollWidth > box.clientWidth + 1;
+  })
+  .filter((t) => [...t.rows].some((r) => r.cells.length && getComputedStyle(r.cells[0]).position !== "sticky"))
+  .map((t) => `table "${(t.rows[0] ? t.rows[0].textContent : "").trim().slice(0, 50)}"`)"""
+"""Tables wider than the text column whose first column does not stay in place while they scroll."""
 BROKEN_IMAGES = "() => [...document.images].filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.getAttribute('src'))"
 
 
@@ -87,7 +96,7 @@ def test_every_page_fits_shows_its_pictures_and_logs_no_error(site, browser, tmp
             for path in pages:
                 errors.clear()
                 page.goto(url + ("" if path == "." else path + "/"), wait_until="load")
-                for problem in page.evaluate(OVERFLOWING):
+                for problem in page.evaluate(OVERFLOWING) + page.evaluate(UNLABELLED_SCROLLING):
                     problems.append(f"{path} at {width} px: {problem}")
                 problems += [f"{path} at {width} px: picture {src} not shown" for src in page.evaluate(BROKEN_IMAGES)]
                 problems += [f"{path} at {width} px: console error {text[:200]}" for text in errors]

@@ -71,6 +71,9 @@ def test_hostile_episode_files_are_refused_in_one_line(tmp_path):
     os.mkfifo(tmp_path / "fifo.npz")
     with pytest.raises(EpisodeError, match=r"fifo\.npz: not a regular file"):
         load(tmp_path / "fifo.npz")
+    from baselines.arena.ingest import episode_files
+
+    assert tmp_path / "fifo.npz" not in episode_files(tmp_path)  # add-episodes skips it with a line
     meta = {"schema": 1, "env": "X-v1", "world": {}, "text": 0, "seed": 3, "source": "x", "length": 1, "final_state_sha256": "0"}
     good = Episode([1], [0.0], [False], [False], [0], meta).save(tmp_path / "good.npz").read_bytes()
     (tmp_path / "cut.npz").write_bytes(good[: len(good) // 2] + good[len(good) // 2 + 40 :])  # corrupt inside the zip

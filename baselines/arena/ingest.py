@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -40,13 +41,19 @@ def _unit(meta: dict) -> tuple[str, str, str, str, int]:
 
 def episode_files(folder: Path) -> list[Path]:
     """The episode files (``*.npz``) under ``folder``, sorted; a symbolic link anywhere below it is
-    refused (ValueError naming it): the arena copies only files that are really in the folder."""
+    refused (ValueError naming it): the arena copies only files that are really in the folder. A
+    name that is not a regular file (a FIFO, a device) is skipped with a line on stderr: reading it
+    would block or never end."""
     found = []
     for root, dirs, files in os.walk(folder):
         for name in sorted(dirs + files):
             if (Path(root) / name).is_symlink():
                 raise ValueError(f"{Path(root) / name}: a symbolic link; the arena ingests only regular files")
-        found += [Path(root) / name for name in files if name.endswith(".npz")]
+        for path in (Path(root) / name for name in files if name.endswith(".npz")):
+            if path.is_file():
+                found.append(path)
+            else:
+                print(f"skipped {path}: not a regular file", file=sys.stderr)
     return sorted(found)
 
 
