@@ -20,6 +20,7 @@ LONGEST_FIRST = (
     "tests/test_scale_out.py",
     "tests/test_docs.py::TestBuilderCommands",
     "tests/test_docs.py::TestBcCommands",
+    "tests/test_wheel.py",
     "tests/test_docs.py::TestPpoCommands",
     "tests/test_docs.py::TestOtherPageCommands",
     "tests/test_docs.py::TestModelCommands",
@@ -27,6 +28,8 @@ LONGEST_FIRST = (
     "tests/test_env_contract.py",
     "tests/test_builder.py",
     "tests/test_baselines.py",
+    "tests/test_outputs.py",
+    "tests/test_flat.py",
     "tests/test_episodes.py",
     "tests/test_arena.py",
 )
