@@ -21,7 +21,7 @@ SMALL = {
     "baselines.bc": ["--epochs", "2", "--layer-size", "16", "--eval-episodes", "1", "--eval-splits", "train", "--quiet"],
     "baselines.bc.dagger": ["--iterations", "2", "--num-envs", "4", "--num-steps", "8", "--replay-steps", "64", "--updates", "2"]
     + ["--batch-segments", "2", "--max-episode-steps", "16", "--eval-episodes", "1", "--eval-splits", "train", "--quiet"],
-    "baselines.evaluate": ["--max-steps", "16", "--quiet"],
+    "baselines.evaluate": ["--episodes", "1", "--max-steps", "16", "--quiet"],
     "baselines.episodes record": ["--episodes", "2", "--quiet"],
     "baselines.episodes render": ["--quiet"],
     "baselines.textworld generate": ["--episodes", "2", "--max-steps", "4", "--batch-size", "2", "--quiet"],
