@@ -215,20 +215,15 @@ def _files(folder: Path) -> list[str]:
 
 def _not_made(path: Path, kind: str) -> str | None:
     """The first thing in folder ``path`` that a ``kind`` command did not write, or None: a run
-    nested in it, or a file its mark does not list (a mark without a list, from a command killed
-    before it finished, vouches for everything but nested runs)."""
-    listed = _mark(path).get("files")
-    for parent, dirs, names in os.walk(path):
-        base = Path(parent)
+    nested in it, or a file its mark does not list (``_files``; a mark without a list, from a
+    command killed before it finished, vouches for everything but nested runs)."""
+    for parent, dirs, _ in os.walk(path):
         for d in sorted(dirs):
-            if (nested := out_kind(base / d)) is not None:
-                return f"a {nested} run ({(base / d).relative_to(path).as_posix()})"
-        if listed is not None:
-            for n in sorted(names):
-                relative = (base / n).relative_to(path).as_posix()
-                if n != OUT_MARK and not _LEFTOVER.match(n) and relative not in listed:
-                    return f"{relative}, which a {kind} command did not write"
-    return None
+            if (nested := out_kind(Path(parent) / d)) is not None:
+                return f"a {nested} run ({(Path(parent) / d).relative_to(path).as_posix()})"
+    listed = _mark(path).get("files")
+    unlisted = [] if listed is None else [name for name in _files(path) if name not in set(listed)]
+    return f"{unlisted[0]}, which a {kind} command did not write" if unlisted else None
 
 
 def _exchange(a: Path, b: Path) -> bool:
