@@ -49,6 +49,8 @@ episode.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -64,6 +66,30 @@ T_STRUCT, T_PLACE, T_COLLECT, PLACED_COUNT, COLLECTED, T_ACH1, T_ACH2, T_ACH3, F
 MEMORY_SIZE = 10
 MEMORY_INIT = np.array([-1, -1, -1, 0, 0, -1, -1, -1, 0, 0], dtype=np.int32)
 NIGHT_LIGHT = 0.5
+
+
+class Memory(NamedTuple):
+    """A checker memory (MEMORY_SIZE,) int32 read by name: steps of first completion (-1: not
+    yet), counts and flags."""
+
+    t_structure: Array  # () the structure first completed
+    t_placement: Array  # () the relative placement first completed
+    t_collected: Array  # () the collection first reached its count
+    placed_count: Array  # () objects of the goal placed (while placing counts)
+    collected: Array  # () items of the goal collected (while collecting counts)
+    t_achievements: Array  # (3,) each required achievement first unlocked
+    forbidden_seen: Array  # () 1: the forbidden achievement was unlocked
+    was_out_of_view: Array  # () 1: the explore block was out of view at some step
+
+    @classmethod
+    def of(cls, memory: Array) -> Memory:
+        return cls(*memory[:T_ACH1], memory[T_ACH1 : T_ACH3 + 1], memory[FORBIDDEN_SEEN], memory[WAS_OUT_OF_VIEW])
+
+    def encode(self) -> Array:
+        """(MEMORY_SIZE,) int32."""
+        head = jnp.stack([self.t_structure, self.t_placement, self.t_collected, self.placed_count, self.collected])
+        tail = jnp.stack([self.forbidden_seen, self.was_out_of_view])
+        return jnp.concatenate([head.astype(jnp.int32), self.t_achievements.astype(jnp.int32), tail.astype(jnp.int32)])
 
 
 @struct.dataclass
@@ -108,10 +134,10 @@ def observed_view(now: Frame, shape: tuple[int, int]) -> Array:
     return jnp.where(valid, seen, 0).astype(jnp.int32)
 
 
-def initial_memory(goal: Array, now: Frame, version: Version) -> Array:
-    """(MEMORY_SIZE,) memory of a goal set on the world ``now``: ``MEMORY_INIT``, with whether the
-    goal's explore block is out of the agent's view at this moment."""
-    visible = jnp.any(is_block(observed_view(now, version.view), goal[G.EXPLORE_BLOCK]))
+def initial_memory(encoding: Array, now: Frame, version: Version) -> Array:
+    """(MEMORY_SIZE,) memory of a goal encoding set on the world ``now``: ``MEMORY_INIT``, with
+    whether the goal's explore block is out of the agent's view at this moment."""
+    visible = jnp.any(is_block(observed_view(now, version.view), G.GoalFields.of(encoding).explore_block))
     return jnp.asarray(MEMORY_INIT).at[WAS_OUT_OF_VIEW].set((~visible).astype(jnp.int32))
 
 
@@ -241,21 +267,22 @@ def cross_complete(mask: Array, arm: Array, variant: Array) -> Array:
 _SIDE_STEPS = np.array([[0, -1], [0, 1], [-1, 0], [1, 0]], dtype=np.int32)  # left, right, up, down
 
 
-def relative_placement(events: StepEvents, goal: Array) -> Array:
+def relative_placement(events: StepEvents, goal: G.GoalFields) -> Array:
     """The object placed ``distance`` cells on ``side`` of a target block, or the target placed with
     the agent's object already there."""
-    step = jnp.asarray(_SIDE_STEPS)[jnp.clip(goal[G.PLACE_SIDE], 0, 3)] * goal[G.PLACE_DISTANCE]
+    step = jnp.asarray(_SIDE_STEPS)[jnp.clip(goal.place_side, 0, 3)] * goal.place_distance
     target_at = events.world_patch[RADIUS - step[0], RADIUS - step[1]]
     object_at = events.agent_patch[RADIUS + step[0], RADIUS + step[1]]
-    as_object = (events.block == goal[G.PLACE_OBJECT]) & is_block(target_at, goal[G.PLACE_TARGET])
-    as_target = (events.block == goal[G.PLACE_TARGET]) & is_block(object_at, goal[G.PLACE_OBJECT])
-    return events.placed & (goal[G.PLACE_DISTANCE] > 0) & (as_object | as_target)
+    as_object = (events.block == goal.place_object) & is_block(target_at, goal.place_target)
+    as_target = (events.block == goal.place_target) & is_block(object_at, goal.place_object)
+    return events.placed & (goal.place_distance > 0) & (as_object | as_target)
 
 
-def structure_complete(events: StepEvents, goal: Array) -> Array:
-    patch = jnp.where(goal[G.AGENT_BUILT] > 0, events.agent_patch, events.world_patch)
-    mask = is_block(patch, goal[G.STRUCT_BLOCK])
-    size, variant, kind = goal[G.STRUCT_SIZE], goal[G.STRUCT_VARIANT], goal[G.STRUCT_KIND]
+def structure_complete(events: StepEvents, goal: G.GoalFields) -> Array:
+    """The goal's structure completed by the block placed this step."""
+    patch = jnp.where(goal.agent_built > 0, events.agent_patch, events.world_patch)
+    mask = is_block(patch, goal.structure_block)
+    size, variant, kind = goal.structure_size, goal.structure_variant, goal.structure_kind
     done = jnp.select(
         [kind == G.LINE, kind == G.SQUARE, kind == G.CROSS],
         [line_complete(mask, size, variant), square_complete(mask, size), cross_complete(mask, size, variant)],
@@ -264,54 +291,62 @@ def structure_complete(events: StepEvents, goal: Array) -> Array:
     return events.placed & done
 
 
-def update(goal: Array, memory: Array, events: StepEvents) -> tuple[Array, Array]:
-    """One step of the checker of ``goal`` (ENCODING_SIZE,): ``(success, memory)``."""
-    t, sc, m = events.time, goal[G.SCENARIO], memory
+def update(encoding: Array, memory: Array, events: StepEvents) -> tuple[Array, Array]:
+    """One step of the checker of a goal encoding (ENCODING_SIZE,) with its memory (MEMORY_SIZE,):
+    ``(success, memory)``."""
+    goal, m, t = G.GoalFields.of(encoding), Memory.of(memory), events.time
     S = G.Scenario
 
     def unlocked(index):
         return (index >= 0) & events.unlocked[jnp.clip(index, 0, events.unlocked.shape[0] - 1)]
 
-    def first(slot, happened):
-        return jnp.where((m[slot] < 0) & happened, t, m[slot])
+    def first(step, happened):
+        return jnp.where((step < 0) & happened, t, step)
 
-    gain = jnp.where(goal[G.ITEM] >= 0, events.gained[jnp.clip(goal[G.ITEM], 0, events.gained.shape[0] - 1)], 0)
-    collecting = jnp.where(sc == S.PLACE_THEN_COLLECT, m[PLACED_COUNT] >= goal[G.OBJECT_COUNT], True)
-    collected = m[COLLECTED] + jnp.where(collecting, gain, 0)
-    t_collect = first(T_COLLECT, (goal[G.ITEM_COUNT] > 0) & (collected >= goal[G.ITEM_COUNT]))
-    placing = jnp.where(sc == S.COLLECT_THEN_PLACE, m[T_COLLECT] >= 0, True)
-    placed_object = events.placed & (events.block == goal[G.PLACE_OBJECT])
-    placed_count = m[PLACED_COUNT] + (placed_object & placing)
-    building = jnp.where(sc == S.COLLECT_THEN_LINE, m[T_COLLECT] >= 0, True)
-    t_struct = first(T_STRUCT, structure_complete(events, goal) & building)
-    t_place = first(T_PLACE, relative_placement(events, goal))
-    t_ach = [first(slot, unlocked(goal[a])) for slot, a in ((T_ACH1, G.ACHIEVE_1), (T_ACH2, G.ACHIEVE_2), (T_ACH3, G.ACHIEVE_3))]
-    forbidden = (m[FORBIDDEN_SEEN] > 0) | unlocked(goal[G.FORBIDDEN])
-    visible = jnp.any(is_block(events.view, goal[G.EXPLORE_BLOCK]))
+    gain = jnp.where(goal.item >= 0, events.gained[jnp.clip(goal.item, 0, events.gained.shape[0] - 1)], 0)
+    collecting = jnp.where(goal.scenario == S.PLACE_THEN_COLLECT, m.placed_count >= goal.object_count, True)
+    collected = m.collected + jnp.where(collecting, gain, 0)
+    t_collected = first(m.t_collected, (goal.item_count > 0) & (collected >= goal.item_count))
+    placing = jnp.where(goal.scenario == S.COLLECT_THEN_PLACE, m.t_collected >= 0, True)
+    placed_object = events.placed & (events.block == goal.place_object)
+    placed_count = m.placed_count + (placed_object & placing)
+    building = jnp.where(goal.scenario == S.COLLECT_THEN_LINE, m.t_collected >= 0, True)
+    t_structure = first(m.t_structure, structure_complete(events, goal) & building)
+    t_placement = first(m.t_placement, relative_placement(events, goal))
+    t_ach = [first(m.t_achievements[i], unlocked(goal.required[i])) for i in range(3)]
+    forbidden = (m.forbidden_seen > 0) | unlocked(goal.forbidden)
+    visible = jnp.any(is_block(events.view, goal.explore_block))
 
-    required = [(goal[a] < 0) | (ta >= 0) for a, ta in zip((G.ACHIEVE_1, G.ACHIEVE_2, G.ACHIEVE_3), t_ach)]
-    in_order = ((goal[G.ACHIEVE_2] < 0) | (t_ach[0] < t_ach[1])) & ((goal[G.ACHIEVE_3] < 0) | (t_ach[1] < t_ach[2]))
-    achieved = required[0] & required[1] & required[2] & ~forbidden & ((goal[G.ORDERED] == 0) | in_order)
-    craft, item = t_ach[0], t_collect
-    craft_order = (craft >= 0) & (item >= 0) & jnp.where(goal[G.ORDERED] == 0, craft < item, craft > item)
+    required = [(goal.required[i] < 0) | (t_ach[i] >= 0) for i in range(3)]
+    in_order = ((goal.required[1] < 0) | (t_ach[0] < t_ach[1])) & ((goal.required[2] < 0) | (t_ach[1] < t_ach[2]))
+    achieved = required[0] & required[1] & required[2] & ~forbidden & ((goal.ordered == 0) | in_order)
+    craft, item = t_ach[0], t_collected
+    craft_order = (craft >= 0) & (item >= 0) & jnp.where(goal.ordered == 0, craft < item, craft > item)
     success_by_scenario = jnp.stack(
         [
             achieved,  # ACHIEVEMENTS
-            t_struct >= 0,  # BUILD_LINE
-            t_struct >= 0,  # BUILD_SQUARE
-            t_struct >= 0,  # BUILD_CROSS
-            t_place >= 0,  # PLACE_RELATIVE
-            placed_count >= goal[G.OBJECT_COUNT],  # COLLECT_THEN_PLACE
-            (placed_count >= goal[G.OBJECT_COUNT]) & (t_collect >= 0),  # PLACE_THEN_COLLECT
+            t_structure >= 0,  # BUILD_LINE
+            t_structure >= 0,  # BUILD_SQUARE
+            t_structure >= 0,  # BUILD_CROSS
+            t_placement >= 0,  # PLACE_RELATIVE
+            placed_count >= goal.object_count,  # COLLECT_THEN_PLACE
+            (placed_count >= goal.object_count) & (t_collected >= 0),  # PLACE_THEN_COLLECT
             craft_order,  # CRAFT_ORDER
-            (t_struct >= 0) & (t_place >= 0),  # LINE_AND_PLACE
-            t_struct >= 0,  # COLLECT_THEN_LINE
-            (t_struct >= 0) & (t_collect >= 0),  # COLLECT_AND_SQUARE
-            placed_object & (events.night == (goal[G.NIGHT] > 0)),  # TIME_PLACE
-            visible & (m[WAS_OUT_OF_VIEW] > 0),  # EXPLORE
+            (t_structure >= 0) & (t_placement >= 0),  # LINE_AND_PLACE
+            t_structure >= 0,  # COLLECT_THEN_LINE
+            (t_structure >= 0) & (t_collected >= 0),  # COLLECT_AND_SQUARE
+            placed_object & (events.night == (goal.night > 0)),  # TIME_PLACE
+            visible & (m.was_out_of_view > 0),  # EXPLORE
         ]
     )
-    memory = jnp.stack(
-        [t_struct, t_place, t_collect, placed_count, collected, *t_ach, forbidden.astype(jnp.int32), (m[WAS_OUT_OF_VIEW] > 0) | ~visible]
-    ).astype(jnp.int32)
-    return success_by_scenario[sc], memory
+    memory = Memory(
+        t_structure=t_structure,
+        t_placement=t_placement,
+        t_collected=t_collected,
+        placed_count=placed_count,
+        collected=collected,
+        t_achievements=jnp.stack(t_ach),
+        forbidden_seen=forbidden,
+        was_out_of_view=(m.was_out_of_view > 0) | ~visible,
+    )
+    return success_by_scenario[goal.scenario], memory.encode()

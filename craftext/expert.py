@@ -54,6 +54,8 @@ full Craftax's floors below the overworld. A goal it misses may still be feasibl
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -62,34 +64,7 @@ from craftax.craftax_classic import constants as classic_constants
 from jax import Array
 
 from craftext import checkers as C
-from craftext.goals import (
-    ACHIEVE_1,
-    ACHIEVE_2,
-    ACHIEVE_3,
-    CROSS,
-    CROSS_ARMS,
-    EXPLORE_BLOCK,
-    FORBIDDEN,
-    ITEM,
-    LINE,
-    LINE_SIZES,
-    NIGHT,
-    OBJECT_COUNT,
-    ORDERED,
-    PLACE_DISTANCE,
-    PLACE_OBJECT,
-    PLACE_SIDE,
-    PLACE_TARGET,
-    SCENARIO,
-    SQUARE,
-    SQUARE_SIZES,
-    STRUCT_BLOCK,
-    STRUCT_KIND,
-    STRUCT_SIZE,
-    STRUCT_VARIANT,
-    Goal,
-    Scenario,
-)
+from craftext.goals import CROSS, CROSS_ARMS, LINE, LINE_SIZES, SQUARE, SQUARE_SIZES, Goal, GoalFields, Scenario
 from craftext.world import FACING, ITEMS, LIGHT_THRESHOLD, NOOP, PLACEABLE, frame, version
 
 DO = 5
@@ -263,7 +238,9 @@ def _beside(cells: Array) -> Array:
     return jnp.stack([shifted(FACING[d]) for d in range(1, 5)]).any(0)
 
 
-def _structure_cell(mine: Array, ground: Array, walkable: Array, position: Array, facing: Array, goal: Array) -> tuple[Array, Array, Array]:
+def _structure_cell(
+    mine: Array, ground: Array, walkable: Array, position: Array, facing: Array, goal: GoalFields
+) -> tuple[Array, Array, Array]:
     """The next cell of the goal's structure: (cell (2,), found (), cells left to place ()).
 
     mine: (H, W) cells holding an agent-placed block of the structure's kind; ground: where its
@@ -271,7 +248,9 @@ def _structure_cell(mine: Array, ground: Array, walkable: Array, position: Array
     counts its placed prefix first, then its nearness: facing its next cell from below, else the
     steps to the cell two below it."""
     row = jnp.asarray(_LAYOUT_LOOKUP)[
-        jnp.clip(goal[STRUCT_KIND], 0, 3), jnp.clip(goal[STRUCT_SIZE], 0, _LAYOUT_LOOKUP.shape[1] - 1), jnp.clip(goal[STRUCT_VARIANT], 0, 2)
+        jnp.clip(goal.structure_kind, 0, 3),
+        jnp.clip(goal.structure_size, 0, _LAYOUT_LOOKUP.shape[1] - 1),
+        jnp.clip(goal.structure_variant, 0, 2),
     ]
     offsets, count = jnp.asarray(_LAYOUT_OFFSETS)[row], jnp.asarray(_LAYOUT_COUNTS)[row]
     below = np.array([1, 0])
@@ -299,12 +278,14 @@ def _structure_cell(mine: Array, ground: Array, walkable: Array, position: Array
     return anchor + offsets[jnp.clip(k, 0, offsets.shape[0] - 1)], score.reshape(-1)[best] > -FAR * h * w, count - k
 
 
-def _relative_cell(grid: Array, ground: Array, walkable: Array, position: Array, facing: Array, goal: Array) -> tuple[Array, Array, Array]:
+def _relative_cell(
+    grid: Array, ground: Array, walkable: Array, position: Array, facing: Array, goal: GoalFields
+) -> tuple[Array, Array, Array]:
     """Where to place the goal's object ``distance`` cells on ``side`` of a target block: (cell (2,),
     approach direction 1..4, found ()); the cell the agent faces from its approach if it is one,
     else the one with the nearest approach start."""
-    offset = jnp.asarray(_STEPS)[jnp.clip(goal[PLACE_SIDE], 0, 3)] * goal[PLACE_DISTANCE]
-    target = _shift(C.is_block(grid, goal[PLACE_TARGET]), -offset, False)  # cell X has the target at X - offset
+    offset = jnp.asarray(_STEPS)[jnp.clip(goal.place_side, 0, 3)] * goal.place_distance
+    target = _shift(C.is_block(grid, goal.place_target), -offset, False)  # cell X has the target at X - offset
     h, w = grid.shape
     r, c = jnp.arange(h)[:, None], jnp.arange(w)[None, :]
     walkable_at = _shifts(walkable, False)
@@ -366,215 +347,290 @@ def _pickaxe_tier(craftax_state, classic: bool) -> Array:
     return jnp.asarray(inv.pickaxe, jnp.int32)
 
 
-def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, classic: bool, sight: bool = False) -> Array:
-    """() int32: the expert's action for a goal encoding (20,) with its checker memory (10,) and the
-    agent-placed map (Craftax map shape), in a Craftax state (module docstring); with ``sight`` it
-    looks for blocks and cows only in the agent's view (module docstring, point 5)."""
+class _Scene(NamedTuple):
+    """What the expert reads of a Craftax state; maps are (H, W) of the player's floor."""
+
+    state: Any  # the Craftax state (the player's levels, direction, sleep, time)
+    grid: Array  # block ids
+    position: Array  # (2,)
+    facing: Array  # (2,) the cell the player faces
+    inventory: Array  # (items,) ``craftext.world.ITEMS``
+    light: Array  # () daylight
+    achievements: Array  # (A,) bool, unlocked
+    seen: Array  # cells whose blocks and cows the expert knows (the view with ``sight``)
+    mobs: Array  # cells holding any mob
+    hostile: Array  # cells holding a zombie (a melee mob)
+    cows: Array  # seen cells holding a cow (a passive mob)
+    placed: Array  # cells holding a block the agent placed
+    walkable: Array  # open ground
+    tier: Array  # () the best pickaxe held: 0 none .. 3 iron
+    tunnel: Array  # natural stone the agent can mine its way through
+    near_table: Array  # () a crafting table within reach
+    near_furnace: Array  # () a furnace within reach
+
+    @property
+    def corner(self) -> Array:
+        """(2,) the map cell of the planning window's cell (0, 0) (``_window``)."""
+        return self.position - WINDOW
+
+
+def _scene(craftax_state, placed: Array, classic: bool, sight: bool) -> _Scene:
+    """The ``_Scene`` of a Craftax state and its agent-placed map (Craftax map shape)."""
     R, f = _RULES[classic], frame(craftax_state, classic)
-    grid, position, inventory = f.floor_map, f.position, f.inventory
+    grid, position = f.floor_map, f.position
     h, w = grid.shape
-    seen = jnp.ones((h, w), bool)  # the cells whose blocks and cows the expert knows
+    seen = jnp.ones((h, w), bool)
     if sight:
         rows, cols = version(classic).view
         seen = (jnp.abs(jnp.arange(h) - position[0]) <= rows // 2)[:, None] & (jnp.abs(jnp.arange(w) - position[1]) <= cols // 2)[None, :]
         if f.light_map is not None:
             seen &= f.light_map > LIGHT_THRESHOLD
-    mobs = craftax_state.mob_map if classic else craftax_state.mob_map[f.floor]
     floor = None if classic else f.floor
-    hostile = _mobs(craftax_state.zombies if classic else craftax_state.melee_mobs, floor, (h, w))
-    cows = _mobs(craftax_state.cows if classic else craftax_state.passive_mobs, floor, (h, w)) & seen
-    mine_map = placed if classic else placed[f.floor]
-    walkable = jnp.asarray(R.walkable)[grid]
+    placed = placed if classic else placed[f.floor]
     tier = _pickaxe_tier(craftax_state, classic)
-    tunnel = (tier >= 1) & (grid == R.stone) & ~mine_map  # natural stone the agent can mine its way through
     near = jax.vmap(lambda o: grid[jnp.clip(position[0] + o[0], 0, h - 1), jnp.clip(position[1] + o[1], 0, w - 1)])(jnp.asarray(R.close))
-    near_table = jnp.any(near == version(classic).blocks["crafting_table"])
-    near_furnace = jnp.any(near == version(classic).blocks["furnace"])
-
-    def at(cells: Array, p: Array) -> Array:
-        inside = (p >= 0).all() & (p < jnp.asarray([h, w])).all()
-        return inside & cells[jnp.clip(p[0], 0, h - 1), jnp.clip(p[1], 0, w - 1)]
-
-    def ground_of(obj):
-        return jnp.asarray(R.ground)[jnp.clip(obj, 0, len(OBJECTS) - 1)][grid]
-
-    def cost_of(obj):
-        obj = jnp.clip(obj, 0, len(OBJECTS) - 1)
-        return jnp.asarray(R.cost_item)[obj], jnp.asarray(R.cost)[obj]
-
-    # 1. the objective: (kind, argument, cell, direction)
-    sc = goal[SCENARIO]
-    required = goal[jnp.asarray([ACHIEVE_1, ACHIEVE_2, ACHIEVE_3])]
-    pending = (required >= 0) & ~f.achievements[jnp.maximum(required, 0)]
-    achievement_kind, achievement_arg = jnp.asarray(R.achievement)[jnp.maximum(required[jnp.argmax(pending)], 0)]
-    no_cell = jnp.zeros(2, jnp.int32)
-
-    struct_object = jnp.asarray(R.object)[jnp.maximum(goal[STRUCT_BLOCK], 0)]
-    mine = mine_map & C.is_block(grid, goal[STRUCT_BLOCK])
-    corner = position - WINDOW  # window cell (i, j) is map cell corner + (i, j)
-    centre = jnp.asarray([WINDOW, WINDOW])
-    near_walkable = _window(walkable, position, False)
-    cell, found, left = _structure_cell(
-        _window(mine, position, False), _window(ground_of(struct_object), position, False), near_walkable, centre, f.facing - corner, goal
+    return _Scene(
+        state=craftax_state,
+        grid=grid,
+        position=position,
+        facing=f.facing,
+        inventory=f.inventory,
+        light=f.light,
+        achievements=f.achievements,
+        seen=seen,
+        mobs=craftax_state.mob_map if classic else craftax_state.mob_map[f.floor],
+        hostile=_mobs(craftax_state.zombies if classic else craftax_state.melee_mobs, floor, (h, w)),
+        cows=_mobs(craftax_state.cows if classic else craftax_state.passive_mobs, floor, (h, w)) & seen,
+        placed=placed,
+        walkable=jnp.asarray(R.walkable)[grid],
+        tier=tier,
+        tunnel=(tier >= 1) & (grid == R.stone) & ~placed,
+        near_table=jnp.any(near == version(classic).blocks["crafting_table"]),
+        near_furnace=jnp.any(near == version(classic).blocks["furnace"]),
     )
-    cell = cell + corner
-    material, unit = cost_of(struct_object)
-    short = inventory[material] < jnp.minimum(left * unit, CARRY - CARRY % unit)  # more than the inventory holds: in batches
-    build = jnp.stack(
-        [jnp.where(short, GATHER, jnp.where(found, PLACE_AT, WANDER)), jnp.where(short, material, struct_object), cell[0], cell[1], 3]
-    )  # approached from below: moving up
 
-    place_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_OBJECT], 0)]
-    clearable = tunnel & (place_object != OBJECTS.index("plant"))  # stone is mined out of the way (a plant needs grass)
-    rel_cell, rel_direction, rel_found = _relative_cell(
-        _window(jnp.where(seen, grid, -1), position, -1),
-        _window(ground_of(place_object) | clearable, position, False),
-        _window(walkable | tunnel, position, False),
+
+def _at(cells: Array, p: Array) -> Array:
+    """() whether cell ``p`` (2,) is on the map and set in ``cells`` (H, W)."""
+    h, w = cells.shape
+    inside = (p >= 0).all() & (p < jnp.asarray([h, w])).all()
+    return inside & cells[jnp.clip(p[0], 0, h - 1), jnp.clip(p[1], 0, w - 1)]
+
+
+def _ground_of(R: _Rules, obj: Array, grid: Array) -> Array:
+    """(H, W) cells an object (index of ``OBJECTS``) can be placed on."""
+    return jnp.asarray(R.ground)[jnp.clip(obj, 0, len(OBJECTS) - 1)][grid]
+
+
+def _cost_of(R: _Rules, obj: Array) -> tuple[Array, Array]:
+    """The item an object costs and how many of it."""
+    obj = jnp.clip(obj, 0, len(OBJECTS) - 1)
+    return jnp.asarray(R.cost_item)[obj], jnp.asarray(R.cost)[obj]
+
+
+def _objective(kind, arg, cell: Array | None = None, direction=0) -> Array:
+    """(5,) int32 objective: kind, argument, target cell (2,), approach direction 1..4."""
+    cell = jnp.zeros(2, jnp.int32) if cell is None else cell
+    return jnp.stack([jnp.asarray(kind, jnp.int32), jnp.asarray(arg, jnp.int32), cell[0], cell[1], jnp.asarray(direction, jnp.int32)])
+
+
+def _build(R: _Rules, s: _Scene, goal: GoalFields) -> Array:
+    """The objective of building the goal's structure: its next cell, approached from below, or
+    gathering its material while the inventory holds too little."""
+    struct_object = jnp.asarray(R.object)[jnp.maximum(goal.structure_block, 0)]
+    mine = s.placed & C.is_block(s.grid, goal.structure_block)
+    centre = jnp.asarray([WINDOW, WINDOW])
+    cell, found, left = _structure_cell(
+        _window(mine, s.position, False),
+        _window(_ground_of(R, struct_object, s.grid), s.position, False),
+        _window(s.walkable, s.position, False),
         centre,
-        f.facing - corner,
+        s.facing - s.corner,
         goal,
     )
-    rel_cell = rel_cell + corner
-    target_object = jnp.asarray(R.object)[jnp.maximum(goal[PLACE_TARGET], 0)]
-    target_absent = (target_object >= 0) & ~jnp.any(C.is_block(grid, goal[PLACE_TARGET]) & seen)
-    relative = jnp.stack(
-        [
-            jnp.where(rel_found, PLACE_AT, jnp.where(target_absent, PLACE_ANY, GATHER)),
-            jnp.where(rel_found, place_object, jnp.where(target_absent, target_object, VISIT)),
-            rel_cell[0],
-            rel_cell[1],
-            rel_direction,
-        ]
+    material, unit = _cost_of(R, struct_object)
+    short = s.inventory[material] < jnp.minimum(left * unit, CARRY - CARRY % unit)  # more than the inventory holds: in batches
+    kind = jnp.where(short, GATHER, jnp.where(found, PLACE_AT, WANDER))
+    return _objective(kind, jnp.where(short, material, struct_object), cell + s.corner, 3)  # approached from below: moving up
+
+
+def _place_relative(R: _Rules, s: _Scene, goal: GoalFields) -> Array:
+    """The objective of placing the goal's object beside its target block: the cell, else placing
+    the target where the world has none in sight, else walking to a target."""
+    place_object = jnp.asarray(R.object)[jnp.maximum(goal.place_object, 0)]
+    clearable = s.tunnel & (place_object != OBJECTS.index("plant"))  # stone is mined out of the way (a plant needs grass)
+    cell, direction, found = _relative_cell(
+        _window(jnp.where(s.seen, s.grid, -1), s.position, -1),
+        _window(_ground_of(R, place_object, s.grid) | clearable, s.position, False),
+        _window(s.walkable | s.tunnel, s.position, False),
+        jnp.asarray([WINDOW, WINDOW]),
+        s.facing - s.corner,
+        goal,
     )
+    target_object = jnp.asarray(R.object)[jnp.maximum(goal.place_target, 0)]
+    target_absent = (target_object >= 0) & ~jnp.any(C.is_block(s.grid, goal.place_target) & s.seen)
+    kind = jnp.where(found, PLACE_AT, jnp.where(target_absent, PLACE_ANY, GATHER))
+    return _objective(kind, jnp.where(found, place_object, jnp.where(target_absent, target_object, VISIT)), cell + s.corner, direction)
 
-    def objective(kind, arg):
-        return jnp.stack([jnp.asarray(kind, jnp.int32), jnp.asarray(arg, jnp.int32), *no_cell, 0])
 
-    gather_item, place_any = objective(GATHER, goal[ITEM]), objective(PLACE_ANY, place_object)
-    craft = objective(CRAFT, jnp.asarray(R.craft)[jnp.maximum(goal[ACHIEVE_1], 0)])
-    collected, structure_done, placed_done = memory[C.T_COLLECT] >= 0, memory[C.T_STRUCT] >= 0, memory[C.PLACED_COUNT] >= goal[OBJECT_COUNT]
-    place_material, place_unit = cost_of(place_object)
-    time_right = (f.light < C.NIGHT_LIGHT) == (goal[NIGHT] > 0)
-    visited = C.is_block(grid, jnp.where(sc == Scenario.EXPLORE, goal[EXPLORE_BLOCK], goal[PLACE_TARGET]))
+def _goal_objective(R: _Rules, s: _Scene, goal: GoalFields, memory: C.Memory) -> Array:
+    """(5,) the objective of the goal's scenario in its current phase (module docstring, point 1)."""
+    pending = (goal.required >= 0) & ~s.achievements[jnp.maximum(goal.required, 0)]
+    achievement_kind, achievement_arg = jnp.asarray(R.achievement)[jnp.maximum(goal.required[jnp.argmax(pending)], 0)]
+    build, relative = _build(R, s, goal), _place_relative(R, s, goal)
+    place_object = jnp.asarray(R.object)[jnp.maximum(goal.place_object, 0)]
+    gather_item, place_any = _objective(GATHER, goal.item), _objective(PLACE_ANY, place_object)
+    craft = _objective(CRAFT, jnp.asarray(R.craft)[jnp.maximum(goal.required[0], 0)])
+    collected, structure_done, placed_done = memory.t_collected >= 0, memory.t_structure >= 0, memory.placed_count >= goal.object_count
+    place_material, place_unit = _cost_of(R, place_object)
+    wait_for_time = ~((s.light < C.NIGHT_LIGHT) == (goal.night > 0)) & (s.inventory[place_material] >= place_unit)  # stocked
     by_scenario = jnp.stack(
         [
-            jnp.where(pending.any(), objective(achievement_kind, achievement_arg), objective(WAIT, 0)),  # ACHIEVEMENTS
+            jnp.where(pending.any(), _objective(achievement_kind, achievement_arg), _objective(WAIT, 0)),  # ACHIEVEMENTS
             build,
             build,
             build,  # BUILD_LINE, BUILD_SQUARE, BUILD_CROSS
             relative,  # PLACE_RELATIVE
             jnp.where(collected, place_any, gather_item),  # COLLECT_THEN_PLACE
             jnp.where(placed_done, gather_item, place_any),  # PLACE_THEN_COLLECT
-            jnp.where(jnp.where(goal[ORDERED] == 0, memory[C.T_ACH1] >= 0, ~collected), gather_item, craft),  # CRAFT_ORDER
+            jnp.where(jnp.where(goal.ordered == 0, memory.t_achievements[0] >= 0, ~collected), gather_item, craft),  # CRAFT_ORDER
             jnp.where(structure_done, relative, build),  # LINE_AND_PLACE
             jnp.where(collected, build, gather_item),  # COLLECT_THEN_LINE
             jnp.where(collected, build, gather_item),  # COLLECT_AND_SQUARE
-            jnp.where(time_right | (inventory[place_material] < place_unit), place_any, objective(WAIT, 0)),  # TIME_PLACE (stocked, waits)
-            objective(jnp.where(memory[C.WAS_OUT_OF_VIEW] > 0, GATHER, WANDER), VISIT),  # EXPLORE
+            jnp.where(wait_for_time, _objective(WAIT, 0), place_any),  # TIME_PLACE
+            _objective(jnp.where(memory.was_out_of_view > 0, GATHER, WANDER), VISIT),  # EXPLORE
         ]
     )
-    current = by_scenario[jnp.clip(sc, 0, len(Scenario) - 1)]
-    forbidden = goal[FORBIDDEN]
-    thirsty = (craftax_state.player_drink <= THIRSTY) & (forbidden != R.drink)
-    hungry = (craftax_state.player_food <= HUNGRY) & (forbidden != R.eat_cow)
-    tired = (craftax_state.player_energy <= TIRED) & ~jnp.isin(forbidden, jnp.asarray(R.no_sleep))
-    # safe: every open cell beside the player is a dead end, so no zombie can walk up to it
-    beside_player = jnp.zeros((h, w), bool).at[position[0], position[1]].set(True)
-    dead_end = ~walkable | ~_beside(walkable & ~beside_player)
-    safe = jax.vmap(lambda p: ~at(~dead_end, p))(position + FACING[1:]).all()
-    pocket, pocket_direction, pocket_found = _sleep_pocket(
-        near_walkable,
-        _window(tunnel & seen, position, False),
-        _window(~walkable & seen, position, True),
-        centre,
-        f.facing - corner,
-    )
-    sleep = jnp.stack([jnp.int32(SLEEP), jnp.int32(0), *(pocket + corner), pocket_direction])  # 0: a stone for the way in
-    sleepy = tired & (safe | pocket_found | (craftax_state.player_energy == 0))
-    current = jnp.where(thirsty, objective(GATHER, DRINK), jnp.where(hungry, objective(GATHER, MEAT), jnp.where(sleepy, sleep, current)))
-    kind, arg, cell = current[0], current[1], current[2:4]
-    direction = current[4]
+    return by_scenario[jnp.clip(goal.scenario, 0, len(Scenario) - 1)]
 
-    # 2. prerequisites
+
+class _Shelter(NamedTuple):
+    """Where the expert can sleep: ``safe`` () every open cell beside it is a dead end; ``found``
+    () a sleep pocket within the window (``_sleep_pocket``), with the objective ``sleep`` (5,)."""
+
+    safe: Array
+    found: Array
+    sleep: Array
+
+
+def _shelter(s: _Scene) -> _Shelter:
+    h, w = s.grid.shape
+    beside_player = jnp.zeros((h, w), bool).at[s.position[0], s.position[1]].set(True)
+    dead_end = ~s.walkable | ~_beside(s.walkable & ~beside_player)
+    safe = jax.vmap(lambda p: ~_at(~dead_end, p))(s.position + FACING[1:]).all()
+    pocket, direction, found = _sleep_pocket(
+        _window(s.walkable, s.position, False),
+        _window(s.tunnel & s.seen, s.position, False),
+        _window(~s.walkable & s.seen, s.position, True),
+        jnp.asarray([WINDOW, WINDOW]),
+        s.facing - s.corner,
+    )
+    return _Shelter(safe, found, _objective(SLEEP, 0, pocket + s.corner, direction))  # 0: a stone for the way in
+
+
+def _survive(R: _Rules, s: _Scene, goal: GoalFields, shelter: _Shelter, current: Array) -> Array:
+    """(5,) drinking, hunting a cow or sleeping first when thirsty, hungry or tired (unless the
+    goal forbids its achievement), else ``current``."""
+    thirsty = (s.state.player_drink <= THIRSTY) & (goal.forbidden != R.drink)
+    hungry = (s.state.player_food <= HUNGRY) & (goal.forbidden != R.eat_cow)
+    tired = (s.state.player_energy <= TIRED) & ~jnp.isin(goal.forbidden, jnp.asarray(R.no_sleep))
+    sleepy = tired & (shelter.safe | shelter.found | (s.state.player_energy == 0))
+    current = jnp.where(sleepy, shelter.sleep, current)
+    return jnp.where(thirsty, _objective(GATHER, DRINK), jnp.where(hungry, _objective(GATHER, MEAT), current))
+
+
+def _prerequisites(R: _Rules, s: _Scene, shelter: _Shelter, kind: Array, arg: Array) -> tuple[Array, Array]:
+    """The objective's first unmet prerequisite, in rounds (module docstring, point 2): (kind, arg)."""
     for _ in range(6):
-        gather = kind == GATHER
         need_tier = jnp.where(arg >= 0, jnp.asarray(R.tier)[jnp.clip(arg, 0, MEAT)], 0)
-        tool = gather & (tier < need_tier)
+        tool = (kind == GATHER) & (s.tier < need_tier)
         recipe = jnp.asarray(R.recipe)[jnp.clip(arg, 0, len(CRAFTS) - 1)]
         furnace = jnp.asarray(R.furnace)[jnp.clip(arg, 0, len(CRAFTS) - 1)]
-        needs = recipe.at[0].add(2 * ~near_table).at[1].add(furnace & ~near_furnace)
-        lacking = inventory < needs
+        needs = recipe.at[0].add(2 * ~s.near_table).at[1].add(furnace & ~s.near_furnace)
+        lacking = s.inventory < needs
         crafting = kind == CRAFT
-        placing = (kind == PLACE_ANY) | (kind == PLACE_AT) | ((kind == SLEEP) & ~safe & pocket_found)
-        material, unit = cost_of(arg)
-        poor = placing & (inventory[material] < unit)
+        placing = (kind == PLACE_ANY) | (kind == PLACE_AT) | ((kind == SLEEP) & ~shelter.safe & shelter.found)
+        material, unit = _cost_of(R, arg)
+        poor = placing & (s.inventory[material] < unit)
         # the first that holds: the pickaxe, a missing material, the table, the furnace, the object's cost
-        conditions = [tool, crafting & lacking.any(), crafting & ~near_table, crafting & furnace & ~near_furnace, poor]
+        conditions = [tool, crafting & lacking.any(), crafting & ~s.near_table, crafting & furnace & ~s.near_furnace, poor]
         kind, arg = (
             jnp.select(conditions, [CRAFT, GATHER, PLACE_ANY, PLACE_ANY, GATHER], kind),
             jnp.select(conditions, [jnp.asarray(R.pickaxe)[jnp.clip(need_tier, 0, 3)], jnp.argmax(lacking), TABLE, FURNACE, material], arg),
         )
+    return kind, arg
 
-    # 3. the action
-    passable = walkable | tunnel
-    source = jnp.where(arg >= 0, jnp.asarray(R.source)[jnp.clip(arg, 0, MEAT)][grid], visited) & ~mine_map & seen
-    targets = jnp.where(kind == GATHER, jnp.where(arg == MEAT, cows, source & ~mobs), ground_of(arg) & ~mobs)
+
+def _move(s: _Scene, start: Array, sight: bool) -> tuple[Array, Array]:
+    """() the move one step along a shortest walk to a ``start`` cell (H, W), digging through
+    tunnel stone, with none in reach the wander heading; and () the wander heading alone
+    (module docstring, points 4 and 5)."""
+    h, w = s.grid.shape
+    passable = s.walkable | s.tunnel
+    dist = distance_field(start, passable, SIGHT_REACH if sight else REACH)
+    neighbours = s.position + FACING[1:]
+    cost = jax.vmap(lambda p: jnp.where(_at(passable, p), dist[jnp.clip(p[0], 0, h - 1), jnp.clip(p[1], 0, w - 1)], FAR))(neighbours)
+    heading = (jnp.asarray(s.state.timestep, jnp.uint32) // 8 * jnp.uint32(2654435761) >> 16) % 4
+    turns = (heading + jnp.arange(4)) % 4  # the heading, else the next direction onto open ground (never lava)
+    open_turns = jax.vmap(lambda d: _at(s.walkable, neighbours[d]))(turns)
+    wander = jnp.where(open_turns.any(), 1 + turns[jnp.argmax(open_turns)], NOOP)
+    if sight:  # straight on while the way ahead is open: an explorer the agent can imitate
+        ahead = jnp.asarray(s.state.player_direction, jnp.int32) - 1
+        wander = jnp.where(_at(s.walkable, neighbours[jnp.clip(ahead, 0, 3)]), 1 + ahead, wander)
+    best = jnp.argmin(cost)
+    dig = _at(s.tunnel, neighbours[best]) & (s.facing == neighbours[best]).all()
+    return jnp.where(cost[best] < FAR, jnp.where(dig, DO, 1 + best), wander), wander
+
+
+def _action(R: _Rules, s: _Scene, goal: GoalFields, shelter: _Shelter, objective: Array, sight: bool) -> Array:
+    """() the action that pursues ``objective`` (5,) (module docstring, points 3 and 4), after
+    staying asleep, fighting back and leaving a pocket."""
+    kind, arg, cell, direction = objective[0], objective[1], objective[2:4], objective[4]
+    h, w = s.grid.shape
+    visited = C.is_block(s.grid, jnp.where(goal.scenario == Scenario.EXPLORE, goal.explore_block, goal.place_target))
+    source = jnp.where(arg >= 0, jnp.asarray(R.source)[jnp.clip(arg, 0, MEAT)][s.grid], visited) & ~s.placed & s.seen
+    targets = jnp.where(kind == GATHER, jnp.where(arg == MEAT, s.cows, source & ~s.mobs), _ground_of(R, arg, s.grid) & ~s.mobs)
     step = jnp.asarray(_STEPS)[jnp.clip(direction - 1, 0, 3)]
     stand, before = cell - step, cell - 2 * step
     at_cell = jnp.zeros((h, w), bool).at[before[0], before[1]].set(True)
-    start = jnp.where((kind == PLACE_AT) | (kind == SLEEP), at_cell, _beside(targets))
-    dist = distance_field(start, passable, SIGHT_REACH if sight else REACH)
-
-    neighbours = position + FACING[1:]
-    cost = jax.vmap(lambda p: jnp.where(at(passable, p), dist[jnp.clip(p[0], 0, h - 1), jnp.clip(p[1], 0, w - 1)], FAR))(neighbours)
-    heading = (jnp.asarray(craftax_state.timestep, jnp.uint32) // 8 * jnp.uint32(2654435761) >> 16) % 4
-    turns = (heading + jnp.arange(4)) % 4  # the heading, else the next direction onto open ground (never lava)
-    open_turns = jax.vmap(lambda d: at(walkable, neighbours[d]))(turns)
-    wander = jnp.where(open_turns.any(), 1 + turns[jnp.argmax(open_turns)], NOOP)
-    if sight:  # straight on while the way ahead is open: an explorer the agent can imitate
-        ahead = jnp.asarray(craftax_state.player_direction, jnp.int32) - 1
-        wander = jnp.where(at(walkable, neighbours[jnp.clip(ahead, 0, 3)]), 1 + ahead, wander)
-    best = jnp.argmin(cost)
-    dig = at(tunnel, neighbours[best]) & (f.facing == neighbours[best]).all()
-    move = jnp.where(cost[best] < FAR, jnp.where(dig, DO, 1 + best), wander)
-    target_beside = jax.vmap(lambda p: at(targets, p))(neighbours)
+    move, wander = _move(s, jnp.where((kind == PLACE_AT) | (kind == SLEEP), at_cell, _beside(targets)), sight)
+    neighbours = s.position + FACING[1:]
+    target_beside = jax.vmap(lambda p: _at(targets, p))(neighbours)
     place = jnp.asarray(R.place_action)[jnp.clip(arg, 0, len(OBJECTS) - 1)]
     craft_action = jnp.asarray(R.craft_action)[jnp.clip(arg, 0, len(CRAFTS) - 1)]
     interact_action = jnp.where(kind == GATHER, jnp.where(arg == VISIT, NOOP, DO), place)
-    interact = jnp.where(at(targets, f.facing), interact_action, jnp.where(target_beside.any(), 1 + jnp.argmax(target_beside), move))
-    facing_cell = (position == stand).all() & (f.facing == cell).all()
-    facing_stand = (position == before).all() & (f.facing == stand).all()
+    interact = jnp.where(_at(targets, s.facing), interact_action, jnp.where(target_beside.any(), 1 + jnp.argmax(target_beside), move))
+    at_position, facing = (lambda p: (s.position == p).all()), (lambda p: (s.facing == p).all())
     place_at = jnp.where(
-        facing_cell,
-        jnp.where(at(tunnel, cell), DO, place),
-        jnp.where((position == before).all(), jnp.where(facing_stand & at(tunnel, stand), DO, direction), move),
+        at_position(stand) & facing(cell),
+        jnp.where(_at(s.tunnel, cell), DO, place),
+        jnp.where(at_position(before), jnp.where(facing(stand) & _at(s.tunnel, stand), DO, direction), move),
     )
     back = 1 + ((direction - 1) ^ 1)  # the way out of the pocket: from S onto A, facing B
-    in_pocket = (position == stand).all() | (position == before).all()
-    go_in = jnp.where(in_pocket & at(tunnel, f.facing) & ((f.facing == stand).all() | (f.facing == cell).all()), DO, direction)
+    in_pocket = at_position(stand) | at_position(before)
+    go_in = jnp.where(in_pocket & _at(s.tunnel, s.facing) & (facing(stand) | facing(cell)), DO, direction)
     sleep_action = jnp.where(
-        safe | ~pocket_found,  # walled in, or at energy 0 with no pocket in reach: in the open
-        jnp.where(craftax_state.player_energy < 9, R.sleep_action, NOOP),  # Craftax sleeps below full energy
-        jnp.select(
-            [(position == stand).all() & (f.facing == before).all(), (position == cell).all(), in_pocket], [place, back, go_in], move
-        ),
+        shelter.safe | ~shelter.found,  # walled in, or at energy 0 with no pocket in reach: in the open
+        jnp.where(s.state.player_energy < 9, R.sleep_action, NOOP),  # Craftax sleeps below full energy
+        jnp.select([at_position(stand) & facing(before), at_position(cell), in_pocket], [place, back, go_in], move),
     )
-    attacker = jax.vmap(lambda p: at(hostile, p))(neighbours) & ~jnp.isin(forbidden, jnp.asarray(R.defeat))
-    leave = safe & (kind != SLEEP) & (tier >= 1) & at(grid == R.stone, f.facing)  # awake in a walled pocket: mine the way out
+    attacker = jax.vmap(lambda p: _at(s.hostile, p))(neighbours) & ~jnp.isin(goal.forbidden, jnp.asarray(R.defeat))
+    leave = shelter.safe & (kind != SLEEP) & (s.tier >= 1) & _at(s.grid == R.stone, s.facing)  # awake in a walled pocket: mine the way out
+    kinds = [kind == SLEEP, kind == GATHER, kind == PLACE_ANY, kind == PLACE_AT, kind == CRAFT, kind == WANDER]
     action = jnp.select(
-        [
-            craftax_state.is_sleeping,
-            at(hostile, f.facing) & attacker.any(),
-            attacker.any(),
-            leave,
-            kind == SLEEP,
-            kind == GATHER,
-            kind == PLACE_ANY,
-            kind == PLACE_AT,
-            kind == CRAFT,
-            kind == WANDER,
-        ],
+        [s.state.is_sleeping, _at(s.hostile, s.facing) & attacker.any(), attacker.any(), leave, *kinds],
         [NOOP, DO, 1 + jnp.argmax(attacker), DO, sleep_action, interact, interact, place_at, craft_action, wander],
         NOOP,
     )
     return action.astype(jnp.int32)
+
+
+def expert_action(craftax_state, goal: Array, memory: Array, placed: Array, classic: bool, sight: bool = False) -> Array:
+    """() int32: the expert's action for a goal encoding (20,) with its checker memory (10,) and the
+    agent-placed map (Craftax map shape), in a Craftax state (module docstring); with ``sight`` it
+    looks for blocks and cows only in the agent's view (module docstring, point 5)."""
+    R, s, fields = _RULES[classic], _scene(craftax_state, placed, classic, sight), GoalFields.of(goal)
+    shelter = _shelter(s)
+    objective = _survive(R, s, fields, shelter, _goal_objective(R, s, fields, C.Memory.of(memory)))
+    kind, arg = _prerequisites(R, s, shelter, objective[0], objective[1])
+    return _action(R, s, fields, shelter, objective.at[0].set(kind).at[1].set(arg), sight)

@@ -4,7 +4,8 @@ Every goal encodes to ``ENCODING_SIZE`` int32 slots with a canonical meaning, wh
 scenario: the scenario id, then one group of slots per component a scenario may use (structure,
 relative placement, collecting, counting placements, achievements, time of day, exploring). A
 scenario reads only its components; unused slots hold -1 (0 for counts and flags). The checkers
-evaluate each component once per step and combine them by scenario (``craftext.checkers``).
+evaluate each component once per step and combine them by scenario (``craftext.checkers``). Code
+reads an encoding by name through ``GoalFields.of(encoding)``, never by slot number.
 
 Construct goals with the classmethods (``Goal.line("stone", 3)``, ...) or directly as
 ``Goal(scenario, {argument: value}, classic)`` with the arguments of ``ARGUMENTS[scenario]``. Every
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -70,6 +71,56 @@ SIDES = {"left": 0, "right": 1, "up": 2, "down": 3, "west": 0, "east": 1, "north
 SIDE_NAMES = ("left", "right", "up", "down")
 LINE_SIZES, SQUARE_SIZES, CROSS_ARMS, DISTANCES = range(2, 8), range(2, 8), range(1, 4), range(1, 6)
 ITEM_COUNTS, OBJECT_COUNTS = range(1, 10), range(1, 6)
+
+
+class GoalFields(NamedTuple):
+    """A goal encoding read by name: each field the slot(s) of ``encoding[..., SLOT]`` (numpy or JAX
+    arrays, traced or not). Ids are block / item / achievement ids of the goal's Craftax version,
+    -1 where a scenario does not use the slot; counts and flags 0 there."""
+
+    scenario: Any  # a Scenario value
+    structure_kind: Any  # LINE, SQUARE or CROSS
+    structure_block: Any
+    structure_size: Any  # a line's or square's size, a cross's arm
+    structure_variant: Any  # STRAIGHT, DIAGONAL, EITHER (a cross: plus, x, either)
+    agent_built: Any  # 1: only agent-placed blocks count
+    place_object: Any  # the object a placement (or a count of placements) puts down
+    place_target: Any  # the block it goes beside
+    place_side: Any  # 0-3: left, right, up, down
+    place_distance: Any
+    item: Any
+    item_count: Any
+    object_count: Any
+    required: Any  # (..., 3) achievement ids (a craft order's craft first)
+    forbidden: Any
+    ordered: Any  # ACHIEVEMENTS: in order; CRAFT_ORDER: 0 craft before collecting, 1 after
+    night: Any
+    explore_block: Any
+
+    @classmethod
+    def of(cls, encoding: Any) -> GoalFields:
+        """The fields of an encoding (..., ENCODING_SIZE)."""
+        e = encoding
+        return cls(
+            scenario=e[..., SCENARIO],
+            structure_kind=e[..., STRUCT_KIND],
+            structure_block=e[..., STRUCT_BLOCK],
+            structure_size=e[..., STRUCT_SIZE],
+            structure_variant=e[..., STRUCT_VARIANT],
+            agent_built=e[..., AGENT_BUILT],
+            place_object=e[..., PLACE_OBJECT],
+            place_target=e[..., PLACE_TARGET],
+            place_side=e[..., PLACE_SIDE],
+            place_distance=e[..., PLACE_DISTANCE],
+            item=e[..., ITEM],
+            item_count=e[..., ITEM_COUNT],
+            object_count=e[..., OBJECT_COUNT],
+            required=e[..., ACHIEVE_1 : ACHIEVE_3 + 1],
+            forbidden=e[..., FORBIDDEN],
+            ordered=e[..., ORDERED],
+            night=e[..., NIGHT],
+            explore_block=e[..., EXPLORE_BLOCK],
+        )
 
 
 ARGUMENTS: dict[Scenario, tuple[str, ...]] = {

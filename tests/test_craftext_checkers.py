@@ -318,3 +318,30 @@ def test_mining_a_placed_block_clears_its_flag():
     s = s.replace(world=s.world.replace(inventory=s.world.inventory.replace(wood_pickaxe=1)))
     s, _ = act(s, DO)  # mine the agent's stone
     assert int(s.world.map[right(1)]) != STONE and not bool(s.placed[right(1)])
+
+
+def test_goal_fields_and_memory_read_their_slots_by_name():
+    from craftext.checkers import MEMORY_INIT, Memory
+    from craftext.goals import GoalFields
+    from craftext.world import version
+
+    v = version(True)
+    fields = GoalFields.of(Goal.line_and_place("stone", 4, "diagonal", "plant", "water", "south", 2).encode())
+    assert (fields.structure_block, fields.structure_size, fields.structure_variant) == (v.blocks["stone"], 4, 1)
+    assert (fields.place_object, fields.place_target, fields.place_side, fields.place_distance) == (
+        v.blocks["plant"],
+        v.blocks["water"],
+        3,
+        2,
+    )
+    assert list(fields.required) == [-1, -1, -1] and fields.explore_block == -1
+    ordered = GoalFields.of(Goal.achievements(["collect_wood", "place_stone"], forbidden="collect_drink", ordered=True).encode())
+    assert list(ordered.required) == [v.achievements["collect_wood"], v.achievements["place_stone"], -1]
+    assert (ordered.forbidden, ordered.ordered) == (v.achievements["collect_drink"], 1)
+    batch = np.stack([Goal.explore("water").encode(), Goal.time_place("stone", night=True).encode()])
+    assert GoalFields.of(batch).explore_block.tolist() == [v.blocks["water"], -1] and GoalFields.of(batch).night.tolist() == [0, 1]
+
+    memory = jnp.arange(10, dtype=jnp.int32)
+    named = Memory.of(memory)
+    assert (int(named.t_collected), int(named.collected), named.t_achievements.tolist(), int(named.was_out_of_view)) == (2, 4, [5, 6, 7], 9)
+    assert named.encode().tolist() == list(range(10)) and Memory.of(jnp.asarray(MEMORY_INIT)).encode().dtype == jnp.int32
