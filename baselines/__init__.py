@@ -1,11 +1,6 @@
 """Baselines for the suite's worlds: PPO-T, PPO-T+ and FiLM agents (PPO), behavioural cloning, the Builder models, evaluation, episodes."""
 
-import importlib
-import importlib.abc
 import importlib.metadata
-import importlib.util
-import sys
-import warnings
 
 __distribution__ = "instructworlds"
 """The distribution this package comes from."""
@@ -40,36 +35,3 @@ def make_task(env_id: str, *args, **kwargs):
     from baselines import worlds
 
     return worlds.make_task(env_id, *args, **kwargs)
-
-
-MOVED_MODULES = {
-    "baselines.cli": "baselines.worlds.cli",
-    "baselines.commands": "baselines.worlds.commands",
-    "baselines.wrappers": "baselines.worlds.wrappers",
-    "baselines.distributed": "baselines.worlds.distributed",
-    "baselines.checkpoints": "baselines.worlds.checkpoints",
-    "baselines.episodes.episode": "baselines.worlds.episode",
-    "baselines.episodes.replay": "baselines.worlds.replay",
-}
-"""Modules that moved into the suite layer, ``baselines.worlds`` (old name -> new): the old names
-keep working for one release, with a DeprecationWarning."""
-
-
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports an old name of ``MOVED_MODULES`` as a module whose every attribute is the new
-    module's (the same objects); consulted after every other finder."""
-
-    def find_spec(self, name, path=None, target=None):
-        return importlib.util.spec_from_loader(name, self) if name in MOVED_MODULES else None
-
-    def exec_module(self, module) -> None:
-        new = MOVED_MODULES[module.__name__]
-        warnings.warn(f"{module.__name__} moved to {new}; the old name goes in the next release", DeprecationWarning, stacklevel=2)
-        moved = importlib.import_module(new)
-        module.__doc__ = f"Moved to ``{new}``."
-        module.__getattr__ = lambda name: getattr(moved, name)  # type: ignore[method-assign]
-        module.__dir__ = lambda: dir(moved)  # type: ignore[method-assign]
-
-
-if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
-    sys.meta_path.append(_MovedModules())

@@ -695,12 +695,11 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-RENAMED = {"--eval-mode greedy": "--greedy", "--eval-mode sample": ""}
 """Old spellings accepted for one release."""
 
 
 def main(argv: list[str] | None = None) -> None:
-    train(cli.parse(parser(), argv, RENAMED))
+    train(cli.parse(parser(), argv))
 
 
 if __name__ == "__main__":

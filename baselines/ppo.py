@@ -421,9 +421,9 @@ class PPO:
 def train_seeds(ppo: PPO, keys: Array) -> dict:
     """Deprecated (removed in 0.7.0): ``jax.vmap(ppo.train)(keys)`` trains several seeds in one
     program (``networks._orthogonal`` draws the seeds' initial matrices one after another)."""
-    import warnings
+    from baselines.worlds import deprecation
 
-    warnings.warn("train_seeds is deprecated and goes in 0.7.0: use jax.vmap(ppo.train)(keys)", DeprecationWarning, stacklevel=2)
+    deprecation.warn("train_seeds", "jax.vmap(ppo.train)(keys)")
     return jax.vmap(ppo.train)(keys)
 
 

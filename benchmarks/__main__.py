@@ -267,7 +267,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-RENAMED = {"--worlds": "--env", "--num-envs": "--num-envs-list"}
 """Old spellings accepted for one release."""
 
 
@@ -278,7 +277,7 @@ def main(argv: list[str] | None = None) -> list[dict] | int:
 
         return compare(argv[1:])
     p = parser()
-    args = cli.parse(p, argv, RENAMED)
+    args = cli.parse(p, argv)
     from benchmarks.worlds import bench_worlds, chosen_worlds
 
     table = bench_worlds()

@@ -110,13 +110,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-RENAMED = {"--worlds": "--env"}
 """Old spellings accepted for one release."""
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
     p = parser()
-    args = cli.parse(p, argv, RENAMED)
+    args = cli.parse(p, argv)
     chosen_worlds(p, args.env)
     if max(args.devices) > jax.device_count():
         p.error(f"--devices {max(args.devices)}: only {jax.device_count()} devices here")

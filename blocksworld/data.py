@@ -29,7 +29,6 @@ import argparse
 import json
 import math
 import re
-import sys
 import warnings
 from pathlib import Path
 
@@ -301,7 +300,6 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m blocksworld.data", description=__doc__.split("\n\n")[0])
     p.add_argument("directory", help="the corpus's data folder (logs/ with splits.json, gold-configurations/)")
     p.add_argument("--out", type=Path, help="write every item as JSONL to this file")
-    p.add_argument("--export", type=Path, dest="out", help=argparse.SUPPRESS)  # the old spelling, for one release
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     p.add_argument("--replay", action="store_true", help="replay every item's gold actions in the env")
     p.add_argument("--skip-missing", action="store_true", help="skip game folders without a log file (reports the count)")
@@ -309,10 +307,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
     args = parser().parse_args(argv)
-    if any(a.split("=")[0] == "--export" for a in argv):
-        print("warning: --export is deprecated and will be removed in the next release; use --out", file=sys.stderr)
     if args.out and args.out.exists() and not args.overwrite:
         raise SystemExit(f"error: {args.out} already exists; replace it with --overwrite or choose another --out")
     try:

@@ -195,7 +195,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path)
     p.add_argument("--version", choices=("classic", "full"), default="classic", help="Craftax version of the goals (default classic)")
     p.add_argument("--episodes-per-goal", type=int, default=4, metavar="N", help="worlds (episodes) per goal (default 4)")
-    p.add_argument("--worlds", type=int, dest="episodes_per_goal", help=argparse.SUPPRESS)  # the old spelling, for one release
     p.add_argument("--expert-steps", type=int, default=300, help="step budget of the scripted expert (default 300; 0: checks 1-3 only)")
     p.add_argument("--metadata", type=Path, metavar="OUT", help="also write the counts by scenario and level as JSON to OUT")
     p.add_argument("--quiet", action="store_true", help="no progress bar (also when the environment variable CI is true)")
@@ -211,8 +210,6 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     args = parser().parse_args(argv)
-    if any(a.split("=")[0] == "--worlds" for a in argv):
-        print("warning: --worlds is deprecated and will be removed in the next release; use --episodes-per-goal", file=sys.stderr)
     cache = os.environ.get("INSTRUCTWORLDS_JAX_CACHE", "").strip() or str(Path.home() / ".cache" / "instructworlds" / "jax")
     if not args.no_compile_cache and cache.lower() != "off":  # the suite's compilation cache, as every command uses it
         jax.config.update("jax_compilation_cache_dir", cache)

@@ -83,14 +83,17 @@ def test_every_command_that_takes_a_world_takes_the_same_world_flags():
         assert {c for c, _ in flags[option]} >= takers, option
 
 
-def test_old_spellings_still_work_for_a_release(capsys):
+def test_old_spellings_work_for_one_release_with_the_release_that_removes_them(capsys):
     parser = command_module("benchmark").parser()
     args = parse(parser, ["--worlds", "Hexagons-Paint-v1", "--num-envs", "1", "8"], {"--worlds": "--env", "--num-envs": "--num-envs-list"})
     assert args.env == ["Hexagons-Paint-v1"] and args.num_envs_list == [1, 8]
-    assert "--worlds is deprecated" in capsys.readouterr().err
+    assert "warning: --worlds is deprecated and goes in 0.7.0; use --env" in capsys.readouterr().err
     train = command_module("train")
-    assert parse(train.parser(), ["--eval-mode", "greedy"], train.RENAMED).greedy
-    assert not parse(train.parser(), ["--eval-mode=sample"], train.RENAMED).greedy
+    renamed = {"--eval-mode greedy": "--greedy", "--eval-mode sample": ""}  # a flag and value to flags, or to none
+    assert parse(train.parser(), ["--eval-mode", "greedy"], renamed).greedy
+    assert not parse(train.parser(), ["--eval-mode=sample"], renamed).greedy
+    with pytest.raises(SystemExit):  # the spellings deprecated in 0.2.0 are gone
+        parse(train.parser(), ["--eval-mode", "greedy"])
 
 
 def test_the_console_script_runs_every_command(capsys):

@@ -215,9 +215,9 @@ def test_scores_stand_beside_their_floors(hexagons_records, tmp_path, capsys):
     (tmp_path / "bad.jsonl").write_text('{"id": "nope", "next_graph": []}\n')
     capsys.readouterr()
     with pytest.raises(SystemExit):
-        main(["generate", "--world", "Hexagon-Paint-v1", "--out", str(tmp_path)])
+        main(["generate", "--env", "Hexagon-Paint-v1", "--out", str(tmp_path)])
     err = capsys.readouterr().err
-    assert "--world is deprecated" in err and "unknown env id 'Hexagon-Paint-v1'. Did you mean Hexagons-Paint-v1" in err
+    assert "unknown env id 'Hexagon-Paint-v1'. Did you mean Hexagons-Paint-v1" in err
     with pytest.raises(
         SystemExit, match=f"will not write into {tmp_path / 'copy.jsonl'}: it is not a file a textworld score command wrote"
     ):

@@ -38,12 +38,11 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-RENAMED = {"--eval-mode greedy": "--greedy", "--eval-mode sample": ""}
 """Old spellings accepted for one release."""
 
 
 def main(argv: list[str] | None = None) -> None:
-    cli.run(parser(), run, argv, RENAMED)
+    cli.run(parser(), run, argv)
 
 
 def run(args: argparse.Namespace) -> None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from baselines import worlds
-from baselines.worlds import cli
+from baselines.worlds import cli, deprecation
 
 
 def parser() -> argparse.ArgumentParser:
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> None:
         from baselines.worlds.session import World
 
         if args.resume:
-            print("warning: play --resume is deprecated: unfinished episodes are always continued", file=sys.stderr)
+            print(f"warning: {deprecation.message('play --resume', 'play: it always continues unfinished episodes')}", file=sys.stderr)
         spec = worlds.spec_from_args(args)
         with cli.compiling(f"{spec['env']}'s start, step and renderer for the player"):
             server = PlayServer(World(spec, args.split), args.out, args.player, args.text)

@@ -39,14 +39,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-RENAMED = {"--history": "--history-steps"}
 """Old spellings accepted for one release."""
 
 
 def main(argv: list[str] | None = None) -> None:
     from baselines.chat import ChatError
 
-    cli.run(parser(), _run, argv, RENAMED, errors=(ValueError, OSError, ChatError))
+    cli.run(parser(), _run, argv, errors=(ValueError, OSError, ChatError))
 
 
 def _run(args: argparse.Namespace) -> None:

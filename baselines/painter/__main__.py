@@ -74,12 +74,11 @@ def _table(results: dict, split: str) -> str:
     return "\n".join(lines)
 
 
-RENAMED = {"--synthetic": "--synthetic-procedures"}
 """Old spellings accepted for one release."""
 
 
 def main(argv: list[str] | None = None) -> None:
-    cli.run(parser(), _run, argv, RENAMED)  # HexagonsDataError is a ValueError
+    cli.run(parser(), _run, argv)  # HexagonsDataError is a ValueError
 
 
 def _run(args: argparse.Namespace) -> None:

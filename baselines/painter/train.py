@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -157,24 +156,13 @@ class Painter:
 
     @classmethod
     def load(cls, run: Path) -> Painter:
-        """The painter saved in ``run``. A run of an earlier release (``params.msgpack``) still loads,
-        with a deprecation warning."""
+        """The painter saved in ``run``."""
         run = Path(run)
         if not (run / "config.json").is_file():
             raise ValueError(f"{run}: not a painter run (no config.json)")
         config = Config.from_json(json.loads((run / "config.json").read_text()))
         vocabulary = config.vocabulary(run)
         template, constants = config.initial_variables(len(vocabulary))
-        if not (run / "params").is_dir() and (run / "params.msgpack").is_file():
-            from flax import serialization
-
-            warnings.warn(
-                f"{run}/params.msgpack is the painter format of an earlier release; save the painter again for params/ "
-                "(orbax), which the next release alone reads",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            return cls(config, vocabulary, serialization.from_bytes(template, (run / "params.msgpack").read_bytes()), constants)
         return cls(config, vocabulary, restore_params(run, template), constants)
 
 

@@ -231,7 +231,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-RENAMED = {"--world": "--env", "--steps": "--max-steps"}
 """Old spellings accepted for one release."""
 
 
@@ -239,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
     from baselines.chat import ChatError
     from baselines.worlds import cli
 
-    cli.run(parser(), _run, argv, RENAMED, errors=(ValueError, OSError, ChatError))
+    cli.run(parser(), _run, argv, errors=(ValueError, OSError, ChatError))
 
 
 def _run(args: argparse.Namespace) -> None:

@@ -12,10 +12,6 @@ from typing import Any
 
 from baselines.worlds.cli import write_atomic
 
-MOVED = {"run_config": "baselines.ppo", "load_policy": "baselines.ppo"}
-"""Names that moved to the agents' modules (this module, the suite layer's, imports no agent); they
-keep working from here for one release, with a DeprecationWarning."""
-
 
 def save_params(run: str | Path, params: Any) -> Path:
     """Write ``run/params`` (orbax), replacing an earlier one; returns the folder."""
@@ -106,13 +102,3 @@ def trained_params(run: str | Path, target: Any) -> Any:
     import jax.numpy as jnp
 
     return jax.tree.map(lambda saved, like: jnp.asarray(saved, like.dtype), saved_params(run)[0], target)
-
-
-def __getattr__(name: str) -> Any:
-    if name in MOVED:
-        import importlib
-        import warnings
-
-        warnings.warn(f"baselines.worlds.checkpoints.{name} moved to {MOVED[name]}.{name}", DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

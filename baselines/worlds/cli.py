@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypedDict
 
+from baselines.worlds.deprecation import message as deprecation_message
+
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
@@ -468,12 +470,13 @@ def progress(
 def parse(
     parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, renamed: Mapping[str, str] | None = None
 ) -> argparse.Namespace:
-    """``parser.parse_args(argv)``, where an old spelling in ``renamed`` is accepted for one release
-    with a deprecation message on stderr; then the compilation cache is turned on
-    (``compilation_cache``) unless ``--no-compile-cache``. ``args.command_line`` is the command as
-    run, in the current spellings (``python -m baselines --seed 1``), for the results it makes.
-    ``renamed`` maps an old flag to its new one (``"--worlds": "--env"``), or an old flag and value
-    to new flags, possibly none (``"--eval-mode greedy": "--greedy"``, ``"--eval-mode sample": ""``)."""
+    """``parser.parse_args(argv)``, where an old spelling in ``renamed`` (a command's ``RENAMED``) is
+    accepted for one release with a deprecation message on stderr (``deprecation.message``); then
+    the compilation cache is turned on (``compilation_cache``) unless ``--no-compile-cache``.
+    ``args.command_line`` is the command as run, in the current spellings (``python -m baselines
+    --seed 1``), for the results it makes. ``renamed`` maps an old flag to its new one
+    (``"--worlds": "--env"``), or an old flag and value to new flags, possibly none
+    (``"--eval-mode greedy": "--greedy"``, ``"--eval-mode sample": ""``)."""
     renamed = renamed or {}
     old = list(sys.argv[1:] if argv is None else argv)
     new: list[str] = []
@@ -482,15 +485,12 @@ def parse(
         flag, eq, value = old[i].partition("=")
         pair = f"{flag} {value if eq else (old[i + 1] if i + 1 < len(old) else '')}"
         if pair in renamed:
-            print(
-                f"warning: {pair} is deprecated and will be removed in the next release; use {renamed[pair] or 'the default'}",
-                file=sys.stderr,
-            )
+            print(f"warning: {deprecation_message(pair, renamed[pair] or 'the default')}", file=sys.stderr)
             new += renamed[pair].split()
             i += 1 if eq else 2
             continue
         if flag in renamed:
-            print(f"warning: {flag} is deprecated and will be removed in the next release; use {renamed[flag]}", file=sys.stderr)
+            print(f"warning: {deprecation_message(flag, renamed[flag])}", file=sys.stderr)
             flag = renamed[flag]
         new.append(flag + eq + value)
         i += 1
