@@ -21,7 +21,6 @@ reused without ``--resume`` or ``--overwrite``. Nothing contacts the network unl
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import os
@@ -103,11 +102,12 @@ def settings(args: argparse.Namespace, prepare: bool = True) -> argparse.Namespa
         raise SystemExit("error: --plan compiles the update of a new run's settings; it does not continue a run (drop --resume)")
     if args.resume:
         out = cli.prepare_out(args.out, kind="train", default=DEFAULT_OUT, overwrite=bool(args.overwrite), resume=True)
-        saved_path = out / "config.json"
-        if not saved_path.is_file():
-            raise SystemExit(f"error: --resume: {saved_path} does not exist, there is no run to continue")
-        saved_config = json.loads(saved_path.read_text())
-        saved, saved_evaluation = saved_config["command"], saved_config.get("evaluation", {})
+        from baselines.configs import saved_run
+
+        if not (out / "config.json").is_file():
+            raise SystemExit(f"error: --resume: {out / 'config.json'} does not exist, there is no run to continue")
+        record = saved_run(out)
+        saved, saved_evaluation = record["world"] | record["run"], record["evaluation"]
         run = {k: saved.get(k, v) for k, v in RUN_DEFAULTS.items()}
         clash = [f"{_flag(k)} {given[k]!r} (the run has {run[k]!r})" for k in RUN_DEFAULTS if k in given and given[k] != run[k]]
         if clash:
@@ -181,18 +181,19 @@ def _default_preset(env: str) -> str | None:
 
 
 CONFIG_FLAGS = {"total_timesteps": "--total-steps", "imitation_coef": "--imitation", "env_id": "--env"}
-"""``PPOConfig`` fields whose flag is not the field's name with dashes."""
+"""``PPOConfig`` and ``NetworkConfig`` fields whose flag is not the field's name with dashes."""
 
 
 def _by_flag(message: str) -> str:
-    """A ``PPOConfig`` error with each field named by the flag that sets it (``PPOConfig.num_envs=3`` -> ``--num-envs 3``)."""
+    """A ``PPOConfig`` or ``NetworkConfig`` error with each field named by the flag that sets it
+    (``PPOConfig.num_envs=3`` -> ``--num-envs 3``)."""
 
     def flag(match: re.Match) -> str:
-        field, value = match.group(1), match.group(2)
-        name = CONFIG_FLAGS.get(field, _flag(field)) if field in CONFIG_FLAGS or field in RUN_DEFAULTS else f"PPOConfig.{field}"
+        config, field, value = match.group(1), match.group(2), match.group(3)
+        name = CONFIG_FLAGS.get(field, _flag(field)) if field in CONFIG_FLAGS or field in RUN_DEFAULTS else f"{config}.{field}"
         return f"{name} {value}" if value else name
 
-    return re.sub(r"PPOConfig\.(\w+)(?:=(\S+))?", flag, message)
+    return re.sub(r"(PPOConfig|NetworkConfig)\.(\w+)(?:=(\S+))?", flag, message)
 
 
 def _split(run, split: str) -> tuple[list, dict]:
@@ -209,20 +210,21 @@ def _task(run, split: tuple[list, dict], **settings) -> Task:
 
 
 def _config(run) -> PPOConfig:
+    from baselines.configs import NetworkConfig, saved_run
     from baselines.ppo import PPOConfig, config_from_dict
 
     if run.resume:
-        return config_from_dict(json.loads((run.out / "config.json").read_text())["ppo"])
+        record = saved_run(run.out)
+        return config_from_dict(record["ppo"], record["network"], str(run.out / "config.json"))
     values = {"micro_batches": PAPER_MICRO_BATCHES} if run.paper else dict(CPU_QUICK, total_timesteps=CPU_TOTAL_STEPS)
+    network = {"env_id": run.env, "policy": run.policy, "encoder": run.encoder, "layer_size": values.pop("layer_size", None)}
+    network |= {"layer_size": run.layer_size} if run.layer_size is not None else {}
+    network = NetworkConfig(**{k: v for k, v in network.items() if v is not None})
     overrides = {
-        "env_id": run.env,
-        "policy": run.policy,
-        "encoder": run.encoder,
         "seed": run.seed,
         "num_envs": run.num_envs,
         "num_steps": run.num_steps,
         "total_timesteps": run.total_steps,
-        "layer_size": run.layer_size,
         "num_minibatches": run.num_minibatches,
         "update_epochs": run.update_epochs,
         "micro_batches": run.micro_batches,
@@ -234,7 +236,7 @@ def _config(run) -> PPOConfig:
         "expert_play": run.expert_play,
     }
     values.update({k: v for k, v in overrides.items() if v is not None})
-    return PPOConfig(**values)
+    return PPOConfig(network=network, **values)
 
 
 def _restore(out: Path, runner):
@@ -311,20 +313,22 @@ def train(args: argparse.Namespace) -> None:
     task = _task(run, train_split)
     bar = UpdateBar(config.num_updates) if lead and not cli.quiet(run.quiet) and not run.plan else None
     try:
-        ppo = PPO(config, task, *tables(config, task, planner=_planner(run)), progress=bar)
+        ppo = PPO(config, task, *tables(config.network, task, planner=_planner(run), plans=config.planner), progress=bar)
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     if run.plan:
         return _plan(run, ppo)
     out.mkdir(parents=True, exist_ok=True)
     if not run.resume and lead:
-        command = {k: getattr(run, k) for k in RUN_DEFAULTS}
+        from baselines.configs import run_record
+
+        world = {k: getattr(run, k) for k in worlds.spec_defaults()}
+        others = {k: getattr(run, k) for k in RUN_DEFAULTS if k not in world}
         evaluation = {k: getattr(run, k) for k in EVAL_DEFAULTS}
-        saved = {"kind": "ppo", "ppo": dataclasses.asdict(config), "command": command, "evaluation": evaluation}
-        saved["command_line"] = args.command_line
+        saved = run_record("ppo", world, config.network, config, others, evaluation, args.command_line)
         cli.write_atomic(out / "config.json", json.dumps(saved, indent=1))
     print(
-        f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.policy}, "
+        f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.network.policy}, "
         f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, {jax.device_count()} devices "
         f"({jax.process_count()} processes): {jax.devices()}",
         flush=True,
@@ -333,7 +337,7 @@ def train(args: argparse.Namespace) -> None:
     import orbax.checkpoint as ocp
 
     every = min(run.checkpoint_every or max(10, config.num_updates // 100), config.num_updates)
-    what = f"{every} PPO updates ({task.name} {config.policy}, {config.num_envs} envs x {config.num_steps} steps)"
+    what = f"{every} PPO updates ({task.name} {config.network.policy}, {config.num_envs} envs x {config.num_steps} steps)"
     with cli.compiling(what, silent=run.quiet or not lead):  # the worlds' first states, then the training program
         runner = jax.jit(lambda seed: ppo.init(jax.random.key(seed)))(np.uint32(config.seed))  # global arrays on every process
         chunk = ppo.compiled_updates(runner, every)
@@ -343,7 +347,7 @@ def train(args: argparse.Namespace) -> None:
         from baselines.ppo import load_params
 
         try:
-            runner = runner.replace(params=load_params(run.init_from, config, runner.params))
+            runner = runner.replace(params=load_params(run.init_from, config.network, runner.params))
         except ValueError as error:
             raise SystemExit(f"error: {error}") from None
         print(f"policy initialised from the cloned one in {run.init_from}", flush=True)
@@ -408,7 +412,7 @@ def learner(argv: list[str]) -> PPO:
     config = _config(run)
     task = _task(run, _split(run, "train"))
     try:
-        return PPO(config, task, *tables(config, task, planner=_planner(run)))
+        return PPO(config, task, *tables(config.network, task, planner=_planner(run), plans=config.planner))
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
 
@@ -435,7 +439,7 @@ def _plan(run, ppo: PPO) -> None:
     """``--plan``: ``plan.json`` and ``update.hlo.txt`` in the run folder, and the plan's table."""
     from baselines import plan
 
-    with cli.compiling(f"one update to plan ({ppo.task.name} {ppo.config.policy}, {ppo.config.num_envs} envs)", silent=run.quiet):
+    with cli.compiling(f"one update to plan ({ppo.task.name} {ppo.config.network.policy}, {ppo.config.num_envs} envs)", silent=run.quiet):
         result, hlo = plan.plan(ppo)
     result["command_line"] = run.command_line
     cli.write_atomic(run.out / "plan.json", json.dumps(result, indent=1))
@@ -447,15 +451,16 @@ def _plan(run, ppo: PPO) -> None:
 def _announce(run, config: PPOConfig) -> None:
     """The first line of a run: what trains, where it goes, and what comes before the progress bar."""
     imitation = " + imitation" if config.imitation_coef else ""
+    policy = config.network.policy
     if run.plan:
         print(
-            f"planning {config.policy}{imitation} on {run.env} ({_preset_words(run)}) into {run.out}: one update of "
+            f"planning {policy}{imitation} on {run.env} ({_preset_words(run)}) into {run.out}: one update of "
             f"{config.num_envs} worlds x {config.num_steps} steps compiled and analysed, nothing run",
             flush=True,
         )
         return
     print(
-        f"{'continuing' if run.resume else 'training'} {config.policy}{imitation} on {run.env} ({_preset_words(run)}) into {run.out}: "
+        f"{'continuing' if run.resume else 'training'} {policy}{imitation} on {run.env} ({_preset_words(run)}) into {run.out}: "
         f"{config.total_timesteps:,} steps, {config.num_updates} updates of {config.num_envs} worlds x {config.num_steps} steps. "
         f"Next: build the worlds, compile the training program (announced with its expected time), train with a progress bar, "
         f"then evaluate on {', '.join(run.eval_splits)}",
@@ -496,11 +501,13 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
         ppo.task,
         ppo.network,
         params,
-        config,
+        config.network,
+        config.seed,
         run.eval_episodes,
         run.max_episode_steps,
         greedy=run.greedy,
         planner=_planner(run),
+        plans=config.planner,
         batch=run.eval_batch,
         quiet=run.quiet or jax.process_index() > 0,
     )
@@ -509,7 +516,7 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
             for policy, summary in by_policy.items():
                 writer.add_scalar(f"{split}/{policy}/success_rate", summary["success"], config.num_updates)
     plans = ""
-    if config.policy == "ppo-t+":
+    if config.network.policy == "ppo-t+":
         plans = f", {'chat' if run.planner_url else config.planner} plans" + (
             " (gold goal: not a fair result)" if config.planner == "oracle" and not run.planner_url else ""
         )
@@ -518,11 +525,11 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
         imitation = f", DAgger (expert play {config.expert_play:g})"
     cloned = " from BC" if run.init_from else ""
     mode = "greedy" if run.greedy else "sample"
-    labels = {"agent": f"agent ({config.policy}{cloned}{imitation}{plans}, {mode})"}
+    labels = {"agent": f"agent ({config.network.policy}{cloned}{imitation}{plans}, {mode})"}
     meta = {
         **worlds.world_spec(vars(run)),  # every setting of the world, a plugin's own included
-        "policy": config.policy,
-        "planner": (run.planner_url or config.planner) if config.policy == "ppo-t+" else None,
+        "policy": config.network.policy,
+        "planner": (run.planner_url or config.planner) if config.network.policy == "ppo-t+" else None,
         "success_metric": ppo.task.metrics[0],
         "imitation_coef": config.imitation_coef,
         "imitation_only": config.imitation_only,

@@ -71,9 +71,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from baselines import worlds
+from baselines.configs import NetworkConfig
 from baselines.networks import ActorCritic
 from baselines.plots import POLICY_NAMES
-from baselines.ppo import PPOConfig, policy_inputs, tables
+from baselines.ppo import policy_inputs, tables
 from baselines.results import held_out_label
 from baselines.worlds import cli, distributed
 from baselines.worlds.session import World
@@ -407,11 +408,13 @@ def evaluate_splits(
     trained: Task,
     network: ActorCritic,
     params,
-    config: PPOConfig,
+    network_config: NetworkConfig,
+    seed: int,
     episodes: int,
     max_steps: int,
     greedy: bool = False,
     planner: Callable[[str], list[str]] | None = None,
+    plans: str = "retrieval",
     batch: int = 256,
     quiet: bool = False,
     unit: str = "goal",
@@ -419,13 +422,14 @@ def evaluate_splits(
 ) -> dict[str, dict]:
     """split -> policy -> summary: the three policies (and with ``expert`` the world's scripted
     expert, where it has one) on each of ``splits`` (name -> what
-    ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network trained on
-    ``trained`` (the reference of PPO-T+'s retrieval planner); ``episodes`` per ``unit`` (goal or
-    instruction, ``evaluation_units``), at most ``max_steps`` steps each, keys from
-    ``config.seed``, in chunks of at most ``batch`` episodes, one size for every split
-    (``chunk_size``), dealt out to the processes of a multi-process run. Where the family pads splits to common shapes
-    (``WorldFamily.shared_settings``), they share one compilation. Prints one line per split and
-    policy, after announcing the first compilation unless ``quiet``."""
+    ``baselines.worlds.split_episodes`` returned) of ``spec``'s world, for a network of
+    ``network_config`` trained on ``trained`` (the reference of PPO-T+'s retrieval planner, unless
+    ``plans`` is ``oracle`` or a ``planner`` is given); ``episodes`` per ``unit`` (goal or
+    instruction, ``evaluation_units``), at most ``max_steps`` steps each, keys from the training
+    ``seed``, in chunks of at most ``batch`` episodes, one size for every split (``chunk_size``),
+    dealt out to the processes of a multi-process run. Where the family pads splits to common
+    shapes (``WorldFamily.shared_settings``), they share one compilation. Prints one line per split
+    and policy, after announcing the first compilation unless ``quiet``."""
     family = worlds.family_of(spec["env"])
     settings = family.shared_settings([episodes for episodes, _ in splits.values()]) if family.shared_settings else {}
     tasks = {split: worlds.spec_task(spec, split_episodes, **settings) for split, split_episodes in splits.items()}
@@ -433,12 +437,12 @@ def evaluate_splits(
     policies = CONTROLS + (("expert",) if expert and trained.expert is not None else ())
     sizes = [len(evaluation_units(task, unit)[0]) * episodes * len(policies) for task in tasks.values()]
     evaluator = Evaluator(trained, network, chunk_size(sizes, batch))
-    key = jax.random.key(10_000 + config.seed)
+    key = jax.random.key(10_000 + seed)
     seen = set(trained.texts)
     results: dict[str, dict] = {}
     for i, (split, task) in enumerate(tasks.items()):
         rows = shared_rows or len(task.texts)
-        embeddings = tables(config, task, planner=planner, reference=trained)
+        embeddings = tables(network_config, task, planner=planner, reference=trained, plans=plans)
         announce = cli.compiling(f"the three-policy evaluator of {spec['env']} and its {split} split", quiet) if i == 0 else nullcontext()
         with announce:
             results[split] = evaluator.evaluate(
@@ -691,10 +695,11 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         )
         seed, label = None, f"agent ({policy}, {mode}, step by step)"
     else:
-        from baselines.ppo import load_policy, run_config, tables
+        from baselines.ppo import load_policy, tables, trained_run
 
-        config = run_config(run)
-        network, params = load_policy(run, config, trained, *tables(config, trained))
+        policy_run = trained_run(run)
+        embeddings = tables(policy_run.network, trained, plans=policy_run.planner)
+        network, params = load_policy(run, policy_run.network, trained, *embeddings)
         splits = {name: worlds.split_episodes(evaluated, name) for name in names}
         results = evaluate_splits(
             evaluated,
@@ -702,17 +707,20 @@ def evaluate_run(args: argparse.Namespace) -> Path:
             trained,
             network,
             params,
-            config,
+            policy_run.network,
+            policy_run.seed,
             episodes,
             max_steps,
             greedy,
             batch=args.batch,
             quiet=args.quiet,
+            plans=policy_run.planner,
             unit=unit,
             expert=args.with_expert,
         )
         trainer = {"bc": "BC ", "dagger": "aggregated DAgger "}.get(kind, "")
-        policy, seed, label = config.policy, config.seed, f"agent ({trainer}{config.policy}, {mode})"
+        policy, seed = policy_run.network.policy, policy_run.seed
+        label = f"agent ({trainer}{policy}, {mode})"
     meta = {
         **evaluated,
         "policy": policy,

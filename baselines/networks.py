@@ -38,15 +38,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from baselines.configs import POLICIES, NetworkConfig
 from baselines.worlds.task import PlacedCells
 
 with warnings.catch_warnings():  # distrax's tensorflow_probability substrate reads a deprecated jax name on import
     warnings.filterwarnings("ignore", "jax.core.pytype_aval_mappings is deprecated", DeprecationWarning)
     import distrax
-
-POLICIES = ("ppo-t", "ppo-t+", "film")
-WORLD_ENCODERS = ("dense", "conv")
-"""How a vector world is read: dense layers alone, or convolutions over its map first (module docstring)."""
 
 
 def _orthogonal(scale: float = 1.0):
@@ -236,12 +233,10 @@ def make_network(
     return ActorCritic(num_actions, policy, pixels, layer_size, tuple(action_factors), tuple(map_shape), placed)
 
 
-def task_network(config, task) -> ActorCritic:
-    """The network of ``config`` (a ``PPOConfig`` or ``BCConfig``: policy, layer_size,
-    factored_actions, world_encoder, placed_channel) for ``task``'s world and actions; ValueError
-    naming the setting a world cannot take."""
-    if config.world_encoder not in WORLD_ENCODERS:
-        raise ValueError(f"world_encoder must be one of {', '.join(WORLD_ENCODERS)}, got {config.world_encoder!r}")
+def task_network(config: NetworkConfig, task) -> ActorCritic:
+    """The network of ``config`` for ``task``'s world and actions; ValueError naming the setting a
+    world cannot take."""
+    config.validate()
     if config.world_encoder == "conv" and not task.map_shape:
         raise ValueError(f"world_encoder conv reads a map at the start of the world features (Task.map_shape); {task.name} has none")
     if config.placed_channel and task.placed_cells is None:

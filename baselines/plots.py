@@ -114,29 +114,25 @@ def finish_run(run: Path, curve: Callable[[Path], Path]) -> str:
 def run_title(run: Path) -> str:
     """World, agent and seed of a training or cloning run, from its ``config.json`` (the folder name
     without one)."""
+    from baselines.configs import saved_run
     from baselines.worlds import cli
 
     name = cli.final_path(run).name  # an overwrite's run is titled by the folder it replaces
     try:
-        config = json.loads((run / "config.json").read_text())
+        config = saved_run(run)
     except (OSError, ValueError):
         return name
-    if "bc" in config:  # a behavioural-cloning run
-        bc, world, demos = config["bc"], config.get("world", {}), config.get("demos", "demonstrations")
-        return f"{world.get('env', name)}: {bc.get('policy', 'policy')} cloned from {demos}, seed {bc.get('seed', 0)}"
-    if "dagger" in config:  # an aggregated-DAgger run
-        world, network = config.get("world", {}), config.get("network", {})
-        student = network.get("policy", "policy") + (" + placed cells" if network.get("placed_channel") else "")
-        if network.get("world_encoder", "dense") != "dense":
-            student += f", {network['world_encoder']} world encoder"
-        return f"{world.get('env', name)}: {student}, aggregated DAgger, seed {config['dagger'].get('seed', 0)}"
-    ppo, command = config.get("ppo", {}), config.get("command", {})
-    agent = ppo.get("policy") or command.get("policy", "agent")
-    if ppo.get("imitation_only"):
-        agent += ", DAgger"
-    elif ppo.get("imitation_coef"):
+    kind, world, network = config["kind"], config["world"], config["network"]
+    agent = network.get("policy", "policy") + (" + placed cells" if network.get("placed_channel") else "")
+    if network.get("world_encoder", "dense") != "dense":
+        agent += f", {network['world_encoder']} world encoder"
+    if kind == "bc":
+        agent += f" cloned from {config['run'].get('demos', 'demonstrations')}"
+    elif kind == "dagger" or config["ppo"].get("imitation_only"):
+        agent += ", aggregated DAgger" if kind == "dagger" else ", DAgger"
+    elif config["ppo"].get("imitation_coef"):
         agent += " + imitation"
-    return f"{ppo.get('env_id') or command.get('env', name)}: {agent}, seed {ppo.get('seed', command.get('seed', 0))}"
+    return f"{world.get('env', name)}: {agent}, seed {config[kind].get('seed', 0)}"
 
 
 def learning_curve(run: Path) -> Path:

@@ -24,10 +24,9 @@ line), and every process runs the same program.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from flax import struct
 from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from baselines.configs import NetworkConfig, known_fields, network_given_flat, saved_run
 from baselines.networks import ActorCritic, task_network
 from baselines.worlds import DEFAULT_ENV
 from baselines.worlds.checkpoints import restore_params, trained_params
@@ -48,9 +48,8 @@ from baselines.worlds.wrappers import LogWrapper, vector_env
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """Defaults: the paper's Table 9 (1024 envs, 100 steps per env, 1e9 steps, lr 2e-4 annealed, ...).
-    ``factored_actions``: factored policy heads where the task's actions have a grid layout
-    (``Task.action_factors``: Hexagons, blocks world). ``imitation_coef``: weight of an auxiliary
+    """Defaults: the paper's Table 9 (1024 envs, 100 steps per env, 1e9 steps, lr 2e-4 annealed, a
+    GRU of 512, ...). ``network``: the policy network (``NetworkConfig``). ``imitation_coef``: weight of an auxiliary
     cross entropy towards the world's expert action in every visited state (DAgger-style labels on
     the agent's own rollouts, ``Task.expert``; 0: plain PPO). ``imitation_only``: the loss is that
     cross entropy alone (DAgger: no PPO, value or entropy terms). ``expert_play``: DAgger's beta,
@@ -60,9 +59,7 @@ class PPOConfig:
     each minibatch's gradient is the mean of this many equal parts' gradients, computed one after
     another (the same update as one pass, in a fraction of the memory)."""
 
-    env_id: str = DEFAULT_ENV
-    policy: str = "ppo-t"
-    encoder: str = "hashed"
+    network: NetworkConfig = field(default_factory=lambda: NetworkConfig(env_id=DEFAULT_ENV))
     num_envs: int = 1024
     num_steps: int = 100
     total_timesteps: int = 1_000_000_000
@@ -77,16 +74,24 @@ class PPOConfig:
     update_epochs: int = 4
     num_minibatches: int = 8
     micro_batches: int = 1
-    layer_size: int = 512
     reset_ratio: int = 16
     seed: int = 0
     planner: str = "retrieval"
-    factored_actions: bool = True
-    world_encoder: str = "dense"
-    placed_channel: bool = False
     imitation_coef: float = 0.0
     imitation_only: bool = False
     expert_play: float = 0.0
+    env_id: InitVar[str | None] = None  # 0.5.0's network fields, for one release: network_given_flat
+    policy: InitVar[str | None] = None
+    encoder: InitVar[str | None] = None
+    layer_size: InitVar[int | None] = None
+    factored_actions: InitVar[bool | None] = None
+    world_encoder: InitVar[str | None] = None
+    placed_channel: InitVar[bool | None] = None
+
+    def __post_init__(self, env_id, policy, encoder, layer_size, factored_actions, world_encoder, placed_channel):
+        flat = {"env_id": env_id, "policy": policy, "encoder": encoder, "layer_size": layer_size}
+        flat |= {"factored_actions": factored_actions, "world_encoder": world_encoder, "placed_channel": placed_channel}
+        network_given_flat(self, flat)
 
     @property
     def batch_size(self) -> int:
@@ -98,8 +103,8 @@ class PPOConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the bad field."""
-        positive = ("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches", "micro_batches", "layer_size")
-        positive += ("reset_ratio",)
+        self.network.validate()
+        positive = ("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches", "micro_batches", "reset_ratio")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"PPOConfig.{name} must be >= 1, got {getattr(self, name)}")
@@ -205,7 +210,7 @@ class PPO:
         """``progress``: called on the host with each update's metrics (one host callback per update;
         None: the compiled update holds no callback)."""
         config.validate()
-        if config.policy == "ppo-t+" and plan_table is None:
+        if config.network.policy == "ppo-t+" and plan_table is None:
             raise ValueError("policy ppo-t+ needs a plan_table (one embedded plan per instruction text)")
         if config.imitation_coef > 0 and task.expert is None:
             raise ValueError(f"PPOConfig.imitation_coef={config.imitation_coef} needs an expert; {task.name} has none (Task.expert)")
@@ -213,7 +218,7 @@ class PPO:
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
         self.plans = None if plan_table is None else jnp.asarray(plan_table, jnp.float32)
         self.env = LogWrapper(vector_env(task.env, config.num_envs, min(config.reset_ratio, task.reset_ratio)))
-        self.network = task_network(config, task)
+        self.network = task_network(config.network, task)
         schedule = (
             optax.linear_schedule(config.lr, 0.0, config.num_updates * config.update_epochs * config.num_minibatches)
             if config.anneal_lr
@@ -431,19 +436,20 @@ PLANNERS = ("retrieval", "oracle")
 
 
 def tables(
-    config: PPOConfig, task: Task, cache_dir=None, planner=None, reference: Task | None = None
+    network: NetworkConfig, task: Task, cache_dir=None, planner=None, reference: Task | None = None, plans: str = "retrieval"
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Frozen instruction embeddings of ``task.texts`` and, for PPO-T+, embedded plans: from
-    ``planner`` (instruction text -> steps, e.g. ``ChatPlanner``) if given, else by
-    ``config.planner``: ``retrieval`` (the plan of the nearest training instruction of
-    ``reference``, default ``task``; reads only the text) or ``oracle`` (from the gold goal)."""
+    """Frozen instruction embeddings (``network.encoder``) of ``task.texts`` and, for PPO-T+, embedded
+    plans: from ``planner`` (instruction text -> steps, e.g. ``ChatPlanner``) if given, else by
+    ``plans`` (``PLANNERS``, ``PPOConfig.planner``): ``retrieval`` (the plan of the nearest training
+    instruction of ``reference``, default ``task``; reads only the text) or ``oracle`` (from the
+    gold goal)."""
     from baselines.planner import RetrievalPlanner, goal_plan, plan_text, reads_goals
     from baselines.text_encoders import DEFAULT_CACHE, embed, make_encoder
 
     cache = DEFAULT_CACHE if cache_dir is None else cache_dir
-    encoder = make_encoder(config.encoder)
+    encoder = make_encoder(network.encoder)
     instructions = embed(encoder, task.texts, cache)
-    if config.policy != "ppo-t+":
+    if network.policy != "ppo-t+":
         return instructions, None
     reference = reference or task
     if planner is None and not (reads_goals(task.goal_objects) and reads_goals(reference.goal_objects)):
@@ -453,7 +459,7 @@ def tables(
         )
     if planner is not None:
         steps = [planner(text) for text in task.texts]
-    elif config.planner == "oracle":
+    elif plans == "oracle":
         steps = [goal_plan(task.goal_objects[g]) for g in task.text_goal]
     else:
         gold = [goal_plan(reference.goal_objects[g]) for g in reference.text_goal]
@@ -466,62 +472,64 @@ def make_train(config: PPOConfig, task: Task | None = None, progress: Callable[[
     ``jax.jit(jax.vmap(train))(keys)``); ``progress`` as ``PPO``'s."""
     from baselines.worlds import make_task
 
-    task = task or make_task(config.env_id)
-    ppo = PPO(config, task, *tables(config, task), progress=progress)
+    task = task or make_task(config.network.env_id)
+    ppo = PPO(config, task, *tables(config.network, task, plans=config.planner), progress=progress)
     return ppo.train
 
 
-def config_from_dict(values: dict) -> PPOConfig:
-    """A ``PPOConfig`` from a (saved) dict; unknown keys raise ValueError naming them."""
-    fields = {f.name for f in dataclasses.fields(PPOConfig)}
-    unknown = sorted(set(values) - fields)
-    if unknown:
-        raise ValueError(f"unknown PPOConfig field(s): {', '.join(unknown)}")
-    return PPOConfig(**values)
+def config_from_dict(values: dict, network: dict | None = None, where: str = "PPOConfig") -> PPOConfig:
+    """A ``PPOConfig`` from a saved ``ppo`` section and ``network`` section (a section of 0.5.0 or
+    before holds the network's fields itself); ValueError naming ``where`` and unknown fields."""
+    values = dict(values)
+    names = {f.name for f in dataclasses.fields(NetworkConfig)}
+    flat = {k: values.pop(k) for k in list(values) if k in names}
+    network_config = NetworkConfig.from_dict({**flat, **(network or {})}, where)
+    return PPOConfig(**known_fields(PPOConfig, {**values, "network": network_config}, where))
 
 
 # ----------------------------------------------------------------------------- trained runs
-NETWORK_FIELDS = ("env_id", "policy", "encoder", "layer_size", "factored_actions", "world_encoder", "placed_channel")
-"""``PPOConfig`` fields that fix the network's parameters: what a BC or DAgger run records and
-``--init-from`` checks."""
+@dataclass(frozen=True)
+class TrainedRun:
+    """What loading a run folder's trained policy takes from its ``config.json``: the ``kind`` of
+    command that trained it (``ppo``, ``bc``, ``dagger``), its ``network``, training ``seed`` and,
+    for PPO-T+, the built-in ``planner``."""
+
+    kind: str
+    network: NetworkConfig
+    seed: int
+    planner: str = "retrieval"
 
 
-def run_config(run: str | Path) -> PPOConfig:
-    """The network settings and training seed of a BC or PPO run folder; ValueError naming the
-    folder otherwise."""
-    path = Path(run) / "config.json"
-    if not path.is_file():
-        raise ValueError(f"{run}: not a run folder of python -m baselines or python -m baselines.bc (no config.json)")
-    saved = json.loads(path.read_text())
-    if "network" in saved:
-        trainer = saved.get("bc") or saved.get("dagger") or {}
-        return PPOConfig(**saved["network"], seed=trainer.get("seed", 0))
-    if "ppo" in saved:
-        return config_from_dict(saved["ppo"])
-    raise ValueError(f"{path}: neither a BC ('network') nor a PPO ('ppo') run configuration")
+def trained_run(run: str | Path) -> TrainedRun:
+    """The ``TrainedRun`` of a PPO, BC or DAgger run folder, of this release or an earlier one
+    (``configs.saved_run``); ValueError naming the folder otherwise."""
+    record, where = saved_run(run), str(Path(run) / "config.json")
+    kind = record["kind"]
+    if kind == "ppo":
+        config = config_from_dict(record["ppo"], record["network"], where)
+        return TrainedRun(kind, config.network, config.seed, config.planner)
+    return TrainedRun(kind, NetworkConfig.from_dict(record["network"], where), int(record[kind].get("seed", 0)))
 
 
-def load_params(run: str | Path, config: PPOConfig, target) -> Any:
-    """The trained params of BC or DAgger run folder ``run`` for a PPO run of ``config`` (``target``: params of
-    the same structure); raises ValueError naming the run and the network setting that differs."""
+def load_params(run: str | Path, network: NetworkConfig, target) -> Any:
+    """The trained params of BC or DAgger run folder ``run`` for a network of ``network``
+    (``target``: params of the same structure); ValueError naming the run and each network setting
+    that differs."""
     run = Path(run)
-    saved_path = run / "config.json"
-    if not saved_path.is_file() or not (run / "params").is_dir():
+    if not (run / "config.json").is_file() or not (run / "params").is_dir():
         raise ValueError(f"--init-from {run}: not a behavioural-cloning run folder (needs config.json and params/)")
-    saved = {**dataclasses.asdict(PPOConfig()), **json.loads(saved_path.read_text())["network"]}  # fields added since: their defaults
-    clash = [
-        f"{name} {saved[name]!r} (this run: {getattr(config, name)!r})" for name in NETWORK_FIELDS if saved[name] != getattr(config, name)
-    ]
-    if clash:
+    saved = trained_run(run).network
+    if saved != network:
+        clash = [f"{name} {theirs!r} (this run: {mine!r})" for name, (theirs, mine) in saved.differences(network).items()]
         raise ValueError(f"--init-from {run}: the cloned network differs: " + "; ".join(clash))
     return restore_params(run, target)
 
 
-def load_policy(run: str | Path, config: PPOConfig, task: Task, instructions: Any, plans: Any = None) -> tuple[ActorCritic, Any]:
-    """The network of ``config`` (``run_config(run)``) for ``task`` and the run's trained params;
-    ``instructions`` / ``plans``: the (num_texts, E) embedding tables the network reads."""
-    network = task_network(config, task)
+def load_policy(run: str | Path, network: NetworkConfig, task: Task, instructions: Any, plans: Any = None) -> tuple[ActorCritic, Any]:
+    """The network of ``network`` (``trained_run(run).network``) for ``task`` and the run's trained
+    params; ``instructions`` / ``plans``: the (num_texts, E) embedding tables the network reads."""
+    model = task_network(network, task)
     obs, _ = task.start(jax.random.key(0), jnp.int32(0), task.params)
     inputs = policy_inputs(task, instructions, plans, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool))
-    target = jax.eval_shape(network.init, jax.random.key(0), network.initial_hidden(1), *inputs)  # shapes and dtypes only
-    return network, trained_params(run, target)
+    target = jax.eval_shape(model.init, jax.random.key(0), model.initial_hidden(1), *inputs)  # shapes and dtypes only
+    return model, trained_params(run, target)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from baselines.networks import POLICIES
+from baselines.configs import POLICIES
 from baselines.worlds import cli
 from benchmarks import RESULTS_OUT, provenance_line, write_results
 

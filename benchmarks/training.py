@@ -16,7 +16,8 @@ import time
 import jax
 import numpy as np
 
-from baselines.networks import POLICIES, count_parameters
+from baselines.configs import POLICIES, NetworkConfig
+from baselines.networks import count_parameters
 from baselines.ppo import PPO, PPOConfig, tables
 from baselines.worlds.task import Task
 from benchmarks import provenance_line
@@ -34,15 +35,13 @@ def measure_training(
     rows = []
     for policy in policies:
         config = PPOConfig(
-            env_id=task.name,
-            policy=policy,
+            network=NetworkConfig(env_id=task.name, policy=policy, layer_size=layer_size),
             num_envs=num_envs,
             num_steps=num_steps,
             total_timesteps=steps,
             num_minibatches=min(8, num_envs),
-            layer_size=layer_size,
         )
-        ppo = PPO(config, task, *tables(config, task))
+        ppo = PPO(config, task, *tables(config.network, task))
         runner = ppo.init(jax.random.key(0))
         start = time.perf_counter()
         train = jax.jit(ppo.updates, static_argnums=1).lower(runner, updates).compile()

@@ -83,7 +83,16 @@ class Memory(NamedTuple):
 
     @classmethod
     def of(cls, memory: Array) -> Memory:
-        return cls(*memory[:T_ACH1], memory[T_ACH1 : T_ACH3 + 1], memory[FORBIDDEN_SEEN], memory[WAS_OUT_OF_VIEW])
+        return cls(
+            t_structure=memory[T_STRUCT],
+            t_placement=memory[T_PLACE],
+            t_collected=memory[T_COLLECT],
+            placed_count=memory[PLACED_COUNT],
+            collected=memory[COLLECTED],
+            t_achievements=memory[T_ACH1 : T_ACH3 + 1],
+            forbidden_seen=memory[FORBIDDEN_SEEN],
+            was_out_of_view=memory[WAS_OUT_OF_VIEW],
+        )
 
     def encode(self) -> Array:
         """(MEMORY_SIZE,) int32."""
@@ -339,7 +348,7 @@ def update(encoding: Array, memory: Array, events: StepEvents) -> tuple[Array, A
             visible & (m.was_out_of_view > 0),  # EXPLORE
         ]
     )
-    memory = Memory(
+    updated = Memory(
         t_structure=t_structure,
         t_placement=t_placement,
         t_collected=t_collected,
@@ -349,4 +358,4 @@ def update(encoding: Array, memory: Array, events: StepEvents) -> tuple[Array, A
         forbidden_seen=forbidden,
         was_out_of_view=(m.was_out_of_view > 0) | ~visible,
     )
-    return success_by_scenario[goal.scenario], memory.encode()
+    return success_by_scenario[goal.scenario], updated.encode()

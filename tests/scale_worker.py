@@ -12,6 +12,7 @@ import sys
 import jax
 import numpy as np
 
+from baselines.configs import NetworkConfig
 from baselines.ppo import PPO, PPOConfig, tables
 from baselines.worlds import make_task
 
@@ -35,16 +36,14 @@ def main(out: str) -> None:
     for env_id, policy in CASES:
         task = task_of(env_id)
         config = PPOConfig(
-            env_id=env_id,
-            policy=policy,
+            network=NetworkConfig(env_id=env_id, policy=policy, layer_size=16),
             num_envs=8,
             num_steps=8,
             total_timesteps=8 * 8 * 3,
             num_minibatches=2,
-            layer_size=16,
             update_epochs=2,
         )
-        ppo = PPO(config, task, *tables(config, task, cache_dir=None))
+        ppo = PPO(config, task, *tables(config.network, task, cache_dir=None))
 
         @jax.jit
         def run(seed):

@@ -12,14 +12,15 @@ import numpy as np
 import pytest
 
 from baselines import evaluate, worlds
+from baselines.configs import NetworkConfig
 from baselines.networks import POLICIES, count_parameters, make_network
 from baselines.ppo import PPO, PPOConfig, Transition, _gae, config_from_dict, tables
 from baselines.worlds import make_task
 from hexagons.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY = {"env_id": "Hexagons-Paint-v1", "num_envs": 8, "num_steps": 8, "total_timesteps": 8 * 8 * 2}
-TINY |= {"num_minibatches": 2, "layer_size": 32, "update_epochs": 2}
+TINY = {"network": NetworkConfig(env_id="Hexagons-Paint-v1", layer_size=32), "num_envs": 8, "num_steps": 8, "total_timesteps": 8 * 8 * 2}
+TINY |= {"num_minibatches": 2, "update_epochs": 2}
 
 
 @pytest.fixture(scope="module")
@@ -125,12 +126,27 @@ def test_config_validation_names_the_field():
         PPOConfig(gae_lambda=1.5).validate()
     with pytest.raises(ValueError, match="bogus"):
         config_from_dict({"bogus": 1})
+    with pytest.raises(ValueError, match="NetworkConfig.layer_size must be >= 1"):
+        PPOConfig(network=NetworkConfig(layer_size=0)).validate()
+
+
+def test_the_network_is_one_config_and_0_5_0_spellings_work_for_one_release():
+    network = NetworkConfig(env_id="Hexagons-Paint-v1", layer_size=32)
+    assert PPOConfig(network=network).network == network and "layer_size" not in dataclasses.asdict(PPOConfig(network=network))
+    with pytest.warns(DeprecationWarning, match=r"PPOConfig\(env_id=..., layer_size=...\) is deprecated and goes in 0.7.0"):
+        flat = PPOConfig(env_id="Hexagons-Paint-v1", layer_size=32, num_envs=8)
+    assert flat == PPOConfig(network=network, num_envs=8) and dataclasses.replace(flat, num_envs=4).network == network
+    saved = {**dataclasses.asdict(PPOConfig()), "env_id": "Hexagons-Paint-v1", "layer_size": 32}  # a 0.5.0 "ppo" section
+    del saved["network"]
+    assert config_from_dict(saved).network == dataclasses.replace(NetworkConfig(), env_id="Hexagons-Paint-v1", layer_size=32)
+    assert network != dataclasses.replace(network, placed_channel=True)
+    assert network.differences(dataclasses.replace(network, layer_size=64)) == {"layer_size": (32, 64)}
 
 
 @pytest.fixture(scope="module")
 def trained(hex_task):
-    config = PPOConfig(**TINY, policy="film")
-    ppo = PPO(config, hex_task, *tables(config, hex_task, cache_dir=None))
+    config = PPOConfig(**{**TINY, "network": NetworkConfig(env_id="Hexagons-Paint-v1", policy="film", layer_size=32)})
+    ppo = PPO(config, hex_task, *tables(config.network, hex_task, cache_dir=None))
     train = jax.jit(ppo.train)
     # Block before the next dispatch: two training programs in flight at once can hang XLA:CPU here.
     return ppo, train, jax.block_until_ready(train(jax.random.key(0)))
@@ -173,14 +189,15 @@ def test_imitation_of_the_expert_lowers_its_cross_entropy():
         max_paints_per_instruction=1,
     )
     config = PPOConfig(**{**TINY, "total_timesteps": 8 * 8 * 24, "update_epochs": 4}, imitation_coef=1.0, lr=3e-3, anneal_lr=False)
-    ppo = PPO(config, task, *tables(config, task, cache_dir=None))
+    ppo = PPO(config, task, *tables(config.network, task, cache_dir=None))
     losses = np.asarray(jax.block_until_ready(jax.jit(ppo.train)(jax.random.key(0)))["metrics"]["imitation_loss"])
     assert losses[0] == pytest.approx(np.log(task.num_actions), rel=0.1)
     assert losses[-3:].mean() < 0.3 * losses[0]
     with pytest.raises(ValueError, match="imitation_coef=1.0 needs an expert"):
-        PPO(config, dataclasses.replace(task, expert=None), *tables(config, task, cache_dir=None))
+        PPO(config, dataclasses.replace(task, expert=None), *tables(config.network, task, cache_dir=None))
     dagger = dataclasses.replace(config, imitation_only=True, expert_play=1.0)  # the expert plays every step of update 0
-    metrics = jax.block_until_ready(jax.jit(PPO(dagger, task, *tables(dagger, task, cache_dir=None)).train)(jax.random.key(0)))["metrics"]
+    expert_led = PPO(dagger, task, *tables(config.network, task, cache_dir=None))
+    metrics = jax.block_until_ready(jax.jit(expert_led.train)(jax.random.key(0)))["metrics"]
     success, losses = np.asarray(metrics["success_rate"]), np.asarray(metrics["imitation_loss"])
     assert success[0] == 1.0 and success[dagger.num_updates // 2 :].max() < 0.5  # beta decays to 0 at half of the updates
     assert losses[-3:].mean() < 0.5 * losses[0]
@@ -216,7 +233,7 @@ def test_the_scripted_expert_plays_the_same_worlds_as_the_ceiling(trained, hex_t
     to the end (exact match 1 on every goal, where random play scores 0), and the agent's summary
     does not change by its presence."""
     ppo, _, out = trained
-    instructions, _ = tables(ppo.config, hex_task, cache_dir=None)
+    instructions, _ = tables(ppo.config.network, hex_task, cache_dir=None)
     evaluator = evaluate.Evaluator(hex_task, ppo.network, batch=64)
     run = lambda policies: evaluator.evaluate(  # noqa: E731
         out["runner"].params, hex_task, instructions, None, jax.random.key(0), episodes=2, max_steps=40, policies=policies
@@ -232,7 +249,7 @@ def test_three_policy_evaluation_blind_agent_has_no_gap_and_splits_share_a_compi
     agent == shuffled exactly (same worlds, same keys). Random ignores the tables. The second
     call, with other tables, reuses the compiled evaluator."""
     ppo, _, out = trained
-    instructions, _ = tables(ppo.config, hex_task, cache_dir=None)
+    instructions, _ = tables(ppo.config.network, hex_task, cache_dir=None)
     blind = np.repeat(instructions[:1], len(instructions), 0)
     evaluator = evaluate.Evaluator(hex_task, ppo.network, batch=64)
     params = out["runner"].params
@@ -255,8 +272,9 @@ def test_plain_task_trains_the_same_ppo_on_a_world_without_instructions():
 
     env, params = gymnax.make("CartPole-v1")
     task = plain_task("CartPole-v1", env, params)
-    config = PPOConfig(env_id="CartPole-v1", num_envs=4, num_steps=8, total_timesteps=64, num_minibatches=2, layer_size=16, update_epochs=1)
-    ppo = PPO(config, task, *tables(config, task, cache_dir=None))
+    network = NetworkConfig(env_id="CartPole-v1", layer_size=16)
+    config = PPOConfig(network=network, num_envs=4, num_steps=8, total_timesteps=64, num_minibatches=2, update_epochs=1)
+    ppo = PPO(config, task, *tables(config.network, task, cache_dir=None))
     _, metrics = jax.jit(ppo.updates, static_argnums=1)(ppo.init(jax.random.key(0)), 2)
     assert metrics["env_steps"][-1] == 64 and np.isfinite(metrics["value_loss"]).all() and metrics["episodes"].sum() > 0
     assert not metrics["success_rate"].any()
@@ -269,7 +287,7 @@ def test_splits_share_one_chunk_size_and_padding_changes_no_number(trained, hex_
     assert evaluate.chunk_size([10], 256) == 10 and evaluate.chunk_size([600], 256) == 256
     assert evaluate.chunk_size([96, 96], 64) == 64
     ppo, _, out = trained
-    instructions, _ = tables(ppo.config, hex_task, cache_dir=None)
+    instructions, _ = tables(ppo.config.network, hex_task, cache_dir=None)
     run = lambda batch: evaluate.Evaluator(hex_task, ppo.network, batch).evaluate(  # noqa: E731
         out["runner"].params, hex_task, instructions, None, jax.random.key(0), episodes=2, max_steps=20
     )
@@ -323,6 +341,10 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
         return [json.loads(line)["update"] for line in (out / "metrics.jsonl").read_text().splitlines()]
 
     assert updates() == [1, 2, 3]
+    record = json.loads((out / "config.json").read_text())
+    assert set(record) == {"kind", "world", "network", "ppo", "run", "evaluation", "command_line"}
+    released = {"kind": "ppo", "ppo": record["ppo"] | record["network"], "command": record["world"] | record["run"]}
+    (out / "config.json").write_text(json.dumps(released | {k: record[k] for k in ("evaluation", "command_line")}))  # as 0.5.0 saved it
     shutil.rmtree(checkpoints / "3")  # killed after checkpoint 2, with update 3 already logged
     main(["--out", str(out), "--resume"])
     assert all(np.array_equal(a, b) for a, b in zip(final, _saved_params(checkpoints / "3")))
@@ -342,8 +364,10 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
         main(["--out", str(out), "--resume", "--num-envs", "16"])
     with pytest.raises(SystemExit, match="already exists; continue it with --resume or replace it with --overwrite"):
         main(args)
-    config = json.loads((out / "config.json").read_text())
-    assert config["ppo"]["num_envs"] == 8 and config["command"]["checkpoint_every"] == 2
+    from baselines.configs import saved_run
+
+    assert saved_run(out) | {"kind": "ppo"} == record  # the 0.5.0 folder read in this release's schema
+    assert record["ppo"]["num_envs"] == 8 and record["run"]["checkpoint_every"] == 2 and record["network"]["layer_size"] == 16
 
 
 @pytest.mark.parametrize(

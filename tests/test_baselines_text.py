@@ -170,6 +170,7 @@ def test_retrieval_planner_reads_only_the_text():
 
 
 def test_ppo_t_plus_plans_default_to_retrieval_and_oracle_is_explicit():
+    from baselines.configs import NetworkConfig
     from baselines.ppo import PPOConfig, tables
     from baselines.worlds import make_task
     from craftext import dataset
@@ -181,12 +182,11 @@ def test_ppo_t_plus_plans_default_to_retrieval_and_oracle_is_explicit():
         make_task("CrafText-Classic-Symbolic-v1", pairs("train")),
         make_task("CrafText-Classic-Symbolic-v1", pairs("test_new_objects")),
     )
-    retrieval = PPOConfig(policy="ppo-t+")
-    oracle = PPOConfig(policy="ppo-t+", planner="oracle")
-    _, on_train = tables(retrieval, train, cache_dir=None)
-    assert np.allclose(on_train, tables(oracle, train, cache_dir=None)[1])  # training texts retrieve their own plans
-    _, retrieved = tables(retrieval, test, cache_dir=None, reference=train)
-    _, gold = tables(oracle, test, cache_dir=None)
+    network = NetworkConfig(policy="ppo-t+")
+    _, on_train = tables(network, train, cache_dir=None)
+    assert np.allclose(on_train, tables(network, train, cache_dir=None, plans="oracle")[1])  # training texts retrieve their own plans
+    _, retrieved = tables(network, test, cache_dir=None, reference=train)
+    _, gold = tables(network, test, cache_dir=None, plans="oracle")
     assert retrieved.shape == gold.shape and not np.allclose(retrieved, gold)  # new objects: the text alone is not the answer
     with pytest.raises(ValueError, match="planner"):
         PPOConfig(planner="gold").validate()

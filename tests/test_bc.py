@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from baselines import bc
-from baselines.ppo import run_config
+from baselines.ppo import TrainedRun, trained_run
 from baselines.worlds import World
 from baselines.worlds.episode import EpisodeError, load
 from baselines.worlds.replay import ReplayMismatch, record, replay
@@ -90,34 +90,41 @@ def test_cloning_learns_the_demonstrations_and_initialises_ppo(hexagon_demos, tm
     assert evaluation["splits"]["train"]["agent"]["success"] > evaluation["splits"]["train"]["random"]["success"]
     assert (out / "learning_curve.png").stat().st_size > 0 and (out / "evaluation.png").stat().st_size > 0
 
+    from baselines.configs import NetworkConfig
     from baselines.ppo import PPO, PPOConfig, load_params, tables
 
     task = World(HEXAGONS, "train").task
-    config = PPOConfig(env_id="Hexagons-Paint-v1", layer_size=32, num_envs=4, num_steps=2, num_minibatches=1)
-    ppo = PPO(config, task, *tables(config, task))
+    network = NetworkConfig(env_id="Hexagons-Paint-v1", layer_size=32)
+    config = PPOConfig(network=network, num_envs=4, num_steps=2, num_minibatches=1)
+    ppo = PPO(config, task, *tables(network, task))
     fresh = ppo.init(jax.random.key(0)).params
-    cloned = load_params(out, config, fresh)
+    cloned = load_params(out, network, fresh)
     assert jax.tree.structure(cloned) == jax.tree.structure(fresh)
     assert not all(np.array_equal(a, b) for a, b in zip(jax.tree.leaves(cloned), jax.tree.leaves(fresh)))
     with pytest.raises(ValueError, match="layer_size 32 \\(this run: 64\\)"):
-        load_params(out, PPOConfig(env_id="Hexagons-Paint-v1", layer_size=64), fresh)
+        load_params(out, NetworkConfig(env_id="Hexagons-Paint-v1", layer_size=64), fresh)
     with pytest.raises(ValueError, match="not a behavioural-cloning run folder"):
-        load_params(tmp_path, config, fresh)
+        load_params(tmp_path, network, fresh)
     saved = json.loads((out / "config.json").read_text())
+    assert trained_run(out) == TrainedRun("bc", network, 0) and set(saved["run"]) == {"demos", "episodes", "held_out"}
     (tmp_path / "seed7").mkdir()
-    (tmp_path / "seed7" / "config.json").write_text(json.dumps({**saved, "bc": {**saved["bc"], "seed": 7}}))
-    assert run_config(tmp_path / "seed7").seed == 7  # what python -m baselines.evaluate evaluates and reports it with
+    network_fields = {k: v for k, v in saved["network"].items() if k != "placed_channel"}
+    released = {"kind": "bc", "bc": saved["bc"] | network_fields | {"seed": 7}, "network": network_fields, "world": saved["world"]}
+    (tmp_path / "seed7" / "config.json").write_text(json.dumps(released | saved["run"]))  # as 0.5.0 saved a BC run
+    assert trained_run(tmp_path / "seed7") == TrainedRun("bc", network, 7)  # what evaluate evaluates and reports it with
 
-    from baselines.episodes.agent import Agent
+    from baselines.episodes.agent import Agent, PolicyAgent
 
     world = World(HEXAGONS, "train")
-    agent = Agent(out, world, greedy=True)
+    agent = PolicyAgent(out, world, greedy=True)
     recorded = [load(record(world, agent, world.schedule(i), i, tmp_path / "agent" / f"e{i}")) for i in range(4)]
     assert all(e.meta["source"] == "agent:ppo-t:run" for e in recorded)
     assert sum(e.meta["success"] for e in recorded) >= 3  # the cloned policy, greedy, on its training procedures
     assert all(replay(e).success == e.meta["success"] for e in recorded)
     with pytest.raises(ValueError, match="not a run folder"):
-        Agent(tmp_path / "agent", world)
+        PolicyAgent(tmp_path / "agent", world)
+    with pytest.warns(DeprecationWarning, match="Agent is deprecated and goes in 0.7.0; use baselines.episodes.agent.PolicyAgent"):
+        assert isinstance(Agent(out, world), PolicyAgent)  # the old name, for one release
 
     from baselines.evaluate import main as evaluate
 

@@ -126,7 +126,7 @@ def test_a_run_folder_says_its_kind(tmp_path):
 
 
 def test_a_convolutional_student_reads_the_craftext_map():
-    from baselines.bc.config import BCConfig
+    from baselines.configs import NetworkConfig
     from baselines.networks import MapConv, task_network
     from baselines.ppo import policy_inputs
     from baselines.worlds import make_task
@@ -137,7 +137,7 @@ def test_a_convolutional_student_reads_the_craftext_map():
     world = np.asarray(task.observe(obs).world)
     cells = world[: 7 * 9 * 21].reshape(7, 9, 21)
     assert (cells[..., :17].sum(-1) == 1).all()  # a one-hot block in every cell of the view, then the mobs
-    network = task_network(BCConfig(world_encoder="conv").network_config(task.name), task)
+    network = task_network(NetworkConfig(env_id=task.name, world_encoder="conv", layer_size=256), task)
     inputs = policy_inputs(task, jnp.zeros((len(task.texts), 8)), None, jax.tree.map(lambda x: x[None, None], obs), jnp.ones((1, 1), bool))
     params = network.init(jax.random.key(0), network.initial_hidden(1), *inputs)
     kernels = [leaf.shape for path, leaf in jax.tree_util.tree_leaves_with_path(params) if "MapConv" in jax.tree_util.keystr(path)]
@@ -150,7 +150,7 @@ def test_a_convolutional_student_reads_the_craftext_map():
     expected = jax.lax.conv_general_dilated(grid, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
     np.testing.assert_allclose(conv.apply(conv_params, grid), expected + conv_params["params"]["Dense_0"]["bias"], atol=1e-4)
     with pytest.raises(ValueError, match="world_encoder conv reads a map .* Hexagons-Paint-v1 has none"):
-        task_network(BCConfig(world_encoder="conv").network_config("Hexagons-Paint-v1"), World(HEXAGONS, "train").task)
+        task_network(NetworkConfig(env_id="Hexagons-Paint-v1", world_encoder="conv"), World(HEXAGONS, "train").task)
 
 
 def classic_view(blocks: np.ndarray, facing: int) -> np.ndarray:
@@ -208,14 +208,14 @@ def test_the_placed_channel_marks_the_blocks_the_agent_placed_from_its_observati
 
 @pytest.mark.slow
 def test_a_student_with_the_placed_channel_carries_its_marks_in_the_recurrent_state():
-    from baselines.bc.config import BCConfig
+    from baselines.configs import NetworkConfig
     from baselines.networks import task_network
     from baselines.ppo import policy_inputs
     from baselines.worlds import make_task
 
     task = make_task("CrafText-Classic-Symbolic-v1")
     for encoder, kernel in (("dense", (7 * 9 * 22 + 22, 256)), ("conv", (9 * 22, 32))):
-        network = task_network(BCConfig(world_encoder=encoder, placed_channel=True, layer_size=16).network_config(task.name), task)
+        network = task_network(NetworkConfig(env_id=task.name, world_encoder=encoder, placed_channel=True, layer_size=16), task)
         assert network.initial_hidden(2).shape == (2, 16 + 2 * 7 * 9)
         obs, _ = jax.vmap(task.start, in_axes=(0, None, None))(jax.random.split(jax.random.key(0), 2), 0, task.params)
         frames = jax.tree.map(lambda x: jnp.stack([x, x[::-1], x]), obs)  # (3, 2, ...): the worlds' views, swapped at t = 1
@@ -232,7 +232,7 @@ def test_a_student_with_the_placed_channel_carries_its_marks_in_the_recurrent_st
             np.testing.assert_array_equal(hidden[b, 16:], memory)
         assert pi.logits.shape == (3, 2, 17)
     with pytest.raises(ValueError, match="placed_channel marks cells .* Hexagons-Paint-v1 has none"):
-        task_network(BCConfig(placed_channel=True).network_config("Hexagons-Paint-v1"), World(HEXAGONS, "train").task)
+        task_network(NetworkConfig(env_id="Hexagons-Paint-v1", placed_channel=True), World(HEXAGONS, "train").task)
 
 
 @pytest.mark.slow

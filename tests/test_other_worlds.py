@@ -79,12 +79,13 @@ def test_the_quick_benchmark_trains_on_the_world_it_is_given(corridor):
 
 
 def test_ppo_t_plus_refuses_goals_its_planners_cannot_read(corridor):
-    from baselines.ppo import PPOConfig, tables
+    from baselines.configs import NetworkConfig
+    from baselines.ppo import tables
 
     task = worlds.make_task("Corridor-v1")
     task = dataclasses.replace(task, goal_objects=tuple(range(len(task.goals))))  # filled as Task's docstring says
     with pytest.raises(ValueError, match="no goals the built-in planners read"):
-        tables(PPOConfig(env_id="Corridor-v1", policy="ppo-t+"), task, cache_dir=None)
+        tables(NetworkConfig(env_id="Corridor-v1", policy="ppo-t+"), task, cache_dir=None)
 
 
 def test_evaluation_groups_by_every_label_a_world_declares():

@@ -11,12 +11,14 @@ import pytest
 
 from baselines import plan
 from baselines.__main__ import main
+from baselines.configs import NetworkConfig
 from baselines.ppo import PPO, PPOConfig, tables
 from baselines.worlds import make_task
 from hexagons.synthetic import generate
 
-SMALL = {"env_id": "Hexagons-Paint-v1", "num_envs": 8, "num_steps": 8, "total_timesteps": 8 * 8 * 2, "num_minibatches": 2}
-SMALL |= {"layer_size": 16, "update_epochs": 2}
+HEXAGONS = NetworkConfig(env_id="Hexagons-Paint-v1", layer_size=16)
+SMALL = {"network": HEXAGONS, "num_envs": 8, "num_steps": 8, "total_timesteps": 8 * 8 * 2, "num_minibatches": 2}
+SMALL |= {"update_epochs": 2}
 RUN = ["--preset", "hexagons", "--num-envs", "8", "--num-steps", "8", "--total-steps", "128", "--layer-size", "16"]
 RUN += ["--max-episode-steps", "6", "--data-size", "16", "--eval-episodes", "1", "--eval-splits", "train", "--quiet"]
 
@@ -28,7 +30,7 @@ def task():
 
 def _ppo(task, progress=None, **settings) -> PPO:
     config = PPOConfig(**{**SMALL, **settings})
-    return PPO(config, task, *tables(config, task, cache_dir=None), progress=progress)
+    return PPO(config, task, *tables(config.network, task, cache_dir=None), progress=progress)
 
 
 def test_micro_batched_gradient_and_update_equal_one_pass(task):

@@ -17,15 +17,15 @@ DEFAULT_OUT = "runs/bc/default"
 
 
 def parser() -> argparse.ArgumentParser:
-    from baselines.bc.config import POLICIES, BCConfig
+    from baselines.bc.config import NETWORK, POLICIES, BCConfig
 
-    d = BCConfig()
+    d, n = BCConfig(), NETWORK
     p = argparse.ArgumentParser(prog="python -m baselines.bc", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--demos", type=Path, required=True, help="folder of episode files (one world and split)")
-    p.add_argument("--policy", choices=POLICIES, default=d.policy)
+    p.add_argument("--policy", choices=POLICIES, default=n.policy)
     cli.add_out(p, "run folder", default=DEFAULT_OUT)
-    p.add_argument("--encoder", default=d.encoder, help=f"frozen text encoder (default {d.encoder})")
-    p.add_argument("--layer-size", type=int, default=d.layer_size)
+    p.add_argument("--encoder", default=n.encoder, help=f"frozen text encoder (default {n.encoder})")
+    p.add_argument("--layer-size", type=int, default=n.layer_size)
     p.add_argument("--lr", type=float, default=d.lr)
     p.add_argument("--epochs", type=int, default=d.epochs)
     p.add_argument("--batch-episodes", type=int, default=d.batch_episodes)
@@ -38,9 +38,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-"""Old spellings accepted for one release."""
-
-
 def main(argv: list[str] | None = None) -> None:
     cli.run(parser(), run, argv)
 
@@ -51,15 +48,18 @@ def run(args: argparse.Namespace) -> None:
 
     from baselines import evaluate, plots, worlds
     from baselines.bc.cloning import BehaviouralCloning, load_demos, replay_demos, split_held_out
-    from baselines.bc.config import BCConfig
-    from baselines.ppo import NETWORK_FIELDS, tables
+    from baselines.bc.config import NETWORK, BCConfig
+    from baselines.configs import run_record
+    from baselines.ppo import tables
     from baselines.worlds.checkpoints import save_params
     from baselines.worlds.replay import world_of
 
+    paths, episodes = load_demos(args.demos)
+    world = world_of(episodes[0].meta)  # the world the demonstrations replay in
+    spec, trained_split, task = world.spec, world.split, world.task
+    network = dataclasses.replace(NETWORK, env_id=spec["env"], policy=args.policy, encoder=args.encoder, layer_size=args.layer_size)
     config = BCConfig(
-        policy=args.policy,
-        encoder=args.encoder,
-        layer_size=args.layer_size,
+        network=network,
         lr=args.lr,
         epochs=args.epochs,
         batch_episodes=args.batch_episodes,
@@ -69,9 +69,6 @@ def run(args: argparse.Namespace) -> None:
     config.validate()
     if args.eval_episodes < 1:
         raise ValueError(f"--eval-episodes must be >= 1, got {args.eval_episodes}")
-    paths, episodes = load_demos(args.demos)
-    world = world_of(episodes[0].meta)  # the world the demonstrations replay in
-    spec, trained_split, task = world.spec, world.split, world.task
     split_names = args.eval_splits.split(",") if args.eval_splits else worlds.eval_splits(spec)
     worlds.check_splits(spec, split_names, "--eval-splits")  # before the replay and the training
     out = cli.prepare_out(args.out, kind="bc", default=DEFAULT_OUT, overwrite=args.overwrite)
@@ -87,34 +84,33 @@ def run(args: argparse.Namespace) -> None:
         f"demonstrated success {np.mean([bool(e.meta.get('success')) for e in episodes]):.3f}",
         flush=True,
     )
-    network_config = config.network_config(spec["env"])
-    cloner = BehaviouralCloning(config, task, tables(network_config, task)[0], progress=not cli.quiet(args.quiet))
+    cloner = BehaviouralCloning(config, task, tables(network, task)[0], progress=not cli.quiet(args.quiet))
     key_init, key_train = jax.random.split(jax.random.key(config.seed))
     params, opt_state = cloner.init(key_init, train_demos[0])
     out.mkdir(parents=True, exist_ok=True)
     cli.write_atomic(
         out / "config.json",
         json.dumps(
-            {
-                "kind": "bc",
-                "bc": dataclasses.asdict(config),
-                "network": {name: getattr(network_config, name) for name in NETWORK_FIELDS},
-                "world": {**spec, "split": trained_split},
-                "demos": str(args.demos),
-                "episodes": len(paths),
-                "held_out": len(held_ids),
-            },
+            run_record(
+                "bc",
+                {**spec, "split": trained_split},
+                network,
+                config,
+                {"demos": str(args.demos), "episodes": len(paths), "held_out": len(held_ids)},
+                {"episodes": args.eval_episodes, "splits": split_names, "greedy": args.greedy},
+                args.command_line,
+            ),
             indent=1,
         ),
     )
     shapes = ", ".join(f"{d.episodes} x {d.action.shape[0]}" for d in train_demos)
     print(
-        f"cloning {config.policy} on {len(train_ids)} episodes ({len(held_ids)} held out) in buckets of episodes x steps {shapes}, "
+        f"cloning {network.policy} on {len(train_ids)} episodes ({len(held_ids)} held out) in buckets of episodes x steps {shapes}, "
         f"{config.epochs} epochs, devices {jax.devices()}",
         flush=True,
     )
     began = time.perf_counter()
-    with cli.compiling(f"behavioural cloning of {config.policy} on {spec['env']} ({config.epochs} epochs, buckets {shapes})", args.quiet):
+    with cli.compiling(f"behavioural cloning of {network.policy} on {spec['env']} ({config.epochs} epochs, buckets {shapes})", args.quiet):
         train = jax.jit(cloner.train).lower(params, opt_state, key_train, train_demos, held_out).compile()
     params, _, metrics = jax.block_until_ready(train(params, opt_state, key_train, train_demos, held_out))
     cloner.bar.close()
@@ -134,17 +130,18 @@ def run(args: argparse.Namespace) -> None:
         task,
         cloner.network,
         params,
-        network_config,
+        network,
+        config.seed,
         args.eval_episodes,
         spec["max_episode_steps"],
         greedy=args.greedy,
         quiet=args.quiet,
     )
     mode = "greedy" if args.greedy else "sample"
-    labels = {"agent": f"agent (BC {config.policy}, {mode})"}
+    labels = {"agent": f"agent (BC {network.policy}, {mode})"}
     meta = {
         **spec,
-        "policy": f"BC {config.policy}",
+        "policy": f"BC {network.policy}",
         "demos": len(paths),
         "best_epoch": best_epoch,
         "success_metric": task.metrics[0],

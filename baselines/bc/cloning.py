@@ -108,7 +108,7 @@ class BehaviouralCloning:
         self.config, self.task, self.progress = config, task, progress
         self.bar = cli.Bar(config.epochs, "epoch", "BC")
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
-        self.network = task_network(config, task)
+        self.network = task_network(config.network, task)
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
 
     def init(self, key: Array, demos: Demos) -> tuple[Any, Any]:

@@ -3,39 +3,48 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import InitVar, dataclass, field
 
-if TYPE_CHECKING:
-    from baselines.ppo import PPOConfig
+from baselines.configs import NetworkConfig, network_given_flat
 
 POLICIES = ("ppo-t", "film")
 """Policies BC trains (PPO-T+ also needs plans; clone PPO-T and give it plans with PPO)."""
+NETWORK = NetworkConfig(layer_size=256)
+"""The network BC and DAgger train by default (a GRU of 256; ``env_id`` is the world's)."""
 
 
 @dataclass(frozen=True)
 class BCConfig:
-    """epochs: passes over the training episodes; batch_episodes: episodes per minibatch (fewer if
+    """network: the policy network (``NetworkConfig``; its ``env_id`` is the demonstrations' world);
+    epochs: passes over the training episodes; batch_episodes: episodes per minibatch (fewer if
     there are fewer); validation: fraction of the episodes held out (at least one when > 0)."""
 
-    policy: str = "ppo-t"
-    encoder: str = "hashed"
-    layer_size: int = 256
-    factored_actions: bool = True
-    world_encoder: str = "dense"
-    placed_channel: bool = False
+    network: NetworkConfig = field(default_factory=lambda: NETWORK)
     lr: float = 1e-3
     max_grad_norm: float = 1.0
     epochs: int = 50
     batch_episodes: int = 32
     validation: float = 0.1
     seed: int = 0
+    # 0.5.0's network fields, for one release: network_given_flat
+    policy: InitVar[str | None] = None
+    encoder: InitVar[str | None] = None
+    layer_size: InitVar[int | None] = None
+    factored_actions: InitVar[bool | None] = None
+    world_encoder: InitVar[str | None] = None
+    placed_channel: InitVar[bool | None] = None
+
+    def __post_init__(self, policy, encoder, layer_size, factored_actions, world_encoder, placed_channel):
+        flat = {"policy": policy, "encoder": encoder, "layer_size": layer_size}
+        flat |= {"factored_actions": factored_actions, "world_encoder": world_encoder, "placed_channel": placed_channel}
+        network_given_flat(self, flat)
 
     def validate(self) -> None:
         """Raise ValueError naming the bad field."""
-        if self.policy not in POLICIES:
-            raise ValueError(f"BCConfig.policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        for name in ("layer_size", "epochs", "batch_episodes"):
+        self.network.validate()
+        if self.network.policy not in POLICIES:
+            raise ValueError(f"NetworkConfig.policy must be one of {', '.join(POLICIES)} for cloning, got {self.network.policy!r}")
+        for name in ("epochs", "batch_episodes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"BCConfig.{name} must be >= 1, got {getattr(self, name)}")
         if not 0.0 <= self.validation < 1.0:
@@ -43,18 +52,3 @@ class BCConfig:
         for name in ("lr", "max_grad_norm"):
             if not math.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
                 raise ValueError(f"BCConfig.{name} must be a finite number > 0, got {getattr(self, name)}")
-
-    def network_config(self, env_id: str) -> PPOConfig:
-        """The ``PPOConfig`` of the same network (what PPO needs to continue from these params)."""
-        from baselines.ppo import PPOConfig
-
-        return PPOConfig(
-            env_id=env_id,
-            policy=self.policy,
-            encoder=self.encoder,
-            layer_size=self.layer_size,
-            factored_actions=self.factored_actions,
-            world_encoder=self.world_encoder,
-            placed_channel=self.placed_channel,
-            seed=self.seed,
-        )

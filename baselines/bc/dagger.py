@@ -25,7 +25,7 @@ import io
 import json
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,10 @@ import optax
 from flax import struct
 from jax import Array
 
+from baselines.bc.config import NETWORK
+from baselines.configs import NetworkConfig, known_fields
 from baselines.networks import task_network
-from baselines.ppo import PPOConfig, policy_inputs
+from baselines.ppo import policy_inputs
 from baselines.worlds import cli
 from baselines.worlds.task import Task
 from baselines.worlds.wrappers import vector_env
@@ -45,7 +47,8 @@ from baselines.worlds.wrappers import vector_env
 
 @dataclass(frozen=True)
 class DaggerConfig:
-    """iterations: rollout-and-training rounds; num_envs x num_steps: states labelled per round;
+    """network: the student (``NetworkConfig``, BC's by default); iterations: rollout-and-training
+    rounds; num_envs x num_steps: states labelled per round;
     replay_steps: states the replay keeps (rounded down to whole rounds); updates: minibatches per
     round; batch_segments: segments (num_steps states each) per minibatch; lr: Adam's constant rate;
     expert_play: DAgger's beta at the first round, decaying linearly to 0 over expert_rounds rounds
@@ -55,6 +58,7 @@ class DaggerConfig:
     goal's episode counts carries to the next round; reset_ratio: fresh worlds per step are
     num_envs // reset_ratio (world generation is the costly part of a CrafText step)."""
 
+    network: NetworkConfig = field(default_factory=lambda: NETWORK)
     iterations: int = 256
     num_envs: int = 64
     num_steps: int = 64
@@ -77,6 +81,7 @@ class DaggerConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the bad field."""
+        self.network.validate()
         for name in ("iterations", "num_envs", "num_steps", "replay_steps", "updates", "batch_segments", "expert_rounds", "reset_ratio"):
             if getattr(self, name) < 1:
                 raise ValueError(f"DaggerConfig.{name} must be >= 1, got {getattr(self, name)}")
@@ -193,13 +198,13 @@ def replay_file(run: Path, round_index: int) -> Path:
 class Dagger:
     """Aggregated DAgger of a ``baselines.networks`` policy on ``task`` (see the module docstring)."""
 
-    def __init__(self, config: DaggerConfig, task: Task, instruction_table: np.ndarray, network_config):
+    def __init__(self, config: DaggerConfig, task: Task, instruction_table: np.ndarray):
         config.validate()
         if task.expert is None:
             raise ValueError(f"DAgger needs the world's expert; {task.name} has none (Task.expert)")
         self.config, self.task = config, task
         self.instructions = jnp.asarray(instruction_table, jnp.float32)
-        self.network = task_network(network_config, task)
+        self.network = task_network(config.network, task)
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
         self.env = vector_env(GoalStarts(task), config.num_envs, min(config.reset_ratio, task.reset_ratio))
         self.category_names, category = categories(task)
@@ -312,29 +317,22 @@ FLAG_HELP = {
 """Help of the ``DaggerConfig`` flags."""
 
 
-def _network_settings(args, init_from: Path | None):
-    """The ``PPOConfig`` of the student's network: ``--init-from``'s, else the flags (BC's defaults)."""
-    from baselines.bc.config import BCConfig
-    from baselines.ppo import run_config
+def _network(args, init_from: Path | None, env_id: str) -> NetworkConfig:
+    """The student's network on world ``env_id``: ``--init-from``'s (a flag that contradicts it is
+    refused, naming both), else BC's defaults with the flags."""
+    from baselines.ppo import trained_run
 
-    if init_from is not None:
-        saved = run_config(init_from)
-        flags = ("policy", "encoder", "layer_size", "world_encoder", "placed_channel")
-        given = {name: getattr(args, name) for name in flags if getattr(args, name) is not None}
-        clash = [f"--{k.replace('_', '-')} {v!r} (the run's: {getattr(saved, k)!r})" for k, v in given.items() if getattr(saved, k) != v]
-        if clash:
-            raise ValueError(f"--init-from {init_from}: its network differs: " + "; ".join(clash))
-        return saved
-    d = BCConfig()
-    bc = BCConfig(
-        policy=args.policy or d.policy,
-        encoder=args.encoder or d.encoder,
-        layer_size=args.layer_size or d.layer_size,
-        world_encoder=args.world_encoder or d.world_encoder,
-        placed_channel=bool(args.placed_channel),
-    )
-    bc.validate()
-    return bc.network_config("")
+    given = {name: getattr(args, name) for name in ("policy", "encoder", "layer_size", "world_encoder", "placed_channel")}
+    given = {name: value for name, value in given.items() if value is not None}
+    if init_from is None:
+        return dataclasses.replace(NETWORK, env_id=env_id, **given)
+    saved = trained_run(init_from).network
+    if saved.env_id != env_id:
+        raise ValueError(f"--init-from {init_from} was trained on {saved.env_id}, not {env_id} (--env)")
+    clash = [f"--{k.replace('_', '-')} {v!r} (the run's: {getattr(saved, k)!r})" for k, v in given.items() if getattr(saved, k) != v]
+    if clash:
+        raise ValueError(f"--init-from {init_from}: its network differs: " + "; ".join(clash))
+    return saved
 
 
 def _state(params, opt_state, rollout: Rollout, tries: np.ndarray, wins: np.ndarray, round_index: int) -> dict:
@@ -367,26 +365,25 @@ def run(args) -> None:
     import orbax.checkpoint as ocp
 
     from baselines import evaluate, plots, worlds
-    from baselines.ppo import NETWORK_FIELDS, tables
+    from baselines.configs import run_record, saved_run
+    from baselines.ppo import tables
     from baselines.worlds.checkpoints import save_params, trained_params
 
     out = cli.check_out(args.out, kind="dagger", default=DEFAULT_OUT, overwrite=args.overwrite, resume=args.resume, can_resume=True)
-    saved = json.loads((out / "config.json").read_text()) if args.resume else {}
+    saved = saved_run(out) if args.resume else {}
     if args.resume:
-        config = DaggerConfig(**{**saved["dagger"], "iterations": args.iterations or saved["dagger"]["iterations"]})
+        network = NetworkConfig.from_dict(saved["network"], str(out / "config.json"))
+        values = known_fields(DaggerConfig, saved["dagger"], str(out / "config.json"))
+        config = DaggerConfig(**{**values, "network": network, "iterations": args.iterations or values["iterations"]})
         spec = saved["world"]
         init_from = None
-        network_config = PPOConfig(**saved["network"], seed=config.seed)
     else:
         spec = worlds.spec_from_args(args)
         values = {f.name: getattr(args, f.name) for f in dataclasses.fields(DaggerConfig) if getattr(args, f.name, None) is not None}
-        config = DaggerConfig(**values)
-        config.validate()
         init_from = args.init_from
-        network_config = _network_settings(args, init_from)
-        if init_from is not None and network_config.env_id != spec["env"]:
-            raise ValueError(f"--init-from {init_from} was trained on {network_config.env_id}, not {spec['env']} (--env)")
-        network_config = dataclasses.replace(network_config, env_id=spec["env"], seed=config.seed)
+        config = DaggerConfig(**values, network=_network(args, init_from, spec["env"]))
+        config.validate()
+    network_config = config.network
     saved_evaluation = saved.get("evaluation", {})
     eval_episodes = args.eval_episodes or saved_evaluation.get("episodes") or 8
     eval_names = args.eval_splits.split(",") if args.eval_splits else saved_evaluation.get("splits")
@@ -400,23 +397,18 @@ def run(args) -> None:
     out = cli.prepare_out(out, kind="dagger", overwrite=args.overwrite, resume=args.resume, can_resume=True)
     train_split = worlds.split_episodes(spec, "train")
     task = worlds.spec_task(spec, train_split)
-    dagger = Dagger(config, task, tables(network_config, task)[0], network_config)
+    dagger = Dagger(config, task, tables(network_config, task)[0])
     if not args.resume:
-        cli.write_atomic(
-            out / "config.json",
-            json.dumps(
-                {
-                    "kind": "dagger",
-                    "dagger": dataclasses.asdict(config),
-                    "network": {name: getattr(network_config, name) for name in NETWORK_FIELDS},
-                    "world": {**spec, "split": "train"},
-                    "init_from": str(init_from or ""),
-                    "evaluation": {"episodes": eval_episodes, "splits": eval_names},
-                    "command_line": args.command_line,
-                },
-                indent=1,
-            ),
+        record = run_record(
+            "dagger",
+            {**spec, "split": "train"},
+            network_config,
+            config,
+            {"init_from": str(init_from or "")},
+            {"episodes": eval_episodes, "splits": eval_names},
+            args.command_line,
         )
+        cli.write_atomic(out / "config.json", json.dumps(record, indent=1))
     num_goals = len(task.goals)
     uniform = goal_probabilities(task, np.zeros(num_goals), np.zeros(num_goals), 1.0)
     print(
@@ -504,7 +496,7 @@ def run(args) -> None:
     split_names = eval_names or worlds.eval_splits(spec)
     splits = {name: train_split if name == "train" else worlds.split_episodes(spec, name) for name in split_names}
     results = evaluate.evaluate_splits(
-        spec, splits, task, dagger.network, params, network_config, eval_episodes, spec["max_episode_steps"], quiet=args.quiet
+        spec, splits, task, dagger.network, params, network_config, config.seed, eval_episodes, spec["max_episode_steps"], quiet=args.quiet
     )
     meta = {
         **spec,
@@ -524,7 +516,7 @@ def run(args) -> None:
 
 def parser() -> argparse.ArgumentParser:
     from baselines.bc.config import POLICIES
-    from baselines.networks import WORLD_ENCODERS
+    from baselines.configs import WORLD_ENCODERS
     from baselines.worlds import add_world_arguments
 
     p = argparse.ArgumentParser(prog="python -m baselines.bc.dagger", description=__doc__.split("\n\n")[0])
@@ -546,10 +538,10 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="without --init-from: the student marks the cells of its view holding blocks it placed, from its own observations",
     )
-    for field in dataclasses.fields(DaggerConfig):
-        if field.name != "seed":
-            flag, kind = f"--{field.name.replace('_', '-')}", type(field.default)
-            p.add_argument(flag, type=kind, help=f"{FLAG_HELP[field.name]} (default {field.default:g})")
+    for setting in dataclasses.fields(DaggerConfig):
+        if setting.name in FLAG_HELP:
+            flag, kind = f"--{setting.name.replace('_', '-')}", type(setting.default)
+            p.add_argument(flag, type=kind, help=f"{FLAG_HELP[setting.name]} (default {setting.default:g})")
     p.add_argument("--seed", type=int, help="training seed (default 0)")
     p.add_argument("--checkpoint-every", type=int, help="rounds between checkpoints (default a twentieth of the rounds)")
     p.add_argument("--eval-episodes", type=int, help="evaluation episodes per goal and split (default 8)")

@@ -1,6 +1,6 @@
 """A trained painter as a policy in ``Hexagons-Paint-v1``: at each new instruction it predicts the
 step's paints from the board it sees and the instructions so far, paints them one action at a time
-(``tile * 8 + colour``), then STOPs. It has the interface of ``baselines.episodes.agent.Agent``
+(``tile * 8 + colour``), then STOPs. It has the interface of ``baselines.episodes.agent.PolicyAgent``
 (``baselines.worlds.agents.Agent``: ``name``, ``reset(seed)``, ``act(obs, t)``), so ``python -m
 baselines.episodes record --policy agent --run RUN`` records its episodes for replay, videos and
 the arena.

@@ -7,7 +7,7 @@ episode files the player's replays, videos and the arena) and ``python -m baseli
 folder's kind (the ``kind`` of its ``config.json``) and calls the loader of that kind:
 
 - the suite's own: ``ppo``, ``bc`` and ``dagger`` (PPO-T / FiLM policies,
-  ``baselines.episodes.agent.Agent``) and ``painter`` (``baselines.painter.agent``);
+  ``baselines.episodes.agent.PolicyAgent``) and ``painter`` (``baselines.painter.agent``);
 - one another distribution declares under the entry-point group ``instructworlds.agents``
   (``[project.entry-points."instructworlds.agents"] mykind = "package.module:load"``);
 - one registered at run time: ``register_agent(kind, loader)``, or ``registered_agent`` for the
@@ -53,9 +53,9 @@ class Agent(Protocol):
 
 AgentLoader = Callable[[Path, "World", bool], Agent]
 _LOADERS: dict[str, AgentLoader | str] = {
-    "ppo": "baselines.episodes.agent:Agent",
-    "bc": "baselines.episodes.agent:Agent",
-    "dagger": "baselines.episodes.agent:Agent",
+    "ppo": "baselines.episodes.agent:PolicyAgent",
+    "bc": "baselines.episodes.agent:PolicyAgent",
+    "dagger": "baselines.episodes.agent:PolicyAgent",
     "painter": "baselines.painter.agent:load",
 }
 _entry_points_loaded = False

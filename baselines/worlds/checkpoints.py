@@ -66,13 +66,14 @@ def run_kind(run: str | Path) -> str:
 
 def run_world(run: str | Path) -> dict:
     """The world settings (``baselines.worlds`` spec: env, level, goals, ...) a run trained on or
-    plays, from its ``config.json``: a PPO run's ``command``, else its ``world`` (BC, DAgger, an
-    agent of another kind)."""
+    plays, from its ``config.json``: its ``world`` (every trainer's, an agent of another kind), or
+    the ``command`` of a PPO run of 0.5.0 (which held its flags too: they are left to the spec's
+    readers to drop)."""
     saved = json.loads((Path(run) / "config.json").read_text())
-    if "ppo" in saved:
-        return dict(saved["command"])
     if isinstance(saved.get("world"), dict) and "env" in saved["world"]:
         return {k: v for k, v in saved["world"].items() if k != "split"}
+    if "ppo" in saved and isinstance(saved.get("command"), dict):
+        return dict(saved["command"])
     raise ValueError(f"{Path(run) / 'config.json'}: names no world (a 'world' of settings, env first, or a PPO run's 'command')")
 
 
