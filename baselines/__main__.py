@@ -25,7 +25,6 @@ import json
 import math
 import os
 import re
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -239,37 +238,6 @@ def _config(run) -> PPOConfig:
     return PPOConfig(network=network, **values)
 
 
-def _restore(out: Path, runner):
-    """The runner of the latest readable checkpoint under ``out/checkpoints``; unreadable later
-    ones are moved to ``out/unreadable-checkpoints`` with a warning."""
-    import jax
-    import orbax.checkpoint as ocp
-
-    directory = (out / "checkpoints").absolute()
-    manager = ocp.CheckpointManager(directory)
-    steps = sorted(manager.all_steps(), reverse=True)
-    if not steps:
-        raise SystemExit(f"error: --resume: no checkpoint in {directory}")
-    for step in steps:
-        try:
-            restored = manager.restore(step, args=ocp.args.StandardRestore(runner))
-        except Exception as error:  # orbax raises many types for a damaged step; the next one may be intact
-            print(
-                f"warning: checkpoint {step} in {directory} cannot be read ({type(error).__name__}: {str(error)[:200]}); "
-                "trying the one before",
-                file=sys.stderr,
-                flush=True,
-            )
-            if jax.process_index() == 0:  # one process moves it; every process goes on to the one before
-                aside = out / "unreadable-checkpoints"
-                aside.mkdir(exist_ok=True)
-                shutil.move(str(directory / str(step)), str(aside / str(step)))
-            continue
-        manager.close()
-        return restored
-    raise SystemExit(f"error: --resume: no readable checkpoint in {directory}")
-
-
 class UpdateBar:
     """The progress bar of a training run, fed by ``PPO``'s host callback with each update's
     metrics: updates with rate and ETA, env-steps/s, return, success and entropy."""
@@ -300,7 +268,7 @@ def train(args: argparse.Namespace) -> None:
     import numpy as np
 
     from baselines.ppo import PPO, tables
-    from baselines.worlds.checkpoints import keep_metrics_until
+    from baselines.worlds.checkpoints import Checkpoints, keep_metrics_until
 
     run = settings(args)
     lead = jax.process_index() == 0  # files and progress come from process 0
@@ -333,9 +301,6 @@ def train(args: argparse.Namespace) -> None:
         f"({jax.process_count()} processes): {jax.devices()}",
         flush=True,
     )
-
-    import orbax.checkpoint as ocp
-
     every = min(run.checkpoint_every or max(10, config.num_updates // 100), config.num_updates)
     what = f"{every} PPO updates ({task.name} {config.network.policy}, {config.num_envs} envs x {config.num_steps} steps)"
     with cli.compiling(what, silent=run.quiet or not lead):  # the worlds' first states, then the training program
@@ -351,12 +316,18 @@ def train(args: argparse.Namespace) -> None:
         except ValueError as error:
             raise SystemExit(f"error: {error}") from None
         print(f"policy initialised from the cloned one in {run.init_from}", flush=True)
+    checkpoints = Checkpoints(out, keep=3)
     if run.resume:
-        runner = _restore(out, runner)
+        try:
+            found = checkpoints.latest(runner, set_aside=lead)  # one process sets an unreadable step aside
+        except ValueError as error:
+            raise SystemExit(f"error: --resume: {error}") from None
+        if found is None:
+            raise SystemExit(f"error: --resume: no checkpoint in {checkpoints.folder}")
+        runner = found[2]
         if lead:
             keep_metrics_until(out / "metrics.jsonl", "update", int(runner.update))
-        print(f"resumed from {out / 'checkpoints'} at update {int(runner.update)}", flush=True)
-    manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=3))
+        print(f"resumed from {checkpoints.folder} at update {int(runner.update)}", flush=True)
     writer = _tensorboard(out) if run.tensorboard and lead else None
     timing = run.paper  # a long run: its first two updates run one at a time; the second's time gives the expected time
     first = int(runner.update)
@@ -381,10 +352,11 @@ def train(args: argparse.Namespace) -> None:
                     for k, v in row.items():
                         writer.add_scalar(f"train/{k}", v, int(row["env_steps"]))
             log.flush()
-            manager.save(int(runner.update), args=ocp.args.StandardSave(runner))
-            manager.wait_until_finished()  # written before the next chunk takes over the runner's buffers
+            checkpoints.save(int(runner.update), runner)
+            checkpoints.wait()  # written before the next chunk takes over the runner's buffers
             if stopped := stop():  # at a chunk boundary, with its checkpoint saved
                 break
+    checkpoints.close()
     if bar:
         bar.close()
     if stopped:

@@ -341,19 +341,15 @@ def _state(params, opt_state, rollout: Rollout, tries: np.ndarray, wins: np.ndar
     return {"params": params, "opt_state": opt_state, "rollout": rollout, "tries": tries, "wins": wins, "round": done}
 
 
-def _restore(out: Path, state: dict) -> dict:
-    """The latest checkpoint of run ``out`` in the structure of ``state``; replay files and metrics
-    rows written after it are dropped (this command wrote them)."""
-    import orbax.checkpoint as ocp
-
+def _restore(out: Path, checkpoints, state: dict) -> dict:
+    """The latest readable checkpoint of run ``out`` in the structure of ``state``; replay files and
+    metrics rows written after it are dropped (this command wrote them)."""
     from baselines.worlds.checkpoints import keep_metrics_until
 
-    manager = ocp.CheckpointManager((out / "checkpoints").absolute())
-    step = manager.latest_step()
-    if step is None:
+    found = checkpoints.latest(state)
+    if found is None:
         raise ValueError(f"--resume: {out} has no checkpoint to continue from")
-    state = manager.restore(step, args=ocp.args.StandardRestore(state))
-    manager.close()
+    step, _, state = found
     for path in sorted((out / "replay").glob("*.npz")):
         if int(path.stem) >= step:
             path.unlink()
@@ -362,12 +358,10 @@ def _restore(out: Path, state: dict) -> dict:
 
 
 def run(args) -> None:
-    import orbax.checkpoint as ocp
-
     from baselines import evaluate, plots, worlds
     from baselines.configs import run_record, saved_run
     from baselines.ppo import tables
-    from baselines.worlds.checkpoints import save_params, trained_params
+    from baselines.worlds.checkpoints import Checkpoints, save_params, trained_params
 
     out = cli.check_out(args.out, kind="dagger", default=DEFAULT_OUT, overwrite=args.overwrite, resume=args.resume, can_resume=True)
     saved = saved_run(out) if args.resume else {}
@@ -430,15 +424,15 @@ def run(args) -> None:
     state = _state(params, opt_state, rollout, np.zeros(num_goals, np.float32), np.zeros(num_goals, np.float32), 0)
     replay = Replay(config.capacity, config.num_envs, example)
     rounds_kept = config.capacity // config.num_envs
+    checkpoints = Checkpoints(out, keep=2)
     if args.resume:
-        state = _restore(out, state)
+        state = _restore(out, checkpoints, state)
         for r in range(max(0, int(state["round"]) - rounds_kept), int(state["round"])):
             with np.load(replay_file(out, r)) as saved_round:
                 replay.add(r, dict(saved_round))
         held = replay.size * config.num_steps
         print(f"resumed from {out / 'checkpoints'} at round {int(state['round'])}: {held:,} states in the replay", flush=True)
     (out / "replay").mkdir(exist_ok=True)
-    manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=2))
     key = jax.random.key(config.seed + 1)
     params, opt_state, rollout = state["params"], state["opt_state"], state["rollout"]
     tries, wins = np.asarray(state["tries"]), np.asarray(state["wins"])
@@ -485,12 +479,11 @@ def run(args) -> None:
                 refresh=False,
             )
             if (r + 1) % every == 0 or r + 1 == config.iterations:
-                manager.save(r + 1, args=ocp.args.StandardSave(_state(params, opt_state, rollout, tries, wins, r + 1)))
+                checkpoints.save(r + 1, _state(params, opt_state, rollout, tries, wins, r + 1))
                 for path in (out / "replay").glob("*.npz"):  # rounds out of the replay at this checkpoint
                     if int(path.stem) < r + 1 - rounds_kept:
                         path.unlink()
-    manager.wait_until_finished()
-    manager.close()
+    checkpoints.close()
     print(f"{config.iterations} rounds done in {time.perf_counter() - began:.0f} s this session", flush=True)
     save_params(out, params)
     split_names = eval_names or worlds.eval_splits(spec)

@@ -31,6 +31,7 @@ from jax import Array
 from baselines.builder import CHECKPOINTS, EMBEDDINGS, MODELS, SELECT, WORLDS
 from baselines.builder.data import CORPUS_COPIES, Examples, batches, step_buckets
 from baselines.builder.model import BuilderModel, advance, world_features
+from baselines.worlds.checkpoints import Checkpoints, keep_metrics_until
 from blocksworld import curriculum as curricula
 from blocksworld import metrics
 from blocksworld.env import BlocksWorld, feasible_actions, inventory_of, stack_params
@@ -419,19 +420,21 @@ def _progress(
     }
 
 
-def _restore(manager, state: train_state.TrainState, progress: dict) -> tuple[train_state.TrainState, dict]:
-    """The latest checkpoint of ``manager`` (orbax) as (train state, progress)."""
-    import orbax.checkpoint as ocp
-
-    step = manager.latest_step()
-    try:
-        restored = manager.restore(step, args=ocp.args.StandardRestore({"state": state, "progress": progress}))
-    except ValueError:  # saved before plateau_decay and select existed: a constant rate, the best dev loss
-        earlier = {k: progress[k] for k in ("epoch", "best_loss", "bad_epochs", "seconds")}
-        restored = manager.restore(step, args=ocp.args.StandardRestore({"state": state, "progress": earlier}))
-        p = restored["progress"]
-        restored["progress"] = _progress(int(p["epoch"]), float(p["best_loss"]), int(p["bad_epochs"]), float(p["seconds"]))
-    return restored["state"], restored["progress"]
+def _restore(
+    checkpoints: Checkpoints, state: train_state.TrainState, progress: dict, set_aside: bool = True
+) -> tuple[train_state.TrainState, dict] | None:
+    """(train state, progress) of the latest readable checkpoint (``Checkpoints.latest``), None
+    without one; a step saved before ``plateau_decay`` and ``select`` existed has a constant rate and
+    selects by dev loss."""
+    earlier = {k: progress[k] for k in ("epoch", "best_loss", "bad_epochs", "seconds")}
+    found = checkpoints.latest({"state": state, "progress": progress}, {"state": state, "progress": earlier}, set_aside=set_aside)
+    if found is None:
+        return None
+    _, form, restored = found
+    p = restored["progress"]
+    if form == 1:
+        p = _progress(int(p["epoch"]), float(p["best_loss"]), int(p["bad_epochs"]), float(p["seconds"]))
+    return restored["state"], p
 
 
 def fit(
@@ -452,8 +455,6 @@ def fit(
     ``online_dev_loss``: with ``ema``, the online params' dev loss beside the average's ``dev_loss``)
     and logs it; a progress bar over each epoch's batches unless ``quiet``. The first
     ``corpus_dev_items`` dev items are the corpus's (``dev_f1``). Returns the last row."""
-    import orbax.checkpoint as ocp
-
     from baselines.worlds.cli import progress as progress_bar
 
     config = builder.config
@@ -464,10 +465,11 @@ def fit(
     state = builder.init(text, examples, embeddings)
     select = SELECT.index(config.select)
     progress = _progress(0, np.inf, 0, 0.0, select=select)
-    manager = ocp.CheckpointManager((out / "checkpoints").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=2))
-    best = ocp.CheckpointManager((out / "best").absolute(), options=ocp.CheckpointManagerOptions(max_to_keep=1))
-    if manager.latest_step() is not None:
-        state, progress = _restore(manager, state, progress)
+    checkpoints, best = Checkpoints(out, keep=2), Checkpoints(out, keep=1, name="best")
+    resumed = _restore(checkpoints, state, progress)
+    if resumed is not None:
+        state, progress = resumed
+        keep_metrics_until(out / "metrics.jsonl", "epoch", int(progress["epoch"]))  # rows written after the checkpoint
         log(f"resumed from {out / 'checkpoints'} after epoch {int(progress['epoch'])}")
         if int(progress["select"]) != select:
             log(f"the best params are chosen by {config.select} from the next epoch on")
@@ -537,13 +539,13 @@ def fit(
                 + (f" (best {config.select.replace('_', ' ')} so far)" if improved else "")
             )
             if improved:
-                best.save(epoch + 1, args=ocp.args.StandardSave(evaluated))
-            manager.save(epoch + 1, args=ocp.args.StandardSave({"state": state, "progress": progress}))
+                best.save(epoch + 1, evaluated)
+            checkpoints.save(epoch + 1, {"state": state, "progress": progress})
             if int(progress["bad_epochs"]) >= config.patience:
                 log(f"early stop: {config.select.replace('_', ' ')} has not improved for {config.patience} epochs")
                 break
-    manager.wait_until_finished()
-    best.wait_until_finished()
+    checkpoints.close()
+    best.close()
     return row
 
 
@@ -551,19 +553,18 @@ def load_params(builder: Builder, out: Path, text: dict, examples: Examples, che
     """The params of the run in ``out`` and their epoch: those of the best epoch by the run's ``select``
     metric (``checkpoint="best"``), or those the dev metrics scored at its latest epoch (``"latest"``: the
     average with ``ema``), from ``checkpoints/``, which a committed model folder does not keep."""
-    import orbax.checkpoint as ocp
-
     if checkpoint not in CHECKPOINTS:
         raise ValueError(f"checkpoint={checkpoint!r}: expected one of {CHECKPOINTS}")
-    folder = (out / ("best" if checkpoint == "best" else "checkpoints")).absolute()
-    manager = ocp.CheckpointManager(folder) if folder.is_dir() else None  # never creates the folder in a model folder
-    epoch = manager.latest_step() if manager else None
-    if epoch is None and checkpoint == "best":
-        raise SystemExit(f"error: no trained model in {folder}; train first")
-    if epoch is None:
-        raise SystemExit(f"error: no checkpoints in {folder}: a committed model keeps best/ alone; evaluate it with --checkpoint best")
+    saved = Checkpoints(out, name="best" if checkpoint == "best" else "checkpoints", create=False)  # a model folder is left as it is
+    if not saved.steps() and checkpoint == "best":
+        raise SystemExit(f"error: no trained model in {saved.folder}; train first")
+    if not saved.steps():
+        raise SystemExit(
+            f"error: no checkpoints in {saved.folder}: a committed model keeps best/ alone; evaluate it with --checkpoint best"
+        )
     state = jax.eval_shape(lambda: builder.init(text, examples))  # the structure to restore into, nothing computed
     if checkpoint == "best":
-        return manager.restore(epoch, args=ocp.args.StandardRestore(state.params)), epoch
-    state, _ = _restore(manager, state, _progress(0, np.inf, 0, 0.0))
-    return evaluated_params(state), epoch
+        epoch, _, params = saved.latest(state.params, set_aside=False)
+        return params, epoch
+    state, progress = _restore(saved, state, _progress(0, np.inf, 0, 0.0), set_aside=False)
+    return evaluated_params(state), int(progress["epoch"])

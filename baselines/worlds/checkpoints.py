@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,71 @@ def restore_params(run: str | Path, target: Any) -> Any:
 RUN_KINDS = {"ppo": "ppo", "dagger": "dagger", "bc": "network", "painter": "layout", "builder": "simulated_items"}
 """The command that trained a run (the ``kind`` its ``config.json`` records) -> the key its
 ``config.json`` alone has (how the kind of a folder written before ``kind`` was recorded is told)."""
+
+
+class Checkpoints:
+    """The steps a training run saves to resume from, in folder ``run/name`` (``checkpoints/`` by
+    default; an orbax ``CheckpointManager`` keeping the last ``keep`` steps), opened without creating
+    the folder unless ``create``. ``latest(target, ...)`` restores the latest readable step;
+    ``save(step, state)`` writes one in the background and ``wait()`` until it is written (before the
+    next step takes over donated buffers); a context manager that waits and closes on exit."""
+
+    def __init__(self, run: str | Path, keep: int | None = None, name: str = "checkpoints", create: bool = True):
+        import orbax.checkpoint as ocp
+
+        self.run, self.folder = Path(run), (Path(run) / name).absolute()
+        options = ocp.CheckpointManagerOptions(max_to_keep=keep, create=create)
+        self.manager: Any = ocp.CheckpointManager(self.folder, options=options) if create or self.folder.is_dir() else None
+
+    def steps(self) -> list[int]:
+        """The saved steps, latest first."""
+        return sorted(self.manager.all_steps(), reverse=True) if self.manager else []
+
+    def latest(self, *targets: Any, set_aside: bool = True) -> tuple[int, int, Any] | None:
+        """``(step, i, state)`` of the latest step readable into the structure of one of ``targets``
+        (tried in order: ``i`` says which; an earlier format of the state can be the second), or None
+        without a saved step. A step none of them reads is moved to ``run/unreadable-checkpoints``
+        with a warning (by one process of a multi-process run: ``set_aside``), and the one before is
+        tried; ValueError naming the folder if none is readable."""
+        import orbax.checkpoint as ocp
+
+        steps = self.steps()
+        for step in steps:
+            errors = []
+            for i, target in enumerate(targets):
+                try:
+                    return step, i, self.manager.restore(step, args=ocp.args.StandardRestore(target))
+                except Exception as error:  # orbax raises many types for a damaged or other step
+                    errors.append(f"{type(error).__name__}: {str(error)[:200]}")
+            problem = f"checkpoint {step} in {self.folder} cannot be read ({'; '.join(errors)})"
+            print(f"warning: {problem}; trying the one before", file=sys.stderr, flush=True)
+            if set_aside:
+                aside = self.run / "unreadable-checkpoints"
+                aside.mkdir(exist_ok=True)
+                shutil.move(str(self.folder / str(step)), str(aside / str(step)))
+        if steps:
+            raise ValueError(f"no readable checkpoint in {self.folder}")
+        return None
+
+    def save(self, step: int, state: Any) -> None:
+        import orbax.checkpoint as ocp
+
+        self.manager.save(step, args=ocp.args.StandardSave(state))
+
+    def wait(self) -> None:
+        if self.manager:
+            self.manager.wait_until_finished()
+
+    def close(self) -> None:
+        if self.manager:
+            self.manager.wait_until_finished()
+            self.manager.close()
+
+    def __enter__(self) -> Checkpoints:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def keep_metrics_until(path: Path, field: str, last: int) -> None:
@@ -87,12 +153,10 @@ def saved_params(run: str | Path) -> tuple[Any, str]:
     if (run / "params").is_dir():
         with ocp.StandardCheckpointer() as checkpointer:
             return checkpointer.restore((run / "params").absolute()), "params"
-    manager = ocp.CheckpointManager((run / "checkpoints").absolute())
-    step = manager.latest_step()
-    if step is None:
+    found = Checkpoints(run, create=False).latest(None, set_aside=False)  # as saved: no structure to restore into
+    if found is None:
         raise ValueError(f"{run}: no params/ and no checkpoint to load")
-    runner = manager.restore(step, args=ocp.args.StandardRestore())
-    manager.close()
+    step, _, runner = found
     return runner["params"], f"checkpoints/{step}"
 
 
