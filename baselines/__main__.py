@@ -267,7 +267,7 @@ def train(args: argparse.Namespace) -> None:
     import jax
     import numpy as np
 
-    from baselines.ppo import PPO, tables
+    from baselines.ppo import PPO, released_runner, runner_of, tables
     from baselines.worlds.checkpoints import Checkpoints, keep_metrics_until
 
     run = settings(args)
@@ -318,13 +318,13 @@ def train(args: argparse.Namespace) -> None:
         print(f"policy initialised from the cloned one in {run.init_from}", flush=True)
     checkpoints = Checkpoints(out, keep=3)
     if run.resume:
-        try:
-            found = checkpoints.latest(runner, set_aside=lead)  # one process sets an unreadable step aside
+        try:  # a run of 0.5.0 saved its runner's reset flags as done
+            found = checkpoints.latest(runner, released_runner(runner), set_aside=lead)  # one process sets an unreadable step aside
         except ValueError as error:
             raise SystemExit(f"error: --resume: {error}") from None
         if found is None:
             raise SystemExit(f"error: --resume: no checkpoint in {checkpoints.folder}")
-        runner = found[2]
+        runner = runner_of(found[2])
         if lead:
             keep_metrics_until(out / "metrics.jsonl", "update", int(runner.update))
         print(f"resumed from {checkpoints.folder} at update {int(runner.update)}", flush=True)

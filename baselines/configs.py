@@ -127,6 +127,7 @@ def saved_run(run: str | Path) -> dict[str, Any]:
 
         command = dict(saved.get("command", {}))
         world = {k: command.pop(k) for k in list(command) if k in spec_defaults()}
+        world.setdefault("env", network.get("env_id", ""))  # the network's world where the command is cut short
         settings = command
     else:
         world = saved.get("world", {})

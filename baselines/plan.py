@@ -68,7 +68,7 @@ def learner_cost(ppo: PPO, runner: Any) -> dict[str, float]:
     two forward passes of the policy over ``num_envs`` worlds per rollout step, the expert's
     labels when imitating, and ``update_epochs`` gradients of one micro-batch, per sample."""
     c = ppo.config
-    step = jax.tree.map(lambda x: jax.ShapeDtypeStruct((1, *x.shape), x.dtype), (runner.obs, runner.done))  # (1, num_envs, ...)
+    step = jax.tree.map(lambda x: jax.ShapeDtypeStruct((1, *x.shape), x.dtype), (runner.obs, runner.reset))  # (1, num_envs, ...)
     forward = _cost(ppo._apply, runner.params, runner.hidden, *step)
     parts = {key: 2 * forward[key] / c.num_envs for key in forward}
     if c.imitation_coef:

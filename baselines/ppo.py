@@ -146,16 +146,33 @@ class Runner:
     opt_state: Any
     env_state: Any
     obs: Any
-    done: Array  # (B,) bool: ``obs`` starts an episode (the GRU resets on it)
+    reset: Array  # (B,) bool: ``obs`` starts an episode (the GRU's carry restarts from zeros)
     hidden: Array  # (B, layer_size)
     key: Array  # raw uint32 key data
     update: Array  # () int32, updates done
 
 
+def released_runner(runner: Runner) -> dict[str, Any]:
+    """``runner`` in the form a run of 0.5.0 checkpointed (its ``reset`` named ``done``): the second
+    target a resumed run restores into (``Checkpoints.latest``), read back by ``runner_of``."""
+    fields = {f.name: getattr(runner, f.name) for f in dataclasses.fields(runner)}
+    fields["done"] = fields.pop("reset")
+    return fields
+
+
+def runner_of(restored: Runner | dict[str, Any]) -> Runner:
+    """The ``Runner`` of a restored checkpoint, this release's or 0.5.0's (``released_runner``)."""
+    if isinstance(restored, Runner):
+        return restored
+    fields = dict(restored)
+    fields["reset"] = fields.pop("done")
+    return Runner(**fields)
+
+
 @struct.dataclass
 class Transition:
     obs: Any
-    done: Array  # the observation started an episode
+    reset: Array  # the observation started an episode
     action: Array
     log_prob: Array
     value: Array
@@ -241,11 +258,11 @@ class PPO:
         spec = PartitionSpec(*([None] * axis + ["data"]))
         return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, NamedSharding(self.mesh, spec)) if x.ndim > axis else x, tree)
 
-    def _inputs(self, obs: Any, done: Array) -> tuple:
-        return policy_inputs(self.task, self.instructions, self.plans, obs, done)
+    def _inputs(self, obs: Any, reset: Array) -> tuple:
+        return policy_inputs(self.task, self.instructions, self.plans, obs, reset)
 
-    def _apply(self, params, hidden: Array, obs: Any, done: Array):
-        return self.network.apply(params, hidden, *self._inputs(obs, done))
+    def _apply(self, params, hidden: Array, obs: Any, reset: Array):
+        return self.network.apply(params, hidden, *self._inputs(obs, reset))
 
     def _expert(self, env_state: Any) -> Array:
         """(B,) int32 expert actions in the vector env's worlds (zeros without imitation)."""
@@ -265,12 +282,12 @@ class PPO:
         """Fresh parameters, optimizer and environments."""
         key_net, key_env, key = jax.random.split(key, 3)
         obs, env_state = self.env.reset(key_env, self.task.params)
-        done = jnp.ones(self.config.num_envs, bool)
+        reset = jnp.ones(self.config.num_envs, bool)
         hidden = self.network.initial_hidden(self.config.num_envs)
         one = jax.tree.map(lambda x: x[None, :1], obs)
-        params = self.network.init(key_net, hidden[:1], *self._inputs(one, done[None, :1]))
-        runner = Runner(params, self.optimizer.init(params), env_state, obs, done, hidden, jax.random.key_data(key), jnp.int32(0))
-        return runner.replace(**self._shard({"env_state": env_state, "obs": obs, "done": done, "hidden": hidden}))
+        params = self.network.init(key_net, hidden[:1], *self._inputs(one, reset[None, :1]))
+        runner = Runner(params, self.optimizer.init(params), env_state, obs, reset, hidden, jax.random.key_data(key), jnp.int32(0))
+        return runner.replace(**self._shard({"env_state": env_state, "obs": obs, "reset": reset, "hidden": hidden}))
 
     def _rollout(self, runner: Runner) -> tuple[Runner, Transition, Array]:
         c = self.config
@@ -279,7 +296,7 @@ class PPO:
             runner, key = carry
             key, key_act, key_env = jax.random.split(key, 3)
             obs = jax.tree.map(lambda x: x[None], runner.obs)
-            hidden, pi, value = self._apply(runner.params, runner.hidden, obs, runner.done[None])
+            hidden, pi, value = self._apply(runner.params, runner.hidden, obs, runner.reset[None])
             action = pi.sample(seed=key_act)
             log_prob = pi.log_prob(action)
             expert = self._expert(runner.env_state)
@@ -289,12 +306,12 @@ class PPO:
             # V(observation before the reset) for truncated worlds, computed for every world and
             # selected: a conditional's predicate would reach the host at every step on a GPU
             final = jax.tree.map(lambda x: x[None], info["final_observation"])
-            final_value = self._apply(runner.params, hidden, final, jnp.zeros_like(runner.done)[None])[2][0]
+            final_value = self._apply(runner.params, hidden, final, jnp.zeros_like(runner.reset)[None])[2][0]
             final_value = jnp.where(truncated, final_value, 0.0)
             ended = terminated | truncated
             transition = Transition(
                 runner.obs,
-                runner.done,
+                runner.reset,
                 action[0],
                 log_prob[0],
                 value[0],
@@ -306,8 +323,8 @@ class PPO:
                 self.task.success(info),
                 expert,
             )
-            new = runner.replace(env_state=env_state, obs=next_obs, done=ended, hidden=hidden)
-            new = new.replace(**self._shard({"env_state": new.env_state, "obs": new.obs, "done": new.done, "hidden": new.hidden}))
+            new = runner.replace(env_state=env_state, obs=next_obs, reset=ended, hidden=hidden)
+            new = new.replace(**self._shard({"env_state": new.env_state, "obs": new.obs, "reset": new.reset, "hidden": new.hidden}))
             return (new, key), transition
 
         key = jax.random.wrap_key_data(runner.key)
@@ -319,7 +336,7 @@ class PPO:
         """PPO's loss over (T, B) transitions and its parts; ``stats``: the (mean, std) the
         advantages are normalised with (default: their own)."""
         c = self.config
-        _, pi, value = self._apply(params, hidden, traj.obs, traj.done)
+        _, pi, value = self._apply(params, hidden, traj.obs, traj.reset)
         log_prob = pi.log_prob(traj.action)
         value_clipped = traj.value + (value - traj.value).clip(-c.clip_eps, c.clip_eps)
         value_loss = 0.5 * jnp.maximum((value - targets) ** 2, (value_clipped - targets) ** 2).mean()
@@ -364,7 +381,7 @@ class PPO:
         c = self.config
         runner, traj, start_hidden = self._rollout(runner)
         last = jax.tree.map(lambda x: x[None], runner.obs)
-        last_value = self._apply(runner.params, runner.hidden, last, runner.done[None])[2][0]
+        last_value = self._apply(runner.params, runner.hidden, last, runner.reset[None])[2][0]
         advantages, targets = _gae(traj, last_value, c.gamma, c.gae_lambda)
 
         def epoch(carry, key):

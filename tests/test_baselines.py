@@ -346,6 +346,7 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
     released = {"kind": "ppo", "ppo": record["ppo"] | record["network"], "command": record["world"] | record["run"]}
     (out / "config.json").write_text(json.dumps(released | {k: record[k] for k in ("evaluation", "command_line")}))  # as 0.5.0 saved it
     shutil.rmtree(checkpoints / "3")  # killed after checkpoint 2, with update 3 already logged
+    _as_released(checkpoints / "2")  # and checkpointed by 0.5.0, whose runner named its reset flags done
     main(["--out", str(out), "--resume"])
     assert all(np.array_equal(a, b) for a, b in zip(final, _saved_params(checkpoints / "3")))
     assert json.loads((out / "evaluation.json").read_text())["splits"] == splits  # evaluated again with the saved --eval-episodes 1
@@ -367,7 +368,7 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
     from baselines.configs import saved_run
 
     assert saved_run(out) | {"kind": "ppo"} == record  # the 0.5.0 folder read in this release's schema
-    assert record["ppo"]["num_envs"] == 8 and record["run"]["checkpoint_every"] == 2 and record["network"]["layer_size"] == 16
+    assert record["ppo"]["num_envs"] == 8 and record["run"]["checkpoint_every"] == 2 and record["network"]["layer_size"] == 32
 
 
 @pytest.mark.parametrize(
@@ -579,6 +580,18 @@ def test_write_atomic_leaves_the_previous_file_whole_when_killed(tmp_path):
     writer.send_signal(signal.SIGKILL)
     writer.wait()
     assert target.read_text() == '{"success": 0.5}'
+
+
+def _as_released(step: Path) -> None:
+    """Rewrite a PPO checkpoint step in the form of 0.5.0: the runner's ``reset`` saved as ``done``."""
+    import orbax.checkpoint as ocp
+
+    with ocp.StandardCheckpointer() as checkpointer:
+        runner = checkpointer.restore(step.absolute() / "default")
+        assert "reset" in runner and "done" not in runner
+        runner["done"] = runner.pop("reset")
+        shutil.rmtree(step / "default")
+        checkpointer.save(step.absolute() / "default", runner)
 
 
 def _saved_params(path: Path) -> list[np.ndarray]:

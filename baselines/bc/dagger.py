@@ -158,7 +158,7 @@ class Rollout:
 
     env_state: Any
     obs: Any
-    done: Array
+    reset: Array  # (B,) bool: ``obs`` starts an episode
     hidden: Array
 
 
@@ -215,11 +215,11 @@ class Dagger:
         """(params, optimizer state, worlds) of a fresh run."""
         key_net, key_env = jax.random.split(key)
         obs, env_state = self.env.reset(key_env, (self.task.params, probabilities))
-        done = jnp.ones(self.config.num_envs, bool)
+        reset = jnp.ones(self.config.num_envs, bool)
         hidden = self.network.initial_hidden(self.config.num_envs)
         one = jax.tree.map(lambda x: x[None, :1], obs)
-        params = self.network.init(key_net, hidden[:1], *policy_inputs(self.task, self.instructions, None, one, done[None, :1]))
-        return params, self.optimizer.init(params), Rollout(env_state, obs, done, hidden)
+        params = self.network.init(key_net, hidden[:1], *policy_inputs(self.task, self.instructions, None, one, reset[None, :1]))
+        return params, self.optimizer.init(params), Rollout(env_state, obs, reset, hidden)
 
     def collect(self, params, rollout: Rollout, key: Array, beta: Array, probabilities: Array) -> tuple[Rollout, Segments, dict]:
         """One round: (worlds after it, its segments, episode counts per goal: ``tries`` and ``wins`` (num_goals,))."""
@@ -229,7 +229,7 @@ class Dagger:
             rollout = carry
             key_act, key_mix, key_env = jax.random.split(key, 3)
             obs = jax.tree.map(lambda x: x[None], rollout.obs)
-            inputs = policy_inputs(self.task, self.instructions, None, obs, rollout.done[None])
+            inputs = policy_inputs(self.task, self.instructions, None, obs, rollout.reset[None])
             hidden, pi, _ = self.network.apply(params, rollout.hidden, *inputs)
             label = jax.vmap(self.task.expert, in_axes=(0, None))(rollout.env_state, self.task.params)
             own = pi.sample(seed=key_act)[0]
@@ -240,7 +240,7 @@ class Dagger:
                 "world": seen.world.astype(jnp.float16),
                 "text": seen.text,
                 "mask": seen.mask,
-                "reset": rollout.done,
+                "reset": rollout.reset,
                 "label": label,
                 "ended": terminated | truncated,
                 "success": self.task.success(info),
@@ -337,8 +337,8 @@ def _network(args, init_from: Path | None, env_id: str) -> NetworkConfig:
 
 def _state(params, opt_state, rollout: Rollout, tries: np.ndarray, wins: np.ndarray, round_index: int) -> dict:
     """What a checkpoint holds after ``round_index`` rounds."""
-    done = np.asarray(round_index, np.int32)
-    return {"params": params, "opt_state": opt_state, "rollout": rollout, "tries": tries, "wins": wins, "round": done}
+    rounds = np.asarray(round_index, np.int32)
+    return {"params": params, "opt_state": opt_state, "rollout": rollout, "tries": tries, "wins": wins, "round": rounds}
 
 
 def _restore(out: Path, checkpoints, state: dict) -> dict:

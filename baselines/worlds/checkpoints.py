@@ -80,6 +80,7 @@ class Checkpoints:
                 aside = self.run / "unreadable-checkpoints"
                 aside.mkdir(exist_ok=True)
                 shutil.move(str(self.folder / str(step)), str(aside / str(step)))
+            self.manager.reload()  # the step may be saved afresh
         if steps:
             raise ValueError(f"no readable checkpoint in {self.folder}")
         return None
