@@ -267,8 +267,9 @@ def train(args: argparse.Namespace) -> None:
     import jax
     import numpy as np
 
+    from baselines.configs import run_record
     from baselines.ppo import PPO, released_runner, runner_of, tables
-    from baselines.worlds.checkpoints import Checkpoints, keep_metrics_until
+    from baselines.worlds.checkpoints import RunFolder
 
     run = settings(args)
     lead = jax.process_index() == 0  # files and progress come from process 0
@@ -286,15 +287,11 @@ def train(args: argparse.Namespace) -> None:
         raise SystemExit(f"error: {error}") from None
     if run.plan:
         return _plan(run, ppo)
-    out.mkdir(parents=True, exist_ok=True)
-    if not run.resume and lead:
-        from baselines.configs import run_record
-
-        world = {k: getattr(run, k) for k in worlds.spec_defaults()}
-        others = {k: getattr(run, k) for k in RUN_DEFAULTS if k not in world}
-        evaluation = {k: getattr(run, k) for k in EVAL_DEFAULTS}
-        saved = run_record("ppo", world, config.network, config, others, evaluation, args.command_line)
-        cli.write_atomic(out / "config.json", json.dumps(saved, indent=1))
+    folder = RunFolder(out, run.resume, lead)
+    world = {k: getattr(run, k) for k in worlds.spec_defaults()}
+    others = {k: getattr(run, k) for k in RUN_DEFAULTS if k not in world}
+    evaluation = {k: getattr(run, k) for k in EVAL_DEFAULTS}
+    folder.write_config(run_record("ppo", world, config.network, config, others, evaluation, args.command_line))
     print(
         f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.network.policy}, "
         f"{config.num_envs} envs x {config.num_steps} steps, {config.num_updates} updates, {jax.device_count()} devices "
@@ -316,7 +313,7 @@ def train(args: argparse.Namespace) -> None:
         except ValueError as error:
             raise SystemExit(f"error: {error}") from None
         print(f"policy initialised from the cloned one in {run.init_from}", flush=True)
-    checkpoints = Checkpoints(out, keep=3)
+    checkpoints = folder.checkpoints(keep=3)
     if run.resume:
         try:  # a run of 0.5.0 saved its runner's reset flags as done
             found = checkpoints.latest(runner, released_runner(runner), set_aside=lead)  # one process sets an unreadable step aside
@@ -325,15 +322,14 @@ def train(args: argparse.Namespace) -> None:
         if found is None:
             raise SystemExit(f"error: --resume: no checkpoint in {checkpoints.folder}")
         runner = runner_of(found[2])
-        if lead:
-            keep_metrics_until(out / "metrics.jsonl", "update", int(runner.update))
         print(f"resumed from {checkpoints.folder} at update {int(runner.update)}", flush=True)
     writer = _tensorboard(out) if run.tensorboard and lead else None
     timing = run.paper  # a long run: its first two updates run one at a time; the second's time gives the expected time
     first = int(runner.update)
     start = time.perf_counter()
     stopped = None
-    with (out / "metrics.jsonl").open("a") if lead else open(os.devnull, "w") as log, distributed.StopSignals() as stop:
+    resumed_at = first if run.resume else None
+    with folder.metrics("update", resumed_at) as log, distributed.StopSignals() as stop:
         while (done := int(runner.update)) < config.num_updates:
             count = 1 if timing else min(every, config.num_updates - done)
             began = time.perf_counter()
@@ -347,11 +343,10 @@ def train(args: argparse.Namespace) -> None:
                     print(projection_line(task.env, task.params, config.num_envs, getattr(ppo.env, "reset_ratio", None)), flush=True)
             for i in range(count):
                 row = {k: float(np.asarray(v)[i]) for k, v in metrics.items()}
-                log.write(json.dumps(row) + "\n")
+                log(row)
                 if writer:
                     for k, v in row.items():
                         writer.add_scalar(f"train/{k}", v, int(row["env_steps"]))
-            log.flush()
             checkpoints.save(int(runner.update), runner)
             checkpoints.wait()  # written before the next chunk takes over the runner's buffers
             if stopped := stop():  # at a chunk boundary, with its checkpoint saved
@@ -360,8 +355,7 @@ def train(args: argparse.Namespace) -> None:
     if bar:
         bar.close()
     if stopped:
-        if lead:  # a checkpointed run that --resume continues takes the folder's place
-            out = cli.finish_out(out)
+        out = folder.finish()  # a checkpointed run that --resume continues takes the folder's place
         raise SystemExit(
             f"{stopped}: stopped at update {int(runner.update)}/{config.num_updates}, checkpoint saved in {out / 'checkpoints'}; "
             f"continue with: python -m baselines --out {out} --resume"

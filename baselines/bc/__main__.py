@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import time
 from pathlib import Path
 
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> None:
     from baselines.bc.config import NETWORK, BCConfig
     from baselines.configs import run_record
     from baselines.ppo import tables
-    from baselines.worlds.checkpoints import save_params
+    from baselines.worlds.checkpoints import RunFolder, save_params
     from baselines.worlds.replay import world_of
 
     paths, episodes = load_demos(args.demos)
@@ -71,7 +70,8 @@ def run(args: argparse.Namespace) -> None:
         raise ValueError(f"--eval-episodes must be >= 1, got {args.eval_episodes}")
     split_names = args.eval_splits.split(",") if args.eval_splits else worlds.eval_splits(spec)
     worlds.check_splits(spec, split_names, "--eval-splits")  # before the replay and the training
-    out = cli.prepare_out(args.out, kind="bc", default=DEFAULT_OUT, overwrite=args.overwrite)
+    folder = RunFolder.open(args.out, kind="bc", default=DEFAULT_OUT, overwrite=args.overwrite)
+    out = folder.path
     train_split = worlds.split_episodes(spec, trained_split)
     train_ids, held_ids = split_held_out(len(episodes), config.validation, config.seed)
     began = time.perf_counter()
@@ -87,22 +87,9 @@ def run(args: argparse.Namespace) -> None:
     cloner = BehaviouralCloning(config, task, tables(network, task)[0], progress=not cli.quiet(args.quiet))
     key_init, key_train = jax.random.split(jax.random.key(config.seed))
     params, opt_state = cloner.init(key_init, train_demos[0])
-    out.mkdir(parents=True, exist_ok=True)
-    cli.write_atomic(
-        out / "config.json",
-        json.dumps(
-            run_record(
-                "bc",
-                {**spec, "split": trained_split},
-                network,
-                config,
-                {"demos": str(args.demos), "episodes": len(paths), "held_out": len(held_ids)},
-                {"episodes": args.eval_episodes, "splits": split_names, "greedy": args.greedy},
-                args.command_line,
-            ),
-            indent=1,
-        ),
-    )
+    demos = {"demos": str(args.demos), "episodes": len(paths), "held_out": len(held_ids)}
+    evaluation = {"episodes": args.eval_episodes, "splits": split_names, "greedy": args.greedy}
+    folder.write_config(run_record("bc", {**spec, "split": trained_split}, network, config, demos, evaluation, args.command_line))
     shapes = ", ".join(f"{d.episodes} x {d.action.shape[0]}" for d in train_demos)
     print(
         f"cloning {network.policy} on {len(train_ids)} episodes ({len(held_ids)} held out) in buckets of episodes x steps {shapes}, "
@@ -121,8 +108,9 @@ def run(args: argparse.Namespace) -> None:
         flush=True,
     )
     save_params(out, params)
-    rows = [{k: float(np.asarray(v)[i]) for k, v in metrics.items()} for i in range(config.epochs)]
-    cli.write_atomic(out / "metrics.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
+    with folder.metrics() as log:
+        for i in range(config.epochs):
+            log({k: float(np.asarray(v)[i]) for k, v in metrics.items()})
     splits = {name: train_split if name == trained_split else worlds.split_episodes(spec, name) for name in split_names}
     results = evaluate.evaluate_splits(
         spec,

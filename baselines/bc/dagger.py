@@ -22,12 +22,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import io
-import json
 import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -41,6 +40,7 @@ from baselines.configs import NetworkConfig, known_fields
 from baselines.networks import task_network
 from baselines.ppo import policy_inputs
 from baselines.worlds import cli
+from baselines.worlds.checkpoints import Checkpoints, RunFolder
 from baselines.worlds.task import Task
 from baselines.worlds.wrappers import vector_env
 
@@ -341,27 +341,37 @@ def _state(params, opt_state, rollout: Rollout, tries: np.ndarray, wins: np.ndar
     return {"params": params, "opt_state": opt_state, "rollout": rollout, "tries": tries, "wins": wins, "round": rounds}
 
 
-def _restore(out: Path, checkpoints, state: dict) -> dict:
-    """The latest readable checkpoint of run ``out`` in the structure of ``state``; replay files and
-    metrics rows written after it are dropped (this command wrote them)."""
-    from baselines.worlds.checkpoints import keep_metrics_until
-
+def _restore(folder: RunFolder, checkpoints: Checkpoints, state: dict) -> dict:
+    """The latest readable checkpoint of the run in ``folder`` in the structure of ``state``; replay
+    files written after it are dropped (this command wrote them)."""
     found = checkpoints.latest(state)
     if found is None:
-        raise ValueError(f"--resume: {out} has no checkpoint to continue from")
+        raise ValueError(f"--resume: {folder.path} has no checkpoint to continue from")
     step, _, state = found
-    for path in sorted((out / "replay").glob("*.npz")):
+    for path in sorted((folder.path / "replay").glob("*.npz")):
         if int(path.stem) >= step:
             path.unlink()
-    keep_metrics_until(out / "metrics.jsonl", "round", step)
     return state
 
 
-def run(args) -> None:
-    from baselines import evaluate, plots, worlds
-    from baselines.configs import run_record, saved_run
-    from baselines.ppo import tables
-    from baselines.worlds.checkpoints import Checkpoints, save_params, trained_params
+class _Settings(NamedTuple):
+    """A DAgger run's settings: the checked ``--out``, config, world spec, ``--init-from``,
+    evaluation (episodes per goal, splits or None for the world's) and rounds between checkpoints."""
+
+    out: Path
+    config: DaggerConfig
+    spec: dict
+    init_from: Path | None
+    eval_episodes: int
+    eval_names: list[str] | None
+    every: int
+
+
+def _settings(args) -> _Settings:
+    """A new run's settings from the flags, a resumed one's from its ``config.json`` (``--iterations``
+    may grow it); ValueError naming a bad flag, before anything is built."""
+    from baselines import worlds
+    from baselines.configs import saved_run
 
     out = cli.check_out(args.out, kind="dagger", default=DEFAULT_OUT, overwrite=args.overwrite, resume=args.resume, can_resume=True)
     saved = saved_run(out) if args.resume else {}
@@ -369,15 +379,13 @@ def run(args) -> None:
         network = NetworkConfig.from_dict(saved["network"], str(out / "config.json"))
         values = known_fields(DaggerConfig, saved["dagger"], str(out / "config.json"))
         config = DaggerConfig(**{**values, "network": network, "iterations": args.iterations or values["iterations"]})
-        spec = saved["world"]
-        init_from = None
+        spec, init_from = saved["world"], None
     else:
         spec = worlds.spec_from_args(args)
         values = {f.name: getattr(args, f.name) for f in dataclasses.fields(DaggerConfig) if getattr(args, f.name, None) is not None}
         init_from = args.init_from
         config = DaggerConfig(**values, network=_network(args, init_from, spec["env"]))
         config.validate()
-    network_config = config.network
     saved_evaluation = saved.get("evaluation", {})
     eval_episodes = args.eval_episodes or saved_evaluation.get("episodes") or 8
     eval_names = args.eval_splits.split(",") if args.eval_splits else saved_evaluation.get("splits")
@@ -388,25 +396,30 @@ def run(args) -> None:
         raise ValueError(f"--checkpoint-every must be >= 1, got {every}")
     if eval_names:
         worlds.check_splits(spec, eval_names, "--eval-splits")
-    out = cli.prepare_out(out, kind="dagger", overwrite=args.overwrite, resume=args.resume, can_resume=True)
+    return _Settings(out, config, spec, init_from, eval_episodes, eval_names, every)
+
+
+def run(args) -> None:
+    from baselines import worlds
+    from baselines.configs import run_record
+    from baselines.ppo import tables
+    from baselines.worlds.checkpoints import trained_params
+
+    out, config, spec, init_from, eval_episodes, eval_names, every = _settings(args)
+    folder = RunFolder.open(out, kind="dagger", overwrite=args.overwrite, resume=args.resume, can_resume=True)
     train_split = worlds.split_episodes(spec, "train")
     task = worlds.spec_task(spec, train_split)
-    dagger = Dagger(config, task, tables(network_config, task)[0])
-    if not args.resume:
-        record = run_record(
-            "dagger",
-            {**spec, "split": "train"},
-            network_config,
-            config,
-            {"init_from": str(init_from or "")},
-            {"episodes": eval_episodes, "splits": eval_names},
-            args.command_line,
+    dagger = Dagger(config, task, tables(config.network, task)[0])
+    evaluation = {"episodes": eval_episodes, "splits": eval_names}
+    folder.write_config(
+        run_record(
+            "dagger", {**spec, "split": "train"}, config.network, config, {"init_from": str(init_from or "")}, evaluation, args.command_line
         )
-        cli.write_atomic(out / "config.json", json.dumps(record, indent=1))
+    )
     num_goals = len(task.goals)
     uniform = goal_probabilities(task, np.zeros(num_goals), np.zeros(num_goals), 1.0)
     print(
-        f"aggregated DAgger of {network_config.policy} on {task.name}: {num_goals} goals, {config.iterations} rounds of "
+        f"aggregated DAgger of {config.network.policy} on {task.name}: {num_goals} goals, {config.iterations} rounds of "
         f"{config.num_envs} worlds x {config.num_steps} steps, replay of {config.capacity * config.num_steps:,} states, "
         f"{config.updates} minibatches of {config.batch_segments} segments a round, lr {config.lr:g}",
         flush=True,
@@ -424,21 +437,21 @@ def run(args) -> None:
     state = _state(params, opt_state, rollout, np.zeros(num_goals, np.float32), np.zeros(num_goals, np.float32), 0)
     replay = Replay(config.capacity, config.num_envs, example)
     rounds_kept = config.capacity // config.num_envs
-    checkpoints = Checkpoints(out, keep=2)
+    checkpoints = folder.checkpoints(keep=2)
     if args.resume:
-        state = _restore(out, checkpoints, state)
+        state = _restore(folder, checkpoints, state)
         for r in range(max(0, int(state["round"]) - rounds_kept), int(state["round"])):
             with np.load(replay_file(out, r)) as saved_round:
                 replay.add(r, dict(saved_round))
         held = replay.size * config.num_steps
-        print(f"resumed from {out / 'checkpoints'} at round {int(state['round'])}: {held:,} states in the replay", flush=True)
+        print(f"resumed from {checkpoints.folder} at round {int(state['round'])}: {held:,} states in the replay", flush=True)
     (out / "replay").mkdir(exist_ok=True)
     key = jax.random.key(config.seed + 1)
     params, opt_state, rollout = state["params"], state["opt_state"], state["rollout"]
     tries, wins = np.asarray(state["tries"]), np.asarray(state["wins"])
     began = time.perf_counter()
     with (
-        (out / "metrics.jsonl").open("a") as log,
+        folder.metrics("round", int(state["round"]) if args.resume else None) as log,
         cli.progress(total=config.iterations, initial=int(state["round"]), desc="DAgger", unit="round", silent=args.quiet) as bar,
     ):
         for r in range(int(state["round"]), config.iterations):
@@ -455,24 +468,8 @@ def run(args) -> None:
             params, opt_state, trained = train(params, opt_state, batches)
             counts = jax.device_get(counts)
             tries, wins = config.smoothing * tries + counts["tries"], config.smoothing * wins + counts["wins"]
-            episodes = float(counts["tries"].sum())
-            row = {
-                "round": r + 1,
-                "env_steps": (r + 1) * config.num_envs * config.num_steps,
-                "replay_states": replay.size * config.num_steps,
-                "expert_play": config.beta(r),
-                "passes": config.updates * config.batch_segments / config.num_envs,  # draws per labelled state
-                "episodes": episodes,
-                "success_rate": float(counts["wins"].sum()) / max(episodes, 1.0),
-                "heldout_loss": float(held["loss"]),
-                "heldout_agreement": float(held["agreement"]),
-                **{f"heldout_agreement/{c}": float(v) for c, v in zip(dagger.category_names, held["category_agreement"])},
-                **{f"heldout_loss/{c}": float(v) for c, v in zip(dagger.category_names, held["category_loss"])},
-                **{k: float(v) for k, v in jax.device_get(trained).items()},
-                "round_seconds": time.perf_counter() - round_began,
-            }
-            log.write(json.dumps(row) + "\n")
-            log.flush()
+            row = _round_row(config, dagger, r, replay, counts, held, jax.device_get(trained), time.perf_counter() - round_began)
+            log(row)
             bar.update()
             bar.set_postfix_str(
                 f"held-out agreement {row['heldout_agreement']:.3f}  loss {row['heldout_loss']:.3f}  success {row['success_rate']:.3f}",
@@ -485,15 +482,46 @@ def run(args) -> None:
                         path.unlink()
     checkpoints.close()
     print(f"{config.iterations} rounds done in {time.perf_counter() - began:.0f} s this session", flush=True)
-    save_params(out, params)
+    _evaluate(args, folder, dagger, params, spec, train_split, eval_episodes, eval_names)
+
+
+def _round_row(
+    config: DaggerConfig, dagger: Dagger, r: int, replay: Replay, counts: dict, held: dict, trained: dict, seconds: float
+) -> dict:
+    """The ``metrics.jsonl`` row of round ``r`` (0-based)."""
+    episodes = float(counts["tries"].sum())
+    return {
+        "round": r + 1,
+        "env_steps": (r + 1) * config.num_envs * config.num_steps,
+        "replay_states": replay.size * config.num_steps,
+        "expert_play": config.beta(r),
+        "passes": config.updates * config.batch_segments / config.num_envs,  # draws per labelled state
+        "episodes": episodes,
+        "success_rate": float(counts["wins"].sum()) / max(episodes, 1.0),
+        "heldout_loss": float(held["loss"]),
+        "heldout_agreement": float(held["agreement"]),
+        **{f"heldout_agreement/{c}": float(v) for c, v in zip(dagger.category_names, held["category_agreement"])},
+        **{f"heldout_loss/{c}": float(v) for c, v in zip(dagger.category_names, held["category_loss"])},
+        **{k: float(v) for k, v in trained.items()},
+        "round_seconds": seconds,
+    }
+
+
+def _evaluate(args, folder: RunFolder, dagger: Dagger, params, spec: dict, train_split, eval_episodes: int, eval_names) -> None:
+    """The trained student's params, its three-policy evaluation and pictures, and the folder finished."""
+    from baselines import evaluate, plots, worlds
+    from baselines.worlds.checkpoints import save_params
+
+    config, task = dagger.config, dagger.task
+    save_params(folder.path, params)
     split_names = eval_names or worlds.eval_splits(spec)
     splits = {name: train_split if name == "train" else worlds.split_episodes(spec, name) for name in split_names}
     results = evaluate.evaluate_splits(
-        spec, splits, task, dagger.network, params, network_config, config.seed, eval_episodes, spec["max_episode_steps"], quiet=args.quiet
+        spec, splits, task, dagger.network, params, config.network, config.seed, eval_episodes, spec["max_episode_steps"], quiet=args.quiet
     )
     meta = {
         **spec,
-        "policy": f"aggregated DAgger {network_config.policy}",
+        "policy": f"aggregated DAgger {config.network.policy}",
         "success_metric": task.metrics[0],
         "episodes_per_goal": eval_episodes,
         "eval_mode": "sample",
@@ -502,9 +530,9 @@ def run(args) -> None:
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }
-    labels = {"agent": f"agent (aggregated DAgger {network_config.policy}, sample)"}
-    print("\n" + evaluate.save(results, out, meta, labels, worlds.family_of(spec["env"]).group_order))
-    print(plots.finish_run(out, plots.dagger_curve), flush=True)
+    labels = {"agent": f"agent (aggregated DAgger {config.network.policy}, sample)"}
+    print("\n" + evaluate.save(results, folder.path, meta, labels, worlds.family_of(spec["env"]).group_order))
+    print(plots.finish_run(folder.path, plots.dagger_curve), flush=True)
 
 
 def parser() -> argparse.ArgumentParser:

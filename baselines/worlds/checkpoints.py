@@ -1,17 +1,26 @@
-"""Parameters on disk, in the suite's one checkpoint format: an orbax checkpoint (``params/``)
-with the run's ``config.json`` beside it. Training runs that resume (``python -m baselines``, the
-Builder) keep several steps with ``orbax.checkpoint.CheckpointManager`` in the same format.
-``baselines.ppo.load_policy`` gives the network and parameters of a PPO or behavioural-cloning run."""
+"""Run folders and parameters on disk, in the suite's one checkpoint format: an orbax checkpoint
+(``params/``) with the run's ``config.json`` beside it. ``RunFolder`` is a training run's folder
+from start to finish (its config, ``Checkpoints`` it resumes from, its metrics, the swap of an
+overwrite); ``Checkpoints`` keeps the steps of a run that resumes (``python -m baselines``, DAgger,
+the Builder). ``baselines.ppo.load_policy`` gives the network and parameters of a PPO,
+behavioural-cloning or DAgger run."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from baselines.worlds import cli
 from baselines.worlds.cli import write_atomic
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 def save_params(run: str | Path, params: Any) -> Path:
@@ -104,6 +113,51 @@ class Checkpoints:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class RunFolder:
+    """A training run's folder from start to finish: ``open`` takes ``--out`` under the output
+    policy (``cli.prepare_out``: a new folder, an overwrite staged beside the old one, or the
+    folder a ``resume`` continues); ``write_config`` saves a new run's ``config.json``;
+    ``checkpoints`` are the steps it resumes from; ``metrics`` appends rows to ``metrics.jsonl``,
+    first dropping those past the step a resumed run continues from; ``finish`` marks it finished
+    (an overwrite takes the old folder's place) and returns where it now is. Only the ``lead``
+    process of a multi-process run writes files."""
+
+    def __init__(self, path: str | Path, resumed: bool = False, lead: bool = True):
+        self.path, self.resumed, self.lead = Path(path), resumed, lead
+        self.path.mkdir(parents=True, exist_ok=True)  # every process's, where they share no file system
+
+    @classmethod
+    def open(cls, out: Path | None, *, kind: str, **request: Unpack[cli.OutRequest]) -> RunFolder:
+        return cls(cli.prepare_out(out, kind=kind, **request), request.get("resume", False))
+
+    def write_config(self, record: dict[str, Any]) -> None:
+        """``config.json`` of a new run (``configs.run_record``); a resumed run keeps its own."""
+        if self.lead and not self.resumed:
+            write_atomic(self.path / "config.json", json.dumps(record, indent=1))
+
+    def checkpoints(self, keep: int | None = None, name: str = "checkpoints") -> Checkpoints:
+        return Checkpoints(self.path, keep, name)
+
+    @contextlib.contextmanager
+    def metrics(self, field: str = "", resumed_at: int | None = None) -> Iterator[Callable[[dict[str, Any]], None]]:
+        """A function that appends one row to ``metrics.jsonl`` (flushed); with ``resumed_at``, the
+        rows whose ``field`` is past it are dropped first (written after that checkpoint)."""
+        path = self.path / "metrics.jsonl"
+        if self.lead and resumed_at is not None:
+            keep_metrics_until(path, field, resumed_at)
+        with path.open("a") if self.lead else open(os.devnull, "w") as log:
+
+            def write(row: dict[str, Any]) -> None:
+                log.write(json.dumps(row) + "\n")
+                log.flush()
+
+            yield write
+
+    def finish(self) -> Path:
+        """Mark the folder finished (``cli.finish_out``); returns where it now is."""
+        return cli.finish_out(self.path) if self.lead else cli.final_path(self.path)
 
 
 def keep_metrics_until(path: Path, field: str, last: int) -> None:
