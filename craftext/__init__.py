@@ -50,6 +50,7 @@ __getattr__, __dir__, _lazy = lazy_loader.attach(
         "kg",
         "lexicon",
         "official",
+        "placed",
         "progress",
         "text",
         "tokenizer",

@@ -163,7 +163,7 @@ class Reference:
     compared_with: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class WorldFamily:
     """One registry entry (module docstring).
 

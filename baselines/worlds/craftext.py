@@ -62,6 +62,7 @@ def craftext_task(
     from craftext import dataset
     from craftext.expert import covers
     from craftext.generator import level as goal_level
+    from craftext.placed import symbolic_map
 
     if pairs is None:
         pairs = dataset.load(level, split, classic=craftext.REGISTERED_IDS[env_id][0]).pairs()
@@ -79,94 +80,34 @@ def craftext_task(
         return env.get_obs(state, params), state
 
     return Task(
-        env_id,
-        env,
-        params,
-        texts,
-        text_goal,
-        goals,
-        observe,
-        start,
-        lambda info: info["success"],
+        name=env_id,
+        env=env,
+        params=params,
+        texts=texts,
+        text_goal=text_goal,
+        goals=goals,
+        observe=observe,
+        start=start,
+        success=lambda info: info["success"],
         reset_ratio=16,
         expert=functools.partial(env.expert_action, sight=expert == "view") if all(covers(g) for g, _ in pairs) else None,
         relabel=lambda obs, text, params: obs.replace(
             instruction=params.tokens[text], instruction_index=text, goal_index=params.phrase_goal[text]
         ),
         goal_objects=tuple(g for g, _ in pairs),
-        map_shape=_symbolic_map(env),
+        map_shape=symbolic_map(env),
         placed_cells=placed_cells(env),
     )
 
 
-def _symbolic_map(env) -> tuple[int, ...]:
-    """(H, W, C) of the map at the start of Classic's symbolic observation (the 7 x 9 view, one-hot
-    blocks then the four mob kinds; Craftax's ``render_craftax_symbolic``); () for pixels and full Craftax."""
-    if env.pixels or not env.classic:
-        return ()
-    from craftax.craftax_classic.constants import OBS_DIM, BlockType
-
-    return (*OBS_DIM, len(BlockType) + 4)
-
-
 def placed_cells(env) -> PlacedCells | None:
-    """The cells of Classic's symbolic 7 x 9 view that hold a block the agent placed, from its own
-    observations (``Task.placed_cells``; None for pixels and full Craftax).
-
-    The agent keeps the previous view's blocks and marks. It moved when the new view matches the
-    previous one shifted by a cell towards its facing direction better than unshifted (a move also
-    turns it that way); the marks then shift with the view. It placed a block when the facing cell
-    turned into a block it can place (stone, table, furnace, sapling) from another kind. A mark stays
-    while its cell keeps its kind (a sapling ripening or eaten stays one plant, as in the checkers)
-    and leaves with the view.
-    """
-    map_shape = _symbolic_map(env)
-    if not map_shape:
-        return None
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-
+    """``Task.placed_cells`` of a CrafText env: ``craftext.placed.marker`` (Classic's symbolic view;
+    None for pixels and full Craftax)."""
     from baselines.worlds.task import PlacedCells
-    from craftext.checkers import block_kind
+    from craftext.placed import marker
 
-    h, w, channels = map_shape
-    blocks = channels - 4  # one-hot blocks, then the four mob kinds
-    cells = h * w * channels
-    facing = cells + 12 + 4  # after the inventory (12) and the intrinsics (4): LEFT, RIGHT, UP, DOWN one-hot
-    steps = jnp.asarray([[0, -1], [0, 1], [-1, 0], [1, 0]])
-    placed_block = env.version.placed_block  # the block each PLACE_* action puts down
-    placeable = np.zeros(blocks, bool)
-    placeable[placed_block[placed_block >= 0]] = True
-    placeable_kind = jnp.asarray(placeable)
-
-    def shifted(grid, step, fill):
-        """(h, w) ``grid`` seen from one cell further along ``step``: out[r, c] = grid[r + dr, c + dc]."""
-        padded = jnp.pad(grid, 1, constant_values=fill)
-        return jax.lax.dynamic_slice(padded, (1 + step[0], 1 + step[1]), (h, w))
-
-    def mark(memory, world):
-        view = world[:cells].reshape(h, w, channels)
-        kind = block_kind(view[..., :blocks].argmax(-1))
-        before = memory[: h * w].reshape(h, w).astype(jnp.int32) - 1  # -1: not seen
-        marks = memory[h * w :].reshape(h, w) > 0.5
-        step = steps[world[facing : facing + 4].argmax()]
-        before_moved = shifted(before, step, -1)
-
-        def mismatches(old):  # seen cells whose kind differs from the new view's
-            return jnp.sum((old >= 0) & (old != kind))
-
-        moved = mismatches(before_moved) < mismatches(before)
-        before = jnp.where(moved, before_moved, before)
-        marks = jnp.where(moved, shifted(marks, step, False), marks) & (before == kind)
-        r, c = h // 2 + step[0], w // 2 + step[1]
-        placed = ~moved & (before[r, c] >= 0) & (before[r, c] != kind[r, c]) & placeable_kind[kind[r, c]]
-        marks = marks.at[r, c].set(marks[r, c] | placed)
-        memory = jnp.concatenate([(kind + 1).ravel(), marks.ravel()]).astype(memory.dtype)
-        channel = marks.astype(world.dtype)[..., None]
-        return memory, jnp.concatenate([jnp.concatenate([view, channel], -1).ravel(), world[cells:]])
-
-    return PlacedCells(2 * h * w, (h, w, channels + 1), mark)
+    found = marker(env)
+    return None if found is None else PlacedCells(*found)
 
 
 def goal_terms(spec: str) -> list[str]:

@@ -47,7 +47,7 @@ class PlacedCells:
     mark: Callable[[Array, Array], tuple[Array, Array]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Task:
     """A world ready for the baselines.
 
@@ -130,15 +130,15 @@ def plain_task(name: str, env: Any, params: Any, reset_ratio: int = 1) -> Task:
         return env.reset_env(key, params)
 
     return Task(
-        name,
-        env,
-        params,
-        ("",),
-        np.zeros(1, np.int32),
-        ({"key": "none"},),
-        observe,
-        start,
-        lambda info: jnp.zeros_like(info["terminated"]),
-        lambda info, ended: {"success": (jnp.zeros(ended.shape, jnp.float32), ended.astype(jnp.float32))},
+        name=name,
+        env=env,
+        params=params,
+        texts=("",),
+        text_goal=np.zeros(1, np.int32),
+        goals=({"key": "none"},),
+        observe=observe,
+        start=start,
+        success=lambda info: jnp.zeros_like(info["terminated"]),
+        score=lambda info, ended: {"success": (jnp.zeros(ended.shape, jnp.float32), ended.astype(jnp.float32))},
         reset_ratio=reset_ratio,
     )
