@@ -233,6 +233,19 @@ def test_the_contract_holds_for_a_plugin_and_names_the_rule_a_world_breaks(corri
     assert "does not take max_steps_in_episode=" in failed["episode limit"] and "canonical" in out
     assert "rule: the task builder takes max_steps_in_episode= and truncates there" in out
 
+    class Unmasked(corridor.Corridor):  # no action_mask: not the suite's EnvHooks
+        def __getattribute__(self, name):
+            if name == "action_mask":
+                raise AttributeError(name)
+            return super().__getattribute__(name)
+
+    unmasked = dataclasses.replace(
+        broken, name="Unmasked", ids=("Unmasked-v1",), task=corridor.corridor_task, make=lambda env_id: (Unmasked(), corridor.Params())
+    )
+    with worlds.registered(unmasked):
+        failed = {point.name: message for point, message in check("Unmasked-v1")}
+    assert "lacks the suite's EnvHooks: action_mask" in failed["gymnax"]  # (its text view's valid actions fail with it)
+
 
 def test_the_check_command_exits_nonzero_and_refuses_an_unknown_id(capsys):
     from baselines.worlds.check import main

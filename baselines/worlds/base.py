@@ -7,7 +7,9 @@ aliases, presets of the training command, the arena's questions, how evaluation 
 compilation (``shared_settings``) and how the benchmarks run it (``Benchmark``).
 
 The hooks an env may offer beyond gymnax's ``Environment`` are declared as ``typing.Protocol``
-classes; a tool asks ``isinstance(env, TextHooks)`` instead of probing attributes one by one.
+classes; a tool asks ``isinstance(env, TextHooks)`` instead of probing attributes one by one, and
+the contract command (``python -m baselines.worlds.check``) checks ``EnvHooks`` of every world and
+``ExpertHooks`` of a world whose task has an expert.
 Nothing here imports JAX: building a command's parser stays fast.
 """
 

@@ -9,7 +9,8 @@ Points (the rule, then what is run; small sizes: 8 worlds, a few steps):
 1. ``gymnax``: the family's ``make`` gives a gymnax ``Environment`` and params that subclass
    gymnax's ``EnvParams``; ``env.default_params``, ``env.reset(key)`` without params, ``name``,
    ``num_actions`` and ``action_space`` (its ``n``) work; ``discount(state, params)`` is 1 or 0
-   (the world implements ``is_terminated``).
+   (the world implements ``is_terminated``); the env offers the suite's ``EnvHooks``
+   (``action_names``, ``action_mask``, ``render``).
 2. ``pure``: ``jit(vmap(reset))`` and ``jit(vmap(step))`` run; the same keys give the same
    trajectory; the first world of a batch steps as it does alone.
 3. ``spaces``: observations are inside ``observation_space(params)`` where the world declares one
@@ -26,7 +27,8 @@ Points (the rule, then what is run; small sizes: 8 worlds, a few steps):
    increasing (subject, relation, object) order, inside the schema, with nothing past them; the
    ``summary`` and ``grid`` styles say something and ``triples`` a line per fact; ``valid_actions``
    is (num_actions,) bool.
-8. ``expert`` (where the task has one): an int32 action in range, under ``vmap``.
+8. ``expert`` (where the task has one): the env offers ``ExpertHooks`` (``expert_action``), and
+   the task's expert gives an int32 action in range, under ``vmap``.
 
 Assumed: episodes can be started for every text id; actions are ``0 .. num_actions - 1``. Not
 assumed: that a fresh world has an infeasible action, or any reward scale.
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from baselines.worlds import cli
+from baselines.worlds.base import EnvHooks, ExpertHooks
 
 NUM_ENVS, STEPS, LIMIT = 8, 4, 3
 
@@ -134,6 +137,8 @@ def check_gymnax(p: Probe) -> None:
     _require(p.env.action_space(p.params).n == p.env.num_actions, "action_space(params).n differs from num_actions")
     discount = float(p.env.discount(state, p.env.default_params))
     _require(discount in (0.0, 1.0), f"discount of a fresh state is {discount}")
+    missing = [name for name in ("action_names", "action_mask", "render") if not hasattr(p.env, name)]
+    _require(isinstance(p.env, EnvHooks), f"the env lacks the suite's EnvHooks: {', '.join(missing) or 'see baselines.worlds.base'}")
 
 
 def check_pure(p: Probe) -> None:
@@ -267,6 +272,7 @@ def check_expert(p: Probe) -> None:
     if task.expert is None:
         print(f"  note: {p.env_id}'s task has no expert for its default episodes")
         return
+    _require(isinstance(task.env, ExpertHooks), "the task has an expert but the env offers no expert_action (ExpertHooks)")
     _, state = jax.jit(jax.vmap(task.env.reset, in_axes=(0, None)))(p.keys, task.params)
     actions = jax.jit(jax.vmap(task.expert, in_axes=(0, None)))(state, task.params)
     _require(actions.dtype == jnp.int32 and actions.shape == (NUM_ENVS,), f"the expert's actions are {actions.dtype} {actions.shape}")
@@ -274,14 +280,14 @@ def check_expert(p: Probe) -> None:
 
 
 POINTS = (
-    Point("gymnax", "a gymnax Environment with gymnax EnvParams, default_params, reset(key), name, num_actions, discount", check_gymnax),
+    Point("gymnax", "a gymnax Environment with gymnax EnvParams, default_params, reset(key), discount, and EnvHooks", check_gymnax),
     Point("pure", "reset and step are pure, jit- and vmap-able: same keys, same trajectory; batched as alone", check_pure),
     Point("spaces", "every observation is inside observation_space(params)", check_spaces),
     Point("episode limit", "the task builder takes max_steps_in_episode= and truncates there", check_episode_limit),
     Point("task", "Task.observe: float32 features, an instruction id, a bool mask; start shows the text asked for", check_task),
     Point("relabel", "Task.relabel shows another instruction and keeps the world features", check_relabel),
     Point("text view", "kg: valid facts first, in canonical (subject, relation, object) order, inside the schema", check_text_view),
-    Point("expert", "Task.expert: an int32 action in range, vmappable", check_expert),
+    Point("expert", "ExpertHooks, and Task.expert: an int32 action in range, vmappable", check_expert),
 )
 """The contract, in the order it runs (module docstring)."""
 
