@@ -31,7 +31,7 @@ so goals with more phrasings do not weigh more. An episode that has not ended af
 steps is scored as ended there (a CrafText timeout is a failure).
 
 Protocols (``protocols``): ``suite`` averages over goals, with the run's own episodes per goal
-and episode limit; a world family may add its own (``WorldFamily.protocols``): CrafText's
+and episode limit; a world family may add its own (its ``Protocols`` facet): CrafText's
 ``paper`` is the paper's Table 2 protocol: every instruction of a split
 is a unit of its own (``evaluation_units``), 50 worlds each, Craftax's 10,000-step episode limit
 and sampled actions, success averaged over instructions, by category and level. An episode loop
@@ -613,15 +613,23 @@ def _heading(meta: dict) -> str:
     return title + "\n\n" + "\n".join(f"- {k.replace('_', ' ')}: `{v}`" for k, v in shown.items())
 
 
+def protocols_of(family: worlds.WorldFamily) -> Mapping[str, Mapping]:
+    """The family's own evaluation protocols (its ``Protocols`` facet; none without one)."""
+    from baselines.worlds.base import Protocols
+
+    found = family.facet(Protocols)
+    return found.named if found else {}
+
+
 SUITE = {"about": "per goal, with the run's own episodes per goal and episode limit", "unit": "goal"}
-"""The suite's protocol; a family's own (``WorldFamily.protocols``) may add others."""
+"""The suite's protocol; a family's own (its ``Protocols`` facet) may add others."""
 
 
 def protocols() -> dict[str, str]:
     """Protocol name -> what it is: ``suite`` and those of every registered world family."""
     return {
         "suite": SUITE["about"],
-        **{name: f"{family.name}: {p['about']}" for family in worlds.families() for name, p in family.protocols.items()},
+        **{name: f"{family.name}: {p['about']}" for family in worlds.families() for name, p in protocols_of(family).items()},
     }
 
 
@@ -669,11 +677,10 @@ def evaluate_run(args: argparse.Namespace) -> Path:
     spec = {**worlds.world_spec(saved_world), **saved_world}  # settings a run folder leaves out: their defaults
     evaluated = {**spec, **world_changes(args.world, spec)}
     family = worlds.family_of(spec["env"])
-    if args.protocol != "suite" and args.protocol not in family.protocols:
-        raise ValueError(
-            f"--protocol {args.protocol}: {run} is a {family.name} run, whose protocols are suite, {', '.join(family.protocols)}"
-        )
-    protocol = SUITE if args.protocol == "suite" else family.protocols[args.protocol]
+    protocols = protocols_of(family)
+    if args.protocol != "suite" and args.protocol not in protocols:
+        raise ValueError(f"--protocol {args.protocol}: {run} is a {family.name} run, whose protocols are suite, {', '.join(protocols)}")
+    protocol = SUITE if args.protocol == "suite" else protocols[args.protocol]
     own = json.loads((run / "evaluation.json").read_text()) if (run / "evaluation.json").is_file() else {"meta": {}, "splits": {}}
     episodes = args.episodes or protocol.get("episodes") or own["meta"].get("episodes_per_goal", 8)
     max_steps = args.max_steps or protocol.get("max_steps") or spec["max_episode_steps"]

@@ -131,13 +131,14 @@ def training_env(quick: bool, chosen: list[str] | None = None) -> str:
     else the default world; with ``--quick``, the first world whose family is measured in quick
     runs (no world generation)."""
     from baselines import worlds
+    from benchmarks.worlds import benchmark_of
 
     given = [w for w in chosen or () if w in worlds.ids()]
     if given:
         return given[0]
     if not quick:
         return worlds.DEFAULT_ENV
-    return next(f.default_id for f in worlds.families() if f.benchmark.quick)
+    return next(f.default_id for f in worlds.families() if benchmark_of(f).quick)
 
 
 def _training(args, info: dict, on_cpu: bool) -> list[dict]:

@@ -29,7 +29,7 @@ def command(env_id: str, policy: str, micro_batches: int) -> list[str]:
     preset where it has one, else the paper's PPO settings."""
     from baselines import worlds
 
-    preset = ["--paper"] if "paper" in worlds.family_of(env_id).presets else PAPER_PPO
+    preset = ["--paper"] if "paper" in worlds.presets_of(worlds.family_of(env_id)) else PAPER_PPO
     return [*preset, "--env", env_id, "--policy", policy, "--micro-batches", str(micro_batches)]
 
 

@@ -28,6 +28,7 @@ from baselines import worlds
 from baselines.plots import pyplot, save
 from baselines.worlds import cli
 from benchmarks import RESULTS_OUT, provenance_line, write_results
+from benchmarks.worlds import benchmark_of
 
 RELEASES = (("0.1.0", "04c1e68"), ("0.2.0", "3a58360"), ("0.3.0", "fc92320"), ("0.4.0", "45429e6"), ("0.5.0", "bf3f0db"))
 """(release, commit) of every release whose tree the probe runs in; the working tree follows."""
@@ -59,9 +60,9 @@ def default_worlds(num_envs: int) -> list[str]:
     on_cpu = jax.default_backend() == "cpu"
     chosen = []
     for family in worlds.families():
-        limit = family.benchmark.max_cpu_envs
-        if not (on_cpu and limit and limit < num_envs):
-            chosen += family.benchmark.ids or family.ids
+        settings = benchmark_of(family)
+        if not (on_cpu and settings.max_cpu_envs and settings.max_cpu_envs < num_envs):
+            chosen += settings.ids or family.ids
     return chosen
 
 

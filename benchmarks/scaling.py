@@ -29,7 +29,7 @@ from baselines.worlds import cli  # noqa: E402
 from benchmarks import RESULTS_OUT  # noqa: E402
 from benchmarks.__main__ import results_folder  # noqa: E402
 from benchmarks.env_sps import measure_env  # noqa: E402
-from benchmarks.worlds import bench_worlds, chosen_worlds  # noqa: E402
+from benchmarks.worlds import bench_worlds, benchmark_of, chosen_worlds  # noqa: E402
 
 FILES = ("scaling.json", "scaling.md", "scaling.png")
 
@@ -99,7 +99,7 @@ def write(rows: list[dict], info: dict, out: Path, per_device_envs: int) -> None
 def parser() -> argparse.ArgumentParser:
     from baselines import worlds
 
-    defaults = [f.default_id for f in worlds.families() if f.benchmark.scaling]
+    defaults = [f.default_id for f in worlds.families() if benchmark_of(f).scaling]
     p = argparse.ArgumentParser(prog="python -m benchmarks.scaling", description=__doc__.split("\n\n")[0])
     p.add_argument("--env", nargs="+", default=defaults, metavar="ID", help=f"worlds to measure (default {' '.join(defaults)})")
     p.add_argument("--devices", nargs="+", type=int, default=[1, 2, 4, 8], help="device counts to measure (default 1 2 4 8)")

@@ -40,12 +40,13 @@ def text_worlds() -> dict[str, int]:
     offers the text view."""
     from baselines import worlds
     from baselines.worlds.base import TextHooks
+    from benchmarks.worlds import benchmark_of
 
     chosen = {}
     for family in worlds.families():
         env, _ = family.make(family.default_id)
         if isinstance(env, TextHooks):
-            chosen[family.default_id] = family.benchmark.kg_envs
+            chosen[family.default_id] = benchmark_of(family).kg_envs
     return chosen
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from baselines import worlds
-from baselines.worlds.base import Benchmark
+from baselines.worlds.base import Benchmark, References
 
 
 @dataclass(frozen=True)
@@ -33,16 +33,22 @@ def bench_worlds() -> dict[str, BenchWorld]:
     """Name -> world, every family's references before its own ids, in registry order."""
     table: dict[str, BenchWorld] = {}
     for family in worlds.families():
-        for name, reference in family.references.items():
+        references = family.facet(References)
+        for name, reference in (references.named if references else {}).items():
             table[name] = BenchWorld(reference.make, reference.benchmark, reference.compared_with)
-        for env_id in family.benchmark.ids or family.ids:
-            table[env_id] = BenchWorld(functools.partial(family.make, env_id), family.benchmark)
+        for env_id in benchmark_of(family).ids or family.ids:
+            table[env_id] = BenchWorld(functools.partial(family.make, env_id), benchmark_of(family))
     return table
+
+
+def benchmark_of(family: worlds.WorldFamily) -> Benchmark:
+    """How the benchmarks run a family: its ``Benchmark`` facet, else the defaults."""
+    return family.facet(Benchmark) or Benchmark()
 
 
 def family_benchmark(env_id: str) -> Benchmark:
     """The ``Benchmark`` settings of a registered id."""
-    return worlds.family_of(env_id).benchmark
+    return benchmark_of(worlds.family_of(env_id))
 
 
 def chosen_worlds(

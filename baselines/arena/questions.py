@@ -3,7 +3,7 @@
 Direct questions are asked of each video (``yes`` / ``no`` / ``unsure``: unlike BASALT's
 checkbox, "no" and "skipped" differ); comparative questions ask which video did better
 (``left`` / ``draw`` / ``right`` / ``na``); the overall verdict is ``left`` / ``draw`` / ``right``.
-A question set belongs to a world family (``baselines.worlds``: each family's ``questions``); a
+A question set belongs to a world family (``baselines.worlds``: each family's ``Questions`` facet); a
 world the registry does not know (imported judgements of other worlds) gets the generic set.
 """
 
@@ -23,7 +23,7 @@ GENERIC = Questions(
 def questions_for(world: str) -> Questions:
     """The question set of a world (env id): its family's, or the generic set."""
     family = worlds.find_family(world)
-    return family.questions if family is not None and family.questions is not None else GENERIC
+    return (family.facet(Questions) if family is not None else None) or GENERIC
 
 
 def questions_json(questions: Questions) -> dict:

@@ -8,7 +8,7 @@ protocol, found by the kind of their run folder (``agents``: ``Agent``, ``load_a
 
 from typing import Any
 
-from baselines.worlds.base import Benchmark, Questions, Reference, Setting, WorldFamily
+from baselines.worlds.base import Benchmark, Presets, Protocols, Questions, Reference, References, Setting, WorldFamily
 from baselines.worlds.registry import (
     DEFAULT_ENV,
     MAX_EPISODE_STEPS,
@@ -25,6 +25,7 @@ from baselines.worlds.registry import (
     ids,
     make_task,
     presets,
+    presets_of,
     register,
     registered,
     resolve,
@@ -40,8 +41,11 @@ __all__ = [
     "DEFAULT_ENV",
     "MAX_EPISODE_STEPS",
     "Benchmark",
+    "Presets",
+    "Protocols",
     "Questions",
     "Reference",
+    "References",
     "Setting",
     "Task",
     "UnknownWorldError",
@@ -59,6 +63,7 @@ __all__ = [
     "ids",
     "make_task",
     "presets",
+    "presets_of",
     "register",
     "registered",
     "resolve",

@@ -3,8 +3,10 @@
 A ``WorldFamily`` is one registry entry: the env ids of a world package and everything the tools
 need to use them without naming the world: how a split becomes a ``Task`` (``task``,
 ``episodes``), the world settings and their flags, the splits and the default evaluation splits,
-aliases, presets of the training command, the arena's questions, how evaluation splits share one
-compilation (``shared_settings``) and how the benchmarks run it (``Benchmark``).
+aliases, how evaluation splits share one compilation (``shared_settings``), and each tool's
+settings as typed facets: presets of the training command (``Presets``), evaluation protocols
+(``Protocols``), the arena's questions (``Questions``), how the benchmarks run it (``Benchmark``,
+``References``).
 
 The hooks an env may offer beyond gymnax's ``Environment`` are declared as ``typing.Protocol``
 classes; a tool asks ``isinstance(env, TextHooks)`` instead of probing attributes one by one, and
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from baselines.worlds.task import Task
@@ -165,9 +167,37 @@ class Reference:
     compared_with: str
 
 
+@dataclass(frozen=True)
+class References:
+    """Worlds ``python -m benchmarks`` measures beside the family's, for comparison: name -> ``Reference``."""
+
+    named: Mapping[str, Reference]
+
+
+@dataclass(frozen=True)
+class Presets:
+    """Named defaults of the training command ``python -m baselines --preset NAME``: name -> settings
+    (flags' names, the world's ``env`` among them)."""
+
+    named: Mapping[str, Mapping]
+
+
+@dataclass(frozen=True)
+class Protocols:
+    """Evaluation protocols of ``python -m baselines.evaluate --protocol NAME`` besides the suite's:
+    name -> ``about``, and ``unit``, ``episodes``, ``max_steps``, ``greedy``
+    (``baselines.evaluate.evaluate_splits`` settings)."""
+
+    named: Mapping[str, Mapping]
+
+
+F = TypeVar("F")
+"""A facet type (``WorldFamily.facet``)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class WorldFamily:
-    """One registry entry (module docstring).
+    """One registry entry (module docstring): what identifies and builds a world.
 
     name: the family, the part of its ids before the first ``-``. ids: the package's registered
     ids, the first the default. make(env_id) -> (env, params) with the package's defaults.
@@ -175,13 +205,12 @@ class WorldFamily:
     settings) of one split of a world spec. splits: the split names; eval_splits: those evaluated
     by default. data_splits(spec) -> the splits the spec's data offers (a user's file may hold
     fewer), validating the file; raises ValueError naming file, line and field. settings: the
-    spec keys the family reads. aliases: short names for ids. presets: named defaults of
-    ``python -m baselines``. questions: the arena's (None: the generic set). shared_settings(list
-    of episode lists) -> task settings under which those splits compile once. group_order: the
-    order of the per-goal label groups in evaluation tables. expert_gap(episodes) -> why no expert
-    plays them, or None. protocols: evaluation protocols of ``python -m baselines.evaluate``
-    besides the suite's (name -> ``about``, and ``unit``, ``episodes``, ``max_steps``, ``greedy``:
-    ``baselines.evaluate.evaluate_splits`` settings).
+    spec keys the family reads. aliases: short names for ids. shared_settings(list of episode
+    lists) -> task settings under which those splits compile once. group_order: the order of the
+    per-goal label groups in evaluation tables. expert_gap(episodes) -> why no expert plays them,
+    or None. facets: each tool's settings for the family's worlds, one object of each facet type
+    (``Presets``, ``Protocols``, ``Questions``, ``Benchmark``, ``References``, or a tool's own);
+    a tool reads its type with ``facet`` and uses its defaults where a family declares none.
     """
 
     name: str
@@ -194,14 +223,20 @@ class WorldFamily:
     data_splits: Callable[[Mapping], tuple[str, ...]] | None = None
     settings: tuple[Setting, ...] = ()
     aliases: Mapping[str, str] = field(default_factory=dict)
-    presets: Mapping[str, Mapping] = field(default_factory=dict)
-    questions: Questions | None = None
     shared_settings: Callable[[list], dict] | None = None
     group_order: tuple[str, ...] = ()
     expert_gap: Callable[[list], str | None] | None = None
-    benchmark: Benchmark = Benchmark()
-    references: Mapping[str, Reference] = field(default_factory=dict)
-    protocols: Mapping[str, Mapping] = field(default_factory=dict)
+    facets: tuple[Any, ...] = ()
+
+    def __post_init__(self):
+        kinds = [type(f).__name__ for f in self.facets]
+        twice = sorted({k for k in kinds if kinds.count(k) > 1})
+        if twice:
+            raise ValueError(f"world family {self.name}: one facet of each type, got {', '.join(twice)} twice")
+
+    def facet(self, kind: type[F]) -> F | None:
+        """The family's facet of type ``kind``, None where it declares none (the tool's defaults)."""
+        return next((f for f in self.facets if isinstance(f, kind)), None)
 
     @property
     def default_id(self) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import blocksworld
-from baselines.worlds.base import DATA_SIZE, EPISODE_LIMIT, HUMAN_LIKE, Benchmark, Questions, Setting, WorldFamily, generated_size
+from baselines.worlds.base import DATA_SIZE, EPISODE_LIMIT, HUMAN_LIKE, Benchmark, Presets, Questions, Setting, WorldFamily, generated_size
 
 if TYPE_CHECKING:
     from baselines.worlds.task import Task
@@ -134,27 +134,31 @@ FAMILY = WorldFamily(
         EPISODE_LIMIT,
     ),
     aliases={"blocksworld": "BlocksWorld-BAP-v1"},
-    presets={
-        "blocks": {
-            "env": "BlocksWorld-BAP-v1",
-            "data": "explicit",
-            "max_episode_steps": 1,
-            "total_steps": 600_000,
-            "eval_episodes": 4,
-            "imitation": 1.0,
-        }
-    },
-    questions=Questions(
-        direct=(("matches_target", "Does this player's final structure match the target?"),),
-        comparative=(
-            ("shape", "Which structure has the target's shape more nearly?"),
-            ("colours", "Which structure has the right colours in more places?"),
-            ("position", "Which structure is in the right position more nearly?"),
-            ("stray", "Which player placed fewer stray blocks?"),
-            HUMAN_LIKE,
+    facets=(
+        Presets(
+            {
+                "blocks": {
+                    "env": "BlocksWorld-BAP-v1",
+                    "data": "explicit",
+                    "max_episode_steps": 1,
+                    "total_steps": 600_000,
+                    "eval_episodes": 4,
+                    "imitation": 1.0,
+                }
+            }
         ),
+        Questions(
+            direct=(("matches_target", "Does this player's final structure match the target?"),),
+            comparative=(
+                ("shape", "Which structure has the target's shape more nearly?"),
+                ("colours", "Which structure has the right colours in more places?"),
+                ("position", "Which structure is in the right position more nearly?"),
+                ("stray", "Which player placed fewer stray blocks?"),
+                HUMAN_LIKE,
+            ),
+        ),
+        Benchmark(scaling=False, host_timings=True),
     ),
-    benchmark=Benchmark(scaling=False, host_timings=True),
 )
 """The blocks-world registry entry; preset ``blocks`` of ``python -m baselines``: BAP items that
 place one block on a named ground square, with imitation of the world's expert."""

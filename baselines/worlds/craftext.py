@@ -19,8 +19,11 @@ from baselines.worlds.base import (
     IRRELEVANT,
     PROGRESS,
     Benchmark,
+    Presets,
+    Protocols,
     Questions,
     Reference,
+    References,
     Setting,
     WorldFamily,
 )
@@ -250,60 +253,68 @@ FAMILY = WorldFamily(
         ),
     ),
     aliases={"craftext": "CrafText-Classic-Symbolic-v1"},
-    presets={
-        "quick": {
-            "release": "full",
-            "level": "easy",
-            "goals": GROUNDING_GOALS,
-            "max_episode_steps": 150,
-            "total_steps": 240_000,
-            "lr": 6e-4,
-            "imitation": 1.0,
-            "eval_episodes": 8,
-        },
-        "grounding": {
-            "release": "full",
-            "level": "easy",
-            "goals": GROUNDING_GOALS,
-            "max_episode_steps": 150,
-            "total_steps": 2_000_000,
-            "eval_episodes": 16,
-        },
-        "level": {},
-        "paper": {
-            "env": "CrafText-Classic-Pixels-v1",
-            "level": "medium",
-            "max_episode_steps": 10_000,
-            "encoder": "hashed-768",
-            "paper": True,
-            "eval_episodes": 50,
-        },
-    },
-    questions=Questions(
-        direct=(("completed", "Did this player complete the instruction?"),),
-        comparative=(
-            PROGRESS,
-            EFFICIENCY,
-            IRRELEVANT,
-            ("safety", "Which player kept itself safer (health, food, drink, enemies)?"),
-            HUMAN_LIKE,
-        ),
-    ),
     shared_settings=shared_capacity,
     group_order=CATEGORIES,
     expert_gap=expert_gap,
-    benchmark=dataclasses.replace(CRAFTAX_LIKE, ids=("CrafText-Classic-Symbolic-v1",)),
-    references={"Craftax-Classic-Symbolic (bare)": Reference(_bare_craftax, CRAFTAX_LIKE, compared_with="CrafText-Classic-Symbolic-v1")},
-    protocols={
-        "paper": {
-            "about": "the paper's Table 2: every instruction a unit with 50 worlds, Craftax's 10,000-step limit, "
-            "sampled actions, success averaged over instructions",
-            "unit": "instruction",
-            "episodes": 50,
-            "max_steps": 10_000,
-            "greedy": False,
-        }
-    },
+    facets=(
+        Presets(
+            {
+                "quick": {
+                    "release": "full",
+                    "level": "easy",
+                    "goals": GROUNDING_GOALS,
+                    "max_episode_steps": 150,
+                    "total_steps": 240_000,
+                    "lr": 6e-4,
+                    "imitation": 1.0,
+                    "eval_episodes": 8,
+                },
+                "grounding": {
+                    "release": "full",
+                    "level": "easy",
+                    "goals": GROUNDING_GOALS,
+                    "max_episode_steps": 150,
+                    "total_steps": 2_000_000,
+                    "eval_episodes": 16,
+                },
+                "level": {},
+                "paper": {
+                    "env": "CrafText-Classic-Pixels-v1",
+                    "level": "medium",
+                    "max_episode_steps": 10_000,
+                    "encoder": "hashed-768",
+                    "paper": True,
+                    "eval_episodes": 50,
+                },
+            }
+        ),
+        Questions(
+            direct=(("completed", "Did this player complete the instruction?"),),
+            comparative=(
+                PROGRESS,
+                EFFICIENCY,
+                IRRELEVANT,
+                ("safety", "Which player kept itself safer (health, food, drink, enemies)?"),
+                HUMAN_LIKE,
+            ),
+        ),
+        dataclasses.replace(CRAFTAX_LIKE, ids=("CrafText-Classic-Symbolic-v1",)),
+        References(
+            {"Craftax-Classic-Symbolic (bare)": Reference(_bare_craftax, CRAFTAX_LIKE, compared_with="CrafText-Classic-Symbolic-v1")}
+        ),
+        Protocols(
+            {
+                "paper": {
+                    "about": "the paper's Table 2: every instruction a unit with 50 worlds, Craftax's 10,000-step limit, "
+                    "sampled actions, success averaged over instructions",
+                    "unit": "instruction",
+                    "episodes": 50,
+                    "max_steps": 10_000,
+                    "greedy": False,
+                }
+            }
+        ),
+    ),
 )
 """The CrafText registry entry. Presets of ``python -m baselines``: ``quick`` (the main job: PPO
 with imitation of the scripted expert, 240k steps), ``grounding`` (the same goal set, plain PPO at

@@ -22,6 +22,7 @@ from baselines.worlds.base import (
     EPISODE_LIMIT,
     GENERATOR_SEEDS,
     HUMAN_LIKE,
+    Presets,
     Questions,
     Setting,
     WorldFamily,
@@ -138,23 +139,27 @@ FAMILY = WorldFamily(
         EPISODE_LIMIT,
     ),
     aliases={"hexagons": "Hexagons-Paint-v1"},
-    presets={
-        "hexagons": {
-            "env": "Hexagons-Paint-v1",
-            "data": "tiles",
-            "max_episode_steps": 8,
-            "total_steps": 300_000,
-            "eval_episodes": 2,
-            "imitation": 1.0,
-        }
-    },
-    questions=Questions(
-        direct=(("board_matches", "Does this player's final board match the target board?"),),
-        comparative=(
-            ("pattern", "Which player better captured the pattern the instruction describes?"),
-            ("wrong_tiles", "Which player painted fewer wrong tiles?"),
-            EFFICIENCY,
-            HUMAN_LIKE,
+    facets=(
+        Presets(
+            {
+                "hexagons": {
+                    "env": "Hexagons-Paint-v1",
+                    "data": "tiles",
+                    "max_episode_steps": 8,
+                    "total_steps": 300_000,
+                    "eval_episodes": 2,
+                    "imitation": 1.0,
+                }
+            }
+        ),
+        Questions(
+            direct=(("board_matches", "Does this player's final board match the target board?"),),
+            comparative=(
+                ("pattern", "Which player better captured the pattern the instruction describes?"),
+                ("wrong_tiles", "Which player painted fewer wrong tiles?"),
+                EFFICIENCY,
+                HUMAN_LIKE,
+            ),
         ),
     ),
 )

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
-from baselines.worlds.base import Setting, WorldFamily
+from baselines.worlds.base import Presets, Setting, WorldFamily
 from baselines.worlds.blocksworld import FAMILY as BLOCKSWORLD
 from baselines.worlds.craftext import FAMILY as CRAFTEXT
 from baselines.worlds.hexagons import FAMILY as HEXAGONS
@@ -105,7 +105,7 @@ def register(family: WorldFamily, package: str | None = None) -> None:
     clash = sorted(owners.keys() & (set(family.ids) | set(family.aliases)))
     if clash:
         raise ValueError(f"family {family.name} of {package or SUITE_PACKAGE}: {clash[0]} is already registered, by {owners[clash[0]]}")
-    clash = sorted(set(presets()) & set(family.presets))
+    clash = sorted(set(presets()) & set(presets_of(family)))
     if clash:
         raise ValueError(f"family {family.name}: preset(s) {', '.join(clash)} already registered")
     known = {s.name: s.default for f in _all() for s in f.settings if s.name != MAX_EPISODE_STEPS.name}
@@ -268,9 +268,15 @@ def eval_splits(spec: Mapping) -> tuple[str, ...]:
     return tuple(s for s in family.eval_splits if s in present)
 
 
+def presets_of(family: WorldFamily) -> Mapping[str, Mapping]:
+    """The family's presets of ``python -m baselines`` (its ``Presets`` facet; none without one)."""
+    found = family.facet(Presets)
+    return found.named if found else {}
+
+
 def presets() -> dict[str, dict]:
     """Named defaults of ``python -m baselines`` from every family (each names its world)."""
-    return {name: {"env": f.default_id, **values} for f in _all() for name, values in f.presets.items()}
+    return {name: {"env": f.default_id, **values} for f in _all() for name, values in presets_of(f).items()}
 
 
 def add_world_arguments(
