@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, InitVar, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,18 +58,30 @@ NETWORK_FIELDS = tuple(f.name for f in dataclasses.fields(NetworkConfig))
 """The fields of ``NetworkConfig``."""
 
 
-def network_given_flat(config: Any, flat: dict[str, Any]) -> None:
-    """For one release: ``NetworkConfig`` fields given to a trainer config itself (``PPOConfig(env_id=...,
-    layer_size=...)``, as in 0.5.0) replace those of its ``network``, with a deprecation warning.
-    Called by the config's ``__post_init__`` with the values given (None: not given). Read them
-    from ``config.network``: on the config they are constructor arguments only (None)."""
-    given = {k: v for k, v in flat.items() if v is not None}
-    if given:
-        from baselines.worlds import deprecation
+@dataclass(frozen=True)
+class NetworkFieldsGiven:
+    """Base of a trainer config holding a ``network``: for one release, ``NetworkConfig`` fields
+    given to the config itself (``PPOConfig(env_id=..., layer_size=...)``, as in 0.5.0) replace
+    those of its ``network``, with a deprecation warning. On the config they are keyword-only
+    constructor arguments (reading one gives None); read them from ``config.network``."""
 
-        name = type(config).__name__
-        deprecation.warn(f"{name}({', '.join(f'{k}=...' for k in given)})", f"{name}(network=NetworkConfig(...))", stacklevel=5)
-        object.__setattr__(config, "network", dataclasses.replace(config.network, **given))
+    _: KW_ONLY
+    env_id: InitVar[str | None] = None
+    policy: InitVar[str | None] = None
+    encoder: InitVar[str | None] = None
+    layer_size: InitVar[int | None] = None
+    factored_actions: InitVar[bool | None] = None
+    world_encoder: InitVar[str | None] = None
+    placed_channel: InitVar[bool | None] = None
+
+    def __post_init__(self, *flat: Any) -> None:
+        given = {name: value for name, value in zip(NETWORK_FIELDS, flat) if value is not None}
+        if given:
+            from baselines.worlds import deprecation
+
+            name = type(self).__name__
+            deprecation.warn(f"{name}({', '.join(f'{k}=...' for k in given)})", f"{name}(network=NetworkConfig(...))", stacklevel=4)
+            object.__setattr__(self, "network", dataclasses.replace(self.network, **given))  # type: ignore[attr-defined]
 
 
 def known_fields(cls: type, values: dict[str, Any], where: str) -> dict[str, Any]:

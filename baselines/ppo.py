@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from flax import struct
 from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from baselines.configs import NetworkConfig, known_fields, network_given_flat, saved_run
+from baselines.configs import NetworkConfig, NetworkFieldsGiven, known_fields, saved_run
 from baselines.networks import ActorCritic, task_network
 from baselines.worlds import DEFAULT_ENV
 from baselines.worlds.checkpoints import restore_params, trained_params
@@ -47,7 +47,7 @@ from baselines.worlds.wrappers import LogWrapper, vector_env
 
 
 @dataclass(frozen=True)
-class PPOConfig:
+class PPOConfig(NetworkFieldsGiven):
     """Defaults: the paper's Table 9 (1024 envs, 100 steps per env, 1e9 steps, lr 2e-4 annealed, a
     GRU of 512, ...). ``network``: the policy network (``NetworkConfig``). ``imitation_coef``: weight of an auxiliary
     cross entropy towards the world's expert action in every visited state (DAgger-style labels on
@@ -80,18 +80,6 @@ class PPOConfig:
     imitation_coef: float = 0.0
     imitation_only: bool = False
     expert_play: float = 0.0
-    env_id: InitVar[str | None] = None  # 0.5.0's network fields, for one release: network_given_flat
-    policy: InitVar[str | None] = None
-    encoder: InitVar[str | None] = None
-    layer_size: InitVar[int | None] = None
-    factored_actions: InitVar[bool | None] = None
-    world_encoder: InitVar[str | None] = None
-    placed_channel: InitVar[bool | None] = None
-
-    def __post_init__(self, env_id, policy, encoder, layer_size, factored_actions, world_encoder, placed_channel):
-        flat = {"env_id": env_id, "policy": policy, "encoder": encoder, "layer_size": layer_size}
-        flat |= {"factored_actions": factored_actions, "world_encoder": world_encoder, "placed_channel": placed_channel}
-        network_given_flat(self, flat)
 
     @property
     def batch_size(self) -> int:

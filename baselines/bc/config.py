@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 
-from baselines.configs import NetworkConfig, network_given_flat
+from baselines.configs import NetworkConfig, NetworkFieldsGiven
 
 POLICIES = ("ppo-t", "film")
 """Policies BC trains (PPO-T+ also needs plans; clone PPO-T and give it plans with PPO)."""
@@ -14,7 +14,7 @@ NETWORK = NetworkConfig(layer_size=256)
 
 
 @dataclass(frozen=True)
-class BCConfig:
+class BCConfig(NetworkFieldsGiven):
     """network: the policy network (``NetworkConfig``; its ``env_id`` is the demonstrations' world);
     epochs: passes over the training episodes; batch_episodes: episodes per minibatch (fewer if
     there are fewer); validation: fraction of the episodes held out (at least one when > 0)."""
@@ -26,18 +26,6 @@ class BCConfig:
     batch_episodes: int = 32
     validation: float = 0.1
     seed: int = 0
-    # 0.5.0's network fields, for one release: network_given_flat
-    policy: InitVar[str | None] = None
-    encoder: InitVar[str | None] = None
-    layer_size: InitVar[int | None] = None
-    factored_actions: InitVar[bool | None] = None
-    world_encoder: InitVar[str | None] = None
-    placed_channel: InitVar[bool | None] = None
-
-    def __post_init__(self, policy, encoder, layer_size, factored_actions, world_encoder, placed_channel):
-        flat = {"policy": policy, "encoder": encoder, "layer_size": layer_size}
-        flat |= {"factored_actions": factored_actions, "world_encoder": world_encoder, "placed_channel": placed_channel}
-        network_given_flat(self, flat)
 
     def validate(self) -> None:
         """Raise ValueError naming the bad field."""
