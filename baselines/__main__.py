@@ -216,9 +216,9 @@ def _config(run) -> PPOConfig:
         record = saved_run(run.out)
         return config_from_dict(record["ppo"], record["network"], str(run.out / "config.json"))
     values = {"micro_batches": PAPER_MICRO_BATCHES} if run.paper else dict(CPU_QUICK, total_timesteps=CPU_TOTAL_STEPS)
-    network = {"env_id": run.env, "policy": run.policy, "encoder": run.encoder, "layer_size": values.pop("layer_size", None)}
-    network |= {"layer_size": run.layer_size} if run.layer_size is not None else {}
-    network = NetworkConfig(**{k: v for k, v in network.items() if v is not None})
+    preset_layer = values.pop("layer_size", None)  # the CPU preset's; --paper: the network's default
+    given = {"policy": run.policy, "encoder": run.encoder, "layer_size": preset_layer if run.layer_size is None else run.layer_size}
+    network = NetworkConfig(env_id=run.env, **{k: v for k, v in given.items() if v is not None})
     overrides = {
         "seed": run.seed,
         "num_envs": run.num_envs,

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import KW_ONLY, InitVar, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 POLICIES = ("ppo-t", "ppo-t+", "film")
 """PPO-T (GRU over world and instruction features), PPO-T+ (and an embedded plan), FiLM."""
@@ -56,6 +57,8 @@ class NetworkConfig:
 
 NETWORK_FIELDS = tuple(f.name for f in dataclasses.fields(NetworkConfig))
 """The fields of ``NetworkConfig``."""
+C = TypeVar("C")
+"""A trainer config type (``trainer_config``)."""
 
 
 @dataclass(frozen=True)
@@ -84,13 +87,27 @@ class NetworkFieldsGiven:
             object.__setattr__(self, "network", dataclasses.replace(self.network, **given))  # type: ignore[attr-defined]
 
 
-def known_fields(cls: type, values: dict[str, Any], where: str) -> dict[str, Any]:
+def known_fields(cls: Any, values: dict[str, Any], where: str) -> dict[str, Any]:
     """``values`` if every key is a field of dataclass ``cls``; ValueError naming the unknown ones
     and ``where`` otherwise."""
     unknown = sorted(set(values) - {f.name for f in dataclasses.fields(cls)})
     if unknown:
         raise ValueError(f"{where}: unknown {cls.__name__} field(s): {', '.join(unknown)}")
     return dict(values)
+
+
+def split_network(section: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the trainer's own fields, the network's) of a trainer section; one of 0.5.0 or before held
+    its network's fields itself."""
+    own = {k: v for k, v in section.items() if k not in NETWORK_FIELDS}
+    return own, {k: v for k, v in section.items() if k in NETWORK_FIELDS}
+
+
+def trainer_config(cls: Callable[..., C], section: dict[str, Any], network: dict[str, Any], where: str) -> C:
+    """A trainer config ``cls`` (holding a ``network``) from its saved section and ``network``
+    section; a field added since they were saved takes its default, an unknown one is a ValueError
+    naming ``where``."""
+    return cls(**known_fields(cls, section, where), network=NetworkConfig.from_dict(network, where))
 
 
 TRAINER_KINDS = ("ppo", "bc", "dagger")
@@ -131,9 +148,8 @@ def saved_run(run: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not the configuration of a {', '.join(TRAINER_KINDS)} run (none of these sections)")
     if "run" in saved:
         return saved
-    own = dict(saved[kind])
-    names = {f.name for f in dataclasses.fields(NetworkConfig)}
-    network = {k: own.pop(k) for k in list(own) if k in names} | saved.get("network", {})
+    own, flat = split_network(saved[kind])
+    network = flat | saved.get("network", {})
     if kind == "ppo":
         from baselines.worlds import spec_defaults
 

@@ -38,7 +38,7 @@ from flax import struct
 from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from baselines.configs import NetworkConfig, NetworkFieldsGiven, known_fields, saved_run
+from baselines.configs import NetworkConfig, NetworkFieldsGiven, saved_run, split_network, trainer_config
 from baselines.networks import ActorCritic, task_network
 from baselines.worlds import DEFAULT_ENV
 from baselines.worlds.checkpoints import restore_params, trained_params
@@ -485,11 +485,8 @@ def make_train(config: PPOConfig, task: Task | None = None, progress: Callable[[
 def config_from_dict(values: dict, network: dict | None = None, where: str = "PPOConfig") -> PPOConfig:
     """A ``PPOConfig`` from a saved ``ppo`` section and ``network`` section (a section of 0.5.0 or
     before holds the network's fields itself); ValueError naming ``where`` and unknown fields."""
-    values = dict(values)
-    names = {f.name for f in dataclasses.fields(NetworkConfig)}
-    flat = {k: values.pop(k) for k in list(values) if k in names}
-    network_config = NetworkConfig.from_dict({**flat, **(network or {})}, where)
-    return PPOConfig(**known_fields(PPOConfig, {**values, "network": network_config}, where))
+    own, flat = split_network(values)
+    return trainer_config(PPOConfig, own, flat | (network or {}), where)
 
 
 # ----------------------------------------------------------------------------- trained runs

@@ -36,7 +36,7 @@ from flax import struct
 from jax import Array
 
 from baselines.bc.config import NETWORK
-from baselines.configs import NetworkConfig, known_fields
+from baselines.configs import NetworkConfig, trainer_config
 from baselines.networks import task_network
 from baselines.ppo import policy_inputs
 from baselines.worlds import cli
@@ -376,9 +376,8 @@ def _settings(args) -> _Settings:
     out = cli.check_out(args.out, kind="dagger", default=DEFAULT_OUT, overwrite=args.overwrite, resume=args.resume, can_resume=True)
     saved = saved_run(out) if args.resume else {}
     if args.resume:
-        network = NetworkConfig.from_dict(saved["network"], str(out / "config.json"))
-        values = known_fields(DaggerConfig, saved["dagger"], str(out / "config.json"))
-        config = DaggerConfig(**{**values, "network": network, "iterations": args.iterations or values["iterations"]})
+        config = trainer_config(DaggerConfig, saved["dagger"], saved["network"], str(out / "config.json"))
+        config = dataclasses.replace(config, iterations=args.iterations or config.iterations)
         spec, init_from = saved["world"], None
     else:
         spec = worlds.spec_from_args(args)

@@ -54,7 +54,7 @@ class Checkpoints:
     default; an orbax ``CheckpointManager`` keeping the last ``keep`` steps), opened without creating
     the folder unless ``create``. ``latest(target, ...)`` restores the latest readable step;
     ``save(step, state)`` writes one in the background and ``wait()`` until it is written (before the
-    next step takes over donated buffers); a context manager that waits and closes on exit."""
+    next step takes over donated buffers); ``close`` waits for the last and closes the manager."""
 
     def __init__(self, run: str | Path, keep: int | None = None, name: str = "checkpoints", create: bool = True):
         import orbax.checkpoint as ocp
@@ -108,12 +108,6 @@ class Checkpoints:
             self.manager.wait_until_finished()
             self.manager.close()
 
-    def __enter__(self) -> Checkpoints:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 class RunFolder:
     """A training run's folder from start to finish: ``open`` takes ``--out`` under the output
@@ -137,8 +131,8 @@ class RunFolder:
         if self.lead and not self.resumed:
             write_atomic(self.path / "config.json", json.dumps(record, indent=1))
 
-    def checkpoints(self, keep: int | None = None, name: str = "checkpoints") -> Checkpoints:
-        return Checkpoints(self.path, keep, name)
+    def checkpoints(self, keep: int | None = None) -> Checkpoints:
+        return Checkpoints(self.path, keep)
 
     @contextlib.contextmanager
     def metrics(self, field: str = "", resumed_at: int | None = None) -> Iterator[Callable[[dict[str, Any]], None]]:
