@@ -95,6 +95,11 @@ def test_aggregated_dagger_scores_held_out_states_and_resumes_as_one_sitting(tmp
         return [{k: v for k, v in json.loads(line).items() if k != "round_seconds"} for line in lines]
 
     assert measured(two) == measured(one) and all(r["round_seconds"] > 0 for r in rows)
+    again = WORLD_FLAGS + SMALL + EVALUATION + ["--iterations", "2", "--checkpoint-every", "2", "--out", str(one), "--overwrite"]
+    dagger.main(again)  # the replay is written into the folder that takes the old run's place
+    assert sorted(p.name for p in (one / "replay").iterdir()) == ["000000.npz", "000001.npz"]
+    dagger.main(["--out", str(one), "--resume", "--iterations", "4", "--checkpoint-every", "2", "--quiet"])
+    assert measured(one) == measured(two)
     from baselines.worlds.checkpoints import saved_params
 
     for a, b in zip(jax.tree.leaves(saved_params(one)[0]), jax.tree.leaves(saved_params(two)[0])):

@@ -404,8 +404,9 @@ def run(args) -> None:
     from baselines.ppo import tables
     from baselines.worlds.checkpoints import trained_params
 
-    out, config, spec, init_from, eval_episodes, eval_names, every = _settings(args)
-    folder = RunFolder.open(out, kind="dagger", overwrite=args.overwrite, resume=args.resume, can_resume=True)
+    checked, config, spec, init_from, eval_episodes, eval_names, every = _settings(args)
+    folder = RunFolder.open(checked, kind="dagger", overwrite=args.overwrite, resume=args.resume, can_resume=True)
+    out = folder.path  # an overwrite's new folder, beside the old one until it is finished
     train_split = worlds.split_episodes(spec, "train")
     task = worlds.spec_task(spec, train_split)
     dagger = Dagger(config, task, tables(config.network, task)[0])
