@@ -615,9 +615,7 @@ def _heading(meta: dict) -> str:
 
 def protocols_of(family: worlds.WorldFamily) -> Mapping[str, Mapping]:
     """The family's own evaluation protocols (its ``Protocols`` facet; none without one)."""
-    from baselines.worlds.base import Protocols
-
-    found = family.facet(Protocols)
+    found = family.facet(worlds.Protocols)
     return found.named if found else {}
 
 

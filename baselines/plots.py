@@ -128,8 +128,10 @@ def run_title(run: Path) -> str:
         agent += f", {network['world_encoder']} world encoder"
     if kind == "bc":
         agent += f" cloned from {config['run'].get('demos', 'demonstrations')}"
-    elif kind == "dagger" or config["ppo"].get("imitation_only"):
-        agent += ", aggregated DAgger" if kind == "dagger" else ", DAgger"
+    elif kind == "dagger":
+        agent += ", aggregated DAgger"
+    elif config["ppo"].get("imitation_only"):
+        agent += ", DAgger"
     elif config["ppo"].get("imitation_coef"):
         agent += " + imitation"
     return f"{world.get('env', name)}: {agent}, seed {config[kind].get('seed', 0)}"

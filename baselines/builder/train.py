@@ -556,11 +556,11 @@ def load_params(builder: Builder, out: Path, text: dict, examples: Examples, che
     if checkpoint not in CHECKPOINTS:
         raise ValueError(f"checkpoint={checkpoint!r}: expected one of {CHECKPOINTS}")
     saved = Checkpoints(out, name="best" if checkpoint == "best" else "checkpoints", create=False)  # a model folder is left as it is
-    if not saved.steps() and checkpoint == "best":
-        raise SystemExit(f"error: no trained model in {saved.folder}; train first")
     if not saved.steps():
         raise SystemExit(
-            f"error: no checkpoints in {saved.folder}: a committed model keeps best/ alone; evaluate it with --checkpoint best"
+            f"error: no trained model in {saved.folder}; train first"
+            if checkpoint == "best"
+            else f"error: no checkpoints in {saved.folder}: a committed model keeps best/ alone; evaluate it with --checkpoint best"
         )
     state = jax.eval_shape(lambda: builder.init(text, examples))  # the structure to restore into, nothing computed
     if checkpoint == "best":
