@@ -31,10 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baselines import worlds
-from baselines.worlds import cli, distributed
+from baselines.configs import RENAMED_SETTINGS
+from baselines.worlds import cli, deprecation, distributed
 
 if TYPE_CHECKING:
     from baselines.ppo import PPO, PPOConfig
+    from baselines.worlds.checkpoints import Checkpoints
     from baselines.worlds.task import Task
 
 DEFAULT_OUT = "runs/baselines/default"
@@ -53,7 +55,7 @@ RUN_DEFAULTS = {
     "policy": "ppo-t",
     "encoder": None,
     "paper": False,
-    "total_steps": None,
+    "total_timesteps": None,
     "num_envs": None,
     "num_steps": None,
     "layer_size": None,
@@ -68,7 +70,7 @@ RUN_DEFAULTS = {
     "planner_url": "",
     "planner_model": "gpt-4",
     "allow_insecure_http": False,
-    "imitation": 0.0,
+    "imitation_coef": 0.0,
     "imitation_only": False,
     "expert_play": 0.0,
     "init_from": "",
@@ -119,7 +121,7 @@ def settings(args: argparse.Namespace, prepare: bool = True) -> argparse.Namespa
         if given.get("paper") and "preset" not in given:
             given["preset"] = "paper"
         run_preset = given.get("preset", _default_preset(given.get("env", RUN_DEFAULTS["env"])))
-        preset = worlds.presets()[run_preset] if run_preset else {}
+        preset = _preset(run_preset) if run_preset else {}
         run = {k: given.get(k, preset.get(k, v)) for k, v in RUN_DEFAULTS.items()}
         run["preset"] = run_preset
         if "goals_file" in given and "goals" not in given:
@@ -129,14 +131,14 @@ def settings(args: argparse.Namespace, prepare: bool = True) -> argparse.Namespa
             worlds.check_spec(run, chosen)
         except ValueError as error:
             raise SystemExit(f"error: {error}") from None
-    if run["imitation"]:
+    if run["imitation_coef"]:
         family = worlds.family_of(run["env"])
         gap = family.expert_gap(_split(argparse.Namespace(**run), "train")[0]) if family.expert_gap else None
-        if gap and "imitation" in chosen:
-            raise SystemExit(f"error: --imitation needs a world with an expert (--imitation 0 trains without one); {gap}")
+        if gap and "imitation_coef" in chosen:
+            raise SystemExit(f"error: --imitation-coef needs a world with an expert (--imitation-coef 0 trains without one); {gap}")
         if gap:  # the default preset imitates its own world's expert; other goals train without it
-            print(f"--imitation 0: {gap}", file=sys.stderr)
-            run["imitation"] = 0.0
+            print(f"--imitation-coef 0: {gap}", file=sys.stderr)
+            run["imitation_coef"] = 0.0
     for name in ("checkpoint_every", "max_episode_steps", "data_size"):
         if run[name] is not None and run[name] < 1:
             raise SystemExit(f"error: {_flag(name)} must be >= 1, got {run[name]}")
@@ -179,8 +181,24 @@ def _default_preset(env: str) -> str | None:
     return DEFAULT_PRESET if worlds.resolve(env) == worlds.presets()[DEFAULT_PRESET]["env"] else None
 
 
-CONFIG_FLAGS = {"total_timesteps": "--total-steps", "imitation_coef": "--imitation", "env_id": "--env"}
-"""``PPOConfig`` and ``NetworkConfig`` fields whose flag is not the field's name with dashes."""
+CONFIG_FLAGS = {"env_id": "--env"}
+"""``PPOConfig`` and ``NetworkConfig`` fields whose flag is not the field's name with dashes: the
+network's ``env_id`` is the registered id that ``--env`` (a world setting, an alias allowed)
+resolves to."""
+RENAMED = {_flag(old): _flag(new) for old, new in RENAMED_SETTINGS.items()}
+"""Flags of 0.5.0 renamed as the ``PPOConfig`` fields they set (``cli.parse``)."""
+
+
+def _preset(name: str) -> dict:
+    """The settings of preset ``name``; SystemExit naming a setting the command does not have."""
+    values = worlds.presets()[name]
+    for old in RENAMED_SETTINGS.keys() & values.keys():
+        deprecation.warn(f"preset {name}'s setting {old!r}", repr(RENAMED_SETTINGS[old]), stacklevel=2)
+    values = {RENAMED_SETTINGS.get(k, k): v for k, v in values.items()}
+    unknown = sorted(set(values) - set(RUN_DEFAULTS) - set(EVAL_DEFAULTS))
+    if unknown:
+        raise SystemExit(f"error: preset {name} sets {', '.join(unknown)}, not settings of python -m baselines")
+    return values
 
 
 def _by_flag(message: str) -> str:
@@ -223,14 +241,14 @@ def _config(run) -> PPOConfig:
         "seed": run.seed,
         "num_envs": run.num_envs,
         "num_steps": run.num_steps,
-        "total_timesteps": run.total_steps,
+        "total_timesteps": run.total_timesteps,
         "num_minibatches": run.num_minibatches,
         "update_epochs": run.update_epochs,
         "micro_batches": run.micro_batches,
         "reset_ratio": run.reset_ratio,
         "lr": run.lr,
         "planner": run.planner,
-        "imitation_coef": run.imitation,
+        "imitation_coef": run.imitation_coef,
         "imitation_only": run.imitation_only,
         "expert_play": run.expert_play,
     }
@@ -268,7 +286,7 @@ def train(args: argparse.Namespace) -> None:
     import numpy as np
 
     from baselines.configs import run_record
-    from baselines.ppo import PPO, released_runner, runner_of, tables
+    from baselines.ppo import PPO, tables
     from baselines.worlds.checkpoints import RunFolder
 
     run = settings(args)
@@ -289,8 +307,7 @@ def train(args: argparse.Namespace) -> None:
         return _plan(run, ppo)
     folder = RunFolder(out, run.resume, lead)
     world = {k: getattr(run, k) for k in worlds.spec_defaults()}
-    others = {k: getattr(run, k) for k in RUN_DEFAULTS if k not in world}
-    evaluation = {k: getattr(run, k) for k in EVAL_DEFAULTS}
+    others, evaluation = {k: getattr(run, k) for k in RUN_DEFAULTS if k not in world}, {k: getattr(run, k) for k in EVAL_DEFAULTS}
     folder.write_config(run_record("ppo", world, config.network, config, others, evaluation, args.command_line))
     print(
         f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.network.policy}, "
@@ -298,31 +315,8 @@ def train(args: argparse.Namespace) -> None:
         f"({jax.process_count()} processes): {jax.devices()}",
         flush=True,
     )
-    every = min(run.checkpoint_every or max(10, config.num_updates // 100), config.num_updates)
-    what = f"{every} PPO updates ({task.name} {config.network.policy}, {config.num_envs} envs x {config.num_steps} steps)"
-    with cli.compiling(what, silent=run.quiet or not lead):  # the worlds' first states, then the training program
-        runner = jax.jit(lambda seed: ppo.init(jax.random.key(seed)))(np.uint32(config.seed))  # global arrays on every process
-        chunk = ppo.compiled_updates(runner, every)
-    _check_fits(chunk, config)
-    distributed.barrier(f"compiled {what}")  # the processes start the chunk's collectives together
-    if run.init_from and not run.resume:
-        from baselines.ppo import load_params
-
-        try:
-            runner = runner.replace(params=load_params(run.init_from, config.network, runner.params))
-        except ValueError as error:
-            raise SystemExit(f"error: {error}") from None
-        print(f"policy initialised from the cloned one in {run.init_from}", flush=True)
     checkpoints = folder.checkpoints(keep=3)
-    if run.resume:
-        try:  # a run of 0.5.0 saved its runner's reset flags as done
-            found = checkpoints.latest(runner, released_runner(runner), set_aside=lead)  # one process sets an unreadable step aside
-        except ValueError as error:
-            raise SystemExit(f"error: --resume: {error}") from None
-        if found is None:
-            raise SystemExit(f"error: --resume: no checkpoint in {checkpoints.folder}")
-        runner = runner_of(found[2])
-        print(f"resumed from {checkpoints.folder} at update {int(runner.update)}", flush=True)
+    runner, chunk, every = _runner(run, config, ppo, checkpoints, lead)
     writer = _tensorboard(out) if run.tensorboard and lead else None
     timing = run.paper  # a long run: its first two updates run one at a time; the second's time gives the expected time
     first = int(runner.update)
@@ -369,12 +363,48 @@ def train(args: argparse.Namespace) -> None:
     _evaluate(run, config, ppo, runner.params, writer, train_split)
 
 
+def _runner(run, config: PPOConfig, ppo: PPO, checkpoints: Checkpoints, lead: bool):
+    """(runner, the compiled chunk of updates, updates per chunk): the run's first runner (the
+    policy of ``--init-from``) or, with ``--resume``, its latest readable checkpoint; the chunk
+    compiled and checked to fit the device, every process past it together."""
+    import jax
+    import numpy as np
+
+    from baselines.ppo import released_runner, runner_of
+
+    every = min(run.checkpoint_every or max(10, config.num_updates // 100), config.num_updates)
+    what = f"{every} PPO updates ({ppo.task.name} {config.network.policy}, {config.num_envs} envs x {config.num_steps} steps)"
+    with cli.compiling(what, silent=run.quiet or not lead):  # the worlds' first states, then the training program
+        runner = jax.jit(lambda seed: ppo.init(jax.random.key(seed)))(np.uint32(config.seed))  # global arrays on every process
+        chunk = ppo.compiled_updates(runner, every)
+    _check_fits(chunk, config)
+    distributed.barrier(f"compiled {what}")  # the processes start the chunk's collectives together
+    if run.init_from and not run.resume:
+        from baselines.ppo import load_params
+
+        try:
+            runner = runner.replace(params=load_params(run.init_from, config.network, runner.params))
+        except ValueError as error:
+            raise SystemExit(f"error: {error}") from None
+        print(f"policy initialised from the cloned one in {run.init_from}", flush=True)
+    if run.resume:
+        try:  # a run of 0.5.0 saved its runner's reset flags as done
+            found = checkpoints.latest(runner, released_runner(runner), set_aside=lead)  # one process sets an unreadable step aside
+        except ValueError as error:
+            raise SystemExit(f"error: --resume: {error}") from None
+        if found is None:
+            raise SystemExit(f"error: --resume: no checkpoint in {checkpoints.folder}")
+        runner = runner_of(found[2])
+        print(f"resumed from {checkpoints.folder} at update {int(runner.update)}", flush=True)
+    return runner, chunk, every
+
+
 def learner(argv: list[str]) -> PPO:
     """The PPO learner ``python -m baselines ARGV`` would train (its world, text tables and
     settings), built without a run folder: for tools that plan or measure a run."""
     from baselines.ppo import PPO, tables
 
-    run = settings(cli.parse(parser(), argv), prepare=False)
+    run = settings(cli.parse(parser(), argv, RENAMED), prepare=False)
     config = _config(run)
     task = _task(run, _split(run, "train"))
     try:
@@ -574,9 +604,9 @@ def parser() -> argparse.ArgumentParser:
         help="the paper's setup (preset paper): Table 9 scale (1024 envs x 100 steps, 1e9 steps), Classic pixels, medium level, "
         "10,000-step episodes, 768-d encoder, 50 evaluation episodes per instruction; prints the expected wall time",
     )
-    budgets = ", ".join(f"{name} {values['total_steps']:,}" for name, values in presets.items() if values.get("total_steps"))
+    budgets = ", ".join(f"{name} {values['total_timesteps']:,}" for name, values in presets.items() if values.get("total_timesteps"))
     p.add_argument(
-        "--total-steps",
+        "--total-timesteps",
         type=int,
         help=f"environment steps (default: the preset's, {budgets}; {CPU_TOTAL_STEPS:,} for a preset without one; --paper 1e9)",
     )
@@ -609,7 +639,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, help="training seed (default 0)")
     p.add_argument(
-        "--imitation",
+        "--imitation-coef",
         type=_non_negative_float,
         metavar="COEF",
         help="weight of an auxiliary cross entropy towards the world's expert action on the agent's own rollouts "
@@ -619,7 +649,7 @@ def parser() -> argparse.ArgumentParser:
         "--imitation-only",
         action="store_true",
         default=None,
-        help="train on the --imitation cross entropy alone, without PPO's terms (DAgger on the agent's own rollouts)",
+        help="train on the --imitation-coef cross entropy alone, without PPO's terms (DAgger on the agent's own rollouts)",
     )
     p.add_argument(
         "--expert-play",
@@ -672,7 +702,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    train(cli.parse(parser(), argv))
+    train(cli.parse(parser(), argv, RENAMED))
 
 
 if __name__ == "__main__":

@@ -110,6 +110,9 @@ def trainer_config(cls: Callable[..., C], section: dict[str, Any], network: dict
     return cls(**known_fields(cls, section, where), network=NetworkConfig.from_dict(network, where))
 
 
+RENAMED_SETTINGS = {"total_steps": "total_timesteps", "imitation": "imitation_coef"}
+"""Settings of a PPO run of 0.5.0 (its ``command``, a world's preset) since named as the
+``PPOConfig`` fields they set, as their flags are (``--total-timesteps``, ``--imitation-coef``)."""
 TRAINER_KINDS = ("ppo", "bc", "dagger")
 """The commands whose run folders hold a policy network (``python -m baselines``, ``baselines.bc``,
 ``baselines.bc.dagger``)."""
@@ -156,7 +159,7 @@ def saved_run(run: str | Path) -> dict[str, Any]:
         command = dict(saved.get("command", {}))
         world = {k: command.pop(k) for k in list(command) if k in spec_defaults()}
         world.setdefault("env", network.get("env_id", ""))  # the network's world where the command is cut short
-        settings = command
+        settings = {RENAMED_SETTINGS.get(k, k): v for k, v in command.items()}
     else:
         world = saved.get("world", {})
         settings = {k: saved[k] for k in ("demos", "episodes", "held_out", "init_from") if k in saved}

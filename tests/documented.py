@@ -16,7 +16,7 @@ CORPUS = str(ROOT / "tests" / "fixtures" / "mdc" / "data")
 GRID = ("hexagons", "blocks", "blocksworld", "Hexagons-Paint-v1", "BlocksWorld-BAP-v1", "BlocksWorld-Build-v1")
 
 SMALL = {
-    "baselines": ["--total-steps", "512", "--num-envs", "8", "--num-steps", "8", "--layer-size", "16", "--max-episode-steps", "16"]
+    "baselines": ["--total-timesteps", "512", "--num-envs", "8", "--num-steps", "8", "--layer-size", "16", "--max-episode-steps", "16"]
     + ["--eval-episodes", "1", "--eval-splits", "train", "--quiet"],
     "baselines.bc": ["--epochs", "2", "--layer-size", "16", "--eval-episodes", "1", "--eval-splits", "train", "--quiet"],
     "baselines.bc.dagger": ["--iterations", "2", "--num-envs", "4", "--num-steps", "8", "--replay-steps", "64", "--updates", "2"]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from baselines import evaluate, worlds
-from baselines.configs import NetworkConfig
+from baselines.configs import RENAMED_SETTINGS, NetworkConfig
 from baselines.networks import POLICIES, count_parameters, make_network
 from baselines.ppo import PPO, PPOConfig, Transition, _gae, config_from_dict, tables
 from baselines.worlds import make_task
@@ -309,7 +309,7 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
         "8",
         "--num-steps",
         "8",
-        "--total-steps",
+        "--total-timesteps",
         str(8 * 8 * 3),
         "--layer-size",
         "32",
@@ -343,7 +343,9 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
     assert updates() == [1, 2, 3]
     record = json.loads((out / "config.json").read_text())
     assert set(record) == {"kind", "world", "network", "ppo", "run", "evaluation", "command_line"}
-    released = {"kind": "ppo", "ppo": record["ppo"] | record["network"], "command": record["world"] | record["run"]}
+    old_names = {new: old for old, new in RENAMED_SETTINGS.items()}  # --total-steps and --imitation of 0.5.0
+    command = {old_names.get(k, k): v for k, v in (record["world"] | record["run"]).items()}
+    released = {"kind": "ppo", "ppo": record["ppo"] | record["network"], "command": command}
     (out / "config.json").write_text(json.dumps(released | {k: record[k] for k in ("evaluation", "command_line")}))  # as 0.5.0 saved it
     shutil.rmtree(checkpoints / "3")  # killed after checkpoint 2, with update 3 already logged
     _as_released(checkpoints / "2")  # and checkpointed by 0.5.0, whose runner named its reset flags done
@@ -363,6 +365,9 @@ def test_cli_checkpoints_resumes_exactly_and_guards_its_folder(tmp_path, capsys,
 
     with pytest.raises(SystemExit, match=r"--num-envs 16 \(the run has 8\)"):
         main(["--out", str(out), "--resume", "--num-envs", "16"])
+    with pytest.raises(SystemExit, match=r"--total-timesteps 999 \(the run has 192\)"):  # 0.5.0's flag and saved name
+        main(["--out", str(out), "--resume", "--total-steps", "999"])
+    assert "--total-steps is deprecated and goes in 0.7.0; use --total-timesteps" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="already exists; continue it with --resume or replace it with --overwrite"):
         main(args)
     from baselines.configs import saved_run
@@ -407,16 +412,30 @@ def test_cli_presets_are_defaults_that_flags_override(tmp_path):
     from baselines.worlds.craftext import GROUNDING_GOALS
 
     quick = settings(parser().parse_args(["--out", str(tmp_path / "a")]))
-    assert (quick.preset, quick.goals, quick.release, quick.total_steps, quick.max_episode_steps) == (
+    assert (quick.preset, quick.goals, quick.release, quick.total_timesteps, quick.max_episode_steps) == (
         "quick",
         GROUNDING_GOALS,
         "full",
         240_000,
         150,
     )
-    mine = settings(parser().parse_args(["--preset", "grounding", "--total-steps", "1000", "--out", str(tmp_path / "b")]))
-    assert (mine.total_steps, mine.goals, mine.eval_episodes) == (1000, GROUNDING_GOALS, 16)
+    mine = settings(parser().parse_args(["--preset", "grounding", "--total-timesteps", "1000", "--out", str(tmp_path / "b")]))
+    assert (mine.total_timesteps, mine.goals, mine.eval_episodes) == (1000, GROUNDING_GOALS, 16)
     assert settings(parser().parse_args(["--preset", "level", "--out", str(tmp_path / "c")])).goals == ""
+
+
+def test_cli_presets_of_0_5_0_names_work_for_one_release_and_unknown_settings_are_refused(tmp_path, monkeypatch):
+    from baselines.__main__ import parser, settings
+
+    presets = worlds.presets()
+    old = presets["hexagons"] | {"total_steps": 1234, "imitation": 0.5}  # a world's preset as 0.5.0 named them
+    monkeypatch.setattr(worlds, "presets", lambda: presets | {"hexagons": old})
+    with pytest.warns(DeprecationWarning, match="preset hexagons's setting 'total_steps' is deprecated and goes in 0.7.0"):
+        run = settings(parser().parse_args(["--preset", "hexagons", "--out", str(tmp_path / "a")]))
+    assert (run.total_timesteps, run.imitation_coef) == (1234, 0.5)
+    monkeypatch.setattr(worlds, "presets", lambda: presets | {"hexagons": presets["hexagons"] | {"total_step": 1}})
+    with pytest.raises(SystemExit, match="preset hexagons sets total_step, not settings of python -m baselines"):
+        settings(parser().parse_args(["--preset", "hexagons", "--out", str(tmp_path / "b")]))
 
 
 def test_cli_refuses_a_misspelt_eval_split_before_anything_is_built(tmp_path):
@@ -464,16 +483,18 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
     with pytest.raises(SystemExit, match="--level is not a setting of Hexagons-Paint-v1"):
         settings(parser().parse_args(["--preset", "hexagons", "--level", "hard", "--out", str(tmp_path / "c")]))
     assert settings(parser().parse_args(["--env", "hexagons", "--out", str(tmp_path / "x")])).env == "Hexagons-Paint-v1"  # an alias
-    no_expert = r"--imitation needs a world with an expert \(--imitation 0 .*\); the scripted expert .craftext.expert. does not play"
+    no_expert = r"--imitation-coef needs a world with an expert \(--imitation-coef 0 .*\); the scripted expert .craftext.expert."
     with pytest.raises(SystemExit, match=no_expert):
-        settings(parser().parse_args(["--imitation", "1", "--preset", "level", "--level", "easy", "--out", str(tmp_path / "d")]))
+        settings(parser().parse_args(["--imitation-coef", "1", "--preset", "level", "--level", "easy", "--out", str(tmp_path / "d")]))
     achievements = settings(parser().parse_args(["--level", "easy", "--goals", "ACHIEVEMENTS", "--out", str(tmp_path / "a")]))
-    assert achievements.imitation == 0.0  # the default preset's imitation is for its own goals
-    assert settings(parser().parse_args(["--imitation", "0", "--out", str(tmp_path / "q")])).imitation == 0.0  # plain PPO on quick's goals
+    assert achievements.imitation_coef == 0.0  # the default preset's imitation is for its own goals
+    plain = settings(parser().parse_args(["--imitation-coef", "0", "--out", str(tmp_path / "q")]))
+    assert plain.imitation_coef == 0.0  # plain PPO on quick's goals
     with pytest.raises(SystemExit):
-        parser().parse_args(["--imitation", "-1"])
-    assert hexagons.imitation == 1.0 and settings(parser().parse_args(["--out", str(tmp_path / "e")])).imitation == 1.0  # quick imitates
-    assert settings(parser().parse_args(["--preset", "grounding", "--out", str(tmp_path / "g")])).imitation == 0.0
+        parser().parse_args(["--imitation-coef", "-1"])
+    assert hexagons.imitation_coef == 1.0
+    assert settings(parser().parse_args(["--out", str(tmp_path / "e")])).imitation_coef == 1.0  # quick imitates
+    assert settings(parser().parse_args(["--preset", "grounding", "--out", str(tmp_path / "g")])).imitation_coef == 0.0
     from baselines.__main__ import _config
 
     dagger = settings(parser().parse_args(["--imitation-only", "--expert-play", "0.3", "--out", str(tmp_path / "k")]))
@@ -485,7 +506,7 @@ def test_cli_grid_world_presets_and_paper(tmp_path):
 
     kept = cli.prepare_out(tmp_path / "kept", kind="train")  # a training run's folder, which --overwrite may replace
     (kept / "config.json").write_text("{}")
-    for wrong, message in ((["--imitation", "0"], "imitation_coef > 0"), (["--expert-play", "2"], r"probability in \[0, 1\]")):
+    for wrong, message in ((["--imitation-coef", "0"], "imitation_coef > 0"), (["--expert-play", "2"], r"probability in \[0, 1\]")):
         with pytest.raises(SystemExit, match=message):  # refused before --overwrite deletes anything
             settings(parser().parse_args(["--imitation-only", *wrong, "--out", str(kept), "--overwrite"]))
         assert (kept / "config.json").is_file()
@@ -671,7 +692,7 @@ def test_craftext_cli_trains_and_prints_the_table(tmp_path, capsys):
 
     main(
         [
-            "--total-steps",
+            "--total-timesteps",
             str(16 * 8),
             "--num-envs",
             "16",

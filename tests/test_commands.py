@@ -143,7 +143,7 @@ def test_train_help_states_the_settings_a_run_gets(tmp_path):
     helps = {a.option_strings[0]: a.help for a in parser._actions if a.option_strings}
     for flag, value in {"--num-envs": config.num_envs, "--num-steps": config.num_steps, "--layer-size": config.network.layer_size}.items():
         assert f"default {value}" in helps[flag], (flag, helps[flag])
-    assert f"quick {config.total_timesteps:,}" in helps["--total-steps"]
+    assert f"quick {config.total_timesteps:,}" in helps["--total-timesteps"]
     assert f"quick {config.lr:.0e}".replace("e-0", "e-") in helps["--lr"]
     assert [p.name for p in out.iterdir()] == [OUT_MARK]  # made and marked, nothing written yet: a later run may use it
     assert train.settings(parse(parser, ["--out", str(out)])).out == out

@@ -45,7 +45,7 @@ def test_a_fourth_world_joins_every_tool(corridor, tmp_path, capsys):
         [
             "--env",
             "Corridor-v1",
-            "--total-steps",
+            "--total-timesteps",
             "512",
             "--num-envs",
             "8",
@@ -57,7 +57,7 @@ def test_a_fourth_world_joins_every_tool(corridor, tmp_path, capsys):
             "12",
             "--eval-episodes",
             "2",
-            "--imitation",
+            "--imitation-coef",
             "1",
             "--out",
             str(tmp_path / "run"),
@@ -134,7 +134,7 @@ def test_an_installed_world_joins_every_command_by_its_entry_point(tmp_path):
     assert without.returncode != 0 and "unknown env id 'Corridor-v1'" in without.stderr
     env = {**clean, "PYTHONPATH": str(site)}
     script = Path(sys.executable).with_name("instructworlds")
-    small = ["--total-steps", "512", "--num-envs", "8", "--num-steps", "8", "--layer-size", "16", "--eval-episodes", "1", "--quiet"]
+    small = ["--total-timesteps", "512", "--num-envs", "8", "--num-steps", "8", "--layer-size", "16", "--eval-episodes", "1", "--quiet"]
     subprocess.run([str(script), "train", "--env", "Corridor-v1", *small, "--out", str(tmp_path / "run")], env=env, check=True)
     evaluation = json.loads((tmp_path / "run" / "evaluation.json").read_text())
     assert evaluation["meta"]["env"] == "Corridor-v1" and list(evaluation["splits"]) == ["train", "test"]

@@ -35,7 +35,7 @@ def test_a_world_without_a_preset_gets_its_own_defaults(corridor):
     """No ``--preset``: the main job's preset on its own world only; another world trains with
     its own defaults and episode limit (the corridor's params: 12), no CrafText goal filter."""
     run = _run(["--env", "Corridor-v1"])
-    assert run.preset is None and run.goals == "" and run.imitation == 0.0 and run.total_steps is None
+    assert run.preset is None and run.goals == "" and run.imitation_coef == 0.0 and run.total_timesteps is None
     assert run.max_episode_steps == 12 == worlds.episode_limit("Corridor-v1")
     main_job = _run([])
     assert main_job.preset == "quick" and main_job.goals and main_job.max_episode_steps == 150

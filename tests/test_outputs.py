@@ -172,7 +172,7 @@ def test_a_killed_ratings_overwrite_leaves_a_whole_result(tmp_path):
 def test_killed_overwrites_of_runs_exports_and_recordings_leave_whole_results(tmp_path):
     """Training (a tiny Hexagons run), ``baselines.export`` of it and ``episodes record``, each
     killed at several points of an overwrite."""
-    tiny = ["--env", "hexagons", "--total-steps", "256", "--num-envs", "8", "--num-steps", "8", "--layer-size", "16"]
+    tiny = ["--env", "hexagons", "--total-timesteps", "256", "--num-envs", "8", "--num-steps", "8", "--layer-size", "16"]
     train = ["baselines", *tiny, "--max-episode-steps", "8", "--eval-episodes", "1", "--quiet", "--out", str(tmp_path / "run")]
     subprocess.run([sys.executable, "-m", *train], check=True, capture_output=True)
     assert "staged" in killed_overwrites(train, tmp_path / "run", points=3)

@@ -14,6 +14,7 @@ import pytest
 from baselines.painter.__main__ import main as painter_cli
 from baselines.painter.data import Layout, apply, examples
 from baselines.painter.train import Painter, evaluate
+from baselines.worlds.checkpoints import RunFolder
 from hexagons.data import load_split
 from hexagons.tokenizer import Vocabulary
 
@@ -159,6 +160,7 @@ def test_the_minilm_painter_starts_pretrained_fine_tunes_and_saves_without_the_w
 
     out = tmp_path / "minilm"  # the command line trains it in test_docs (the painter page)
     painter = Painter(config, pieces, params, constants)
+    RunFolder(out).write_config(config.to_json())
     painter.save(out)
     assert not (out / "vocabulary.json").exists() and Painter.load(out).vocabulary.words == pieces.words
     assert sum(x.size for x in jax.tree.leaves(painter.params)) < 2_500_000  # the 30,522 x 384 table is not in the checkpoint

@@ -19,7 +19,7 @@ from hexagons.synthetic import generate
 HEXAGONS = NetworkConfig(env_id="Hexagons-Paint-v1", layer_size=16)
 SMALL = {"network": HEXAGONS, "num_envs": 8, "num_steps": 8, "total_timesteps": 8 * 8 * 2, "num_minibatches": 2}
 SMALL |= {"update_epochs": 2}
-RUN = ["--preset", "hexagons", "--num-envs", "8", "--num-steps", "8", "--total-steps", "128", "--layer-size", "16"]
+RUN = ["--preset", "hexagons", "--num-envs", "8", "--num-steps", "8", "--total-timesteps", "128", "--layer-size", "16"]
 RUN += ["--max-episode-steps", "6", "--data-size", "16", "--eval-episodes", "1", "--eval-splits", "train", "--quiet"]
 
 

@@ -67,7 +67,8 @@ def _free_port() -> int:
 
 
 RUN = ["--env", "BlocksWorld-Build-v1", "--data-size", "16", "--eval-splits", "train", "--num-envs", "8", "--num-steps", "8"]
-RUN += ["--total-steps", str(8 * 8 * 3), "--layer-size", "16", "--max-episode-steps", "24", "--eval-episodes", "4", "--eval-batch", "16"]
+RUN += ["--total-timesteps", str(8 * 8 * 3), "--layer-size", "16", "--max-episode-steps", "24"]
+RUN += ["--eval-episodes", "4", "--eval-batch", "16"]
 RUN += ["--checkpoint-every", "2"]
 """Blocks-world building goals, whose F1 is above 0 even for an agent trained for 3 updates (so the
 evaluations compared are not zeros); 64 evaluation episodes in chunks of 16, two for each process."""
@@ -148,7 +149,7 @@ def test_two_processes_train_one_run_like_one_process(tmp_path):
         assert np.allclose(a, b, **TOLERANCE)
 
 
-STOPPABLE = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-steps", str(8 * 8 * 2000)]
+STOPPABLE = ["--env", "Hexagons-Paint-v1", "--num-envs", "8", "--num-steps", "8", "--total-timesteps", str(8 * 8 * 2000)]
 STOPPABLE += ["--layer-size", "16", "--max-episode-steps", "20", "--data-size", "16", "--checkpoint-every", "1", "--quiet"]
 """A run far longer than the test (2,000 updates), checkpointed after every update."""
 

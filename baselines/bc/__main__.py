@@ -9,8 +9,13 @@ import argparse
 import dataclasses
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from baselines.worlds import cli
+
+if TYPE_CHECKING:
+    from baselines.bc.config import BCConfig
+    from baselines.worlds.session import World
 
 DEFAULT_OUT = "runs/bc/default"
 
@@ -45,7 +50,7 @@ def run(args: argparse.Namespace) -> None:
     import jax
     import numpy as np
 
-    from baselines import evaluate, plots, worlds
+    from baselines import plots, worlds
     from baselines.bc.cloning import BehaviouralCloning, load_demos, replay_demos, split_held_out
     from baselines.bc.config import NETWORK, BCConfig
     from baselines.configs import run_record
@@ -111,27 +116,33 @@ def run(args: argparse.Namespace) -> None:
     with folder.metrics() as log:
         for i in range(config.epochs):
             log({k: float(np.asarray(v)[i]) for k, v in metrics.items()})
-    splits = {name: train_split if name == trained_split else worlds.split_episodes(spec, name) for name in split_names}
+    cloned = {"demos": len(paths), "best_epoch": best_epoch}
+    _evaluate(args, world, (cloner.network, params), config, split_names, train_split, out, cloned)
+    print(plots.finish_run(out, plots.cloning_curve), flush=True)
+
+
+def _evaluate(
+    args: argparse.Namespace, world: World, policy: tuple, config: BCConfig, split_names: list, train_split: tuple, out: Path, cloned: dict
+) -> None:
+    """Evaluate the cloned ``policy`` (network, params) on ``split_names`` of its world (the episodes
+    of the trained split as the run read them) and save ``evaluation.{json,md}`` in ``out``, with
+    ``cloned`` (demonstrations, best epoch) in its meta."""
+    import jax
+
+    from baselines import evaluate, worlds
+
+    spec, task, network = world.spec, world.task, config.network
+    splits = {name: train_split if name == world.split else worlds.split_episodes(spec, name) for name in split_names}
+    steps = spec["max_episode_steps"]
     results = evaluate.evaluate_splits(
-        spec,
-        splits,
-        task,
-        cloner.network,
-        params,
-        network,
-        config.seed,
-        args.eval_episodes,
-        spec["max_episode_steps"],
-        greedy=args.greedy,
-        quiet=args.quiet,
+        spec, splits, task, *policy, network, config.seed, args.eval_episodes, steps, greedy=args.greedy, quiet=args.quiet
     )
     mode = "greedy" if args.greedy else "sample"
     labels = {"agent": f"agent (BC {network.policy}, {mode})"}
     meta = {
         **spec,
         "policy": f"BC {network.policy}",
-        "demos": len(paths),
-        "best_epoch": best_epoch,
+        **cloned,
         "success_metric": task.metrics[0],
         "episodes_per_goal": args.eval_episodes,
         "eval_mode": mode,
@@ -141,7 +152,6 @@ def run(args: argparse.Namespace) -> None:
         "jax": jax.__version__,
     }
     print("\n" + evaluate.save(results, out, meta, labels, worlds.family_of(spec["env"]).group_order))
-    print(plots.finish_run(out, plots.cloning_curve), flush=True)
 
 
 if __name__ == "__main__":

@@ -65,18 +65,19 @@ def train(args: argparse.Namespace) -> None:
     from baselines.builder import data as builder_data
     from baselines.builder import evaluate as builder_evaluate
     from baselines.builder.train import Builder, TrainConfig, fit, text_inputs, word_vectors
+    from baselines.worlds.checkpoints import RunFolder
     from blocksworld.data import load_items
     from blocksworld.tokenizer import Vocabulary
 
     if args.resume:
-        out = cli.prepare_out(args.out, kind="builder", overwrite=args.overwrite, resume=True)
-        saved = out / "config.json"
+        folder = RunFolder.open(args.out, kind="builder", overwrite=args.overwrite, resume=True)
+        saved = folder.path / "config.json"
         if not saved.is_file():
             raise SystemExit(f"error: --resume: {saved} does not exist, there is no run to continue")
         record = json.loads(saved.read_text())
         budget = {name: getattr(args, name) for name in BUDGET if getattr(args, name) is not None}
         config, data, sizes = TrainConfig.from_saved({**record["config"], **budget}), record["data"], record["simulated_items"]
-        _log(f"continuing the run in {out} with its saved settings" + (f", new budget {budget}" if budget else ""))
+        _log(f"continuing the run in {folder.path} with its saved settings" + (f", new budget {budget}" if budget else ""))
     else:
         has_corpus = args.data is not None
         sizes = _simulated_sizes(args, has_corpus)
@@ -92,20 +93,19 @@ def train(args: argparse.Namespace) -> None:
     if config.select.startswith("dev_corpus_") and not data:
         raise SystemExit(f"error: --select {config.select} scores the corpus's dev items: give --data")
     if not args.resume:  # only once the settings are known good: --overwrite deletes
-        out = cli.prepare_out(args.out, kind="builder", overwrite=args.overwrite, can_resume=True)
-        saved = out / "config.json"
+        folder = RunFolder.open(args.out, kind="builder", overwrite=args.overwrite, can_resume=True)
     corpus = load_items(data, ("train", "dev")) if data else {"train": [], "dev": []}
     items = builder_data.training_items(corpus["train"], sizes, config.seed, config.corpus_copies)
     if config.curriculum == "dataset" and not data:
         _log("note: without the corpus, the dataset key orders the three simulators only")
     dev_items = corpus["dev"] + builder_data.simulated_dev_items(list(sizes))
-    out.mkdir(parents=True, exist_ok=True)
-    if saved.exists():
-        vocabulary = Vocabulary.load(out / "vocabulary.json")
+    if folder.resumed:
+        vocabulary = Vocabulary.load(folder.path / "vocabulary.json")
     else:
         vocabulary = builder_data.build_vocabulary(items)
-        vocabulary.save(out / "vocabulary.json")
-    cli.write_atomic(saved, json.dumps({"kind": "builder", "config": asdict(config), "data": data, "simulated_items": sizes}, indent=1))
+        vocabulary.save(folder.path / "vocabulary.json")
+    record = {"kind": "builder", "config": asdict(config), "data": data, "simulated_items": sizes}
+    folder.write_config(record, resumed_too=True)  # a resumed run's new budget
     _log(
         f"{len(items):,} training items ({len(corpus['train']):,} corpus x {config.corpus_copies + 1} + simulated {sizes or 'none'}), "
         f"{len(dev_items):,} dev items, vocabulary {len(vocabulary):,} words; model {config.model}, batch {config.batch_size}, "
@@ -124,9 +124,9 @@ def train(args: argparse.Namespace) -> None:
                 "word embeddings are learned from scratch"
             )
     builder = Builder(config, len(vocabulary))
-    fit(builder, out, (items, examples, text), (dev_examples, dev_text), embeddings, _log, args.quiet, len(corpus["dev"]))
-    builder_evaluate.plot_learning_curve(out)
-    out = cli.finish_out(out)
+    fit(builder, folder, (items, examples, text), (dev_examples, dev_text), embeddings, _log, args.quiet, len(corpus["dev"]))
+    builder_evaluate.plot_learning_curve(folder.path)
+    out = folder.finish()
     _log(f"trained; evaluate with: python -m baselines.builder evaluate {out}" + (f" --data {data}" if data else ""))
 
 

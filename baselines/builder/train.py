@@ -13,7 +13,6 @@ What is scored is the env's final grid: what a Builder executing the actions wou
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +30,7 @@ from jax import Array
 from baselines.builder import CHECKPOINTS, EMBEDDINGS, MODELS, SELECT, WORLDS
 from baselines.builder.data import CORPUS_COPIES, Examples, batches, step_buckets
 from baselines.builder.model import BuilderModel, advance, world_features
-from baselines.worlds.checkpoints import Checkpoints, keep_metrics_until
+from baselines.worlds.checkpoints import Checkpoints, RunFolder
 from blocksworld import curriculum as curricula
 from blocksworld import metrics
 from blocksworld.env import BlocksWorld, feasible_actions, inventory_of, stack_params
@@ -439,7 +438,7 @@ def _restore(
 
 def fit(
     builder: Builder,
-    out: Path,
+    folder: RunFolder,
     train: tuple[list, Examples, dict],
     dev: tuple[Examples, dict],
     embeddings: np.ndarray | None = None,
@@ -448,15 +447,13 @@ def fit(
     corpus_dev_items: int = 0,
 ) -> dict:
     """Train until early stopping, ``max_epochs`` or the time budget, checkpointing every epoch
-    under ``out/checkpoints`` (resumes from there) and the best params by ``config.select`` under
-    ``out/best`` (a resumed run with another ``select`` chooses afresh from its next epoch); appends
-    a row per epoch to ``out/metrics.jsonl`` (``lr``: the epoch's learning rate; ``seconds``:
-    wall-clock seconds of the run so far; ``cpu_seconds``: CPU seconds of the epoch, all threads;
-    ``online_dev_loss``: with ``ema``, the online params' dev loss beside the average's ``dev_loss``)
-    and logs it; a progress bar over each epoch's batches unless ``quiet``. The first
-    ``corpus_dev_items`` dev items are the corpus's (``dev_f1``). Returns the last row."""
-    from baselines.worlds.cli import progress as progress_bar
-
+    under ``checkpoints/`` of the run's folder (resumes from there) and the best params by
+    ``config.select`` under ``best/`` (a resumed run with another ``select`` chooses afresh from
+    its next epoch); appends a row per epoch to ``metrics.jsonl`` (``lr``: the epoch's learning
+    rate; ``seconds``: wall-clock seconds of the run so far; ``cpu_seconds``: CPU seconds of the
+    epoch, all threads; ``online_dev_loss``: with ``ema``, the online params' dev loss beside the
+    average's ``dev_loss``) and logs it; a progress bar over each epoch's batches unless ``quiet``.
+    The first ``corpus_dev_items`` dev items are the corpus's (``dev_f1``). Returns the last row."""
     config = builder.config
     if config.select.startswith("dev_corpus_") and not corpus_dev_items:
         raise ValueError(f"select={config.select!r} needs the corpus's dev items; the run has none")
@@ -465,74 +462,42 @@ def fit(
     state = builder.init(text, examples, embeddings)
     select = SELECT.index(config.select)
     progress = _progress(0, np.inf, 0, 0.0, select=select)
-    checkpoints, best = Checkpoints(out, keep=2), Checkpoints(out, keep=1, name="best")
+    checkpoints, best = folder.checkpoints(keep=2), folder.checkpoints(keep=1, name="best")
     resumed = _restore(checkpoints, state, progress)
     if resumed is not None:
         state, progress = resumed
-        keep_metrics_until(out / "metrics.jsonl", "epoch", int(progress["epoch"]))  # rows written after the checkpoint
-        log(f"resumed from {out / 'checkpoints'} after epoch {int(progress['epoch'])}")
+        log(f"resumed from {checkpoints.folder} after epoch {int(progress['epoch'])}")
         if int(progress["select"]) != select:
             log(f"the best params are chosen by {config.select} from the next epoch on")
             afresh = {"select": np.asarray(select, np.int32), "best": np.asarray(np.inf, np.float32), "bad_epochs": np.asarray(0, np.int32)}
             progress = {**progress, **afresh}
+    epochs = _Epochs(builder, text, examples, _stages(config, items, config.seed), quiet)
     decoder = Decoder(builder, config.max_actions)
-    stages = _stages(config, items, config.seed)
-    buckets = step_buckets(config.max_actions)
     row: dict = {}
-    shapes_seen: set[int] = set()
-    with (out / "metrics.jsonl").open("a") as metrics_log:
+    with folder.metrics("epoch", int(progress["epoch"]) if resumed else None) as write:
         while int(progress["epoch"]) < config.max_epochs and float(progress["seconds"]) < 60 * config.minutes:
-            epoch = int(progress["epoch"])
-            clock, cpu_clock = time.perf_counter(), time.process_time()
-            rng = np.random.default_rng(config.seed + epoch)
-            order = stages[epoch] if epoch < len(stages) else None
-            chunks = list(batches(examples.lengths, config.batch_size, buckets, rng, order))
-            losses, seen = [], 0
-            with progress_bar(total=len(chunks), desc=f"epoch {epoch + 1}", unit="batch", silent=quiet) as bar:
-                for k, (index, steps) in enumerate(chunks):
-                    if steps not in shapes_seen:  # a new batch shape compiles first (a minute or more on a CPU)
-                        bar.set_postfix_str(f"compiling the training step for batches of {steps} steps", refresh=True)
-                        shapes_seen.add(steps)
-                    state, loss, _ = builder.train_step(state, text, examples, index, steps, float(progress["lr_scale"]))
-                    losses.append(float(loss))
-                    seen += len(index)
-                    bar.update()
-                    if (k + 1) % 50 == 0 or k + 1 == len(chunks):
-                        bar.set_postfix_str(f"{seen / (time.perf_counter() - clock):.0f} items/s  loss {np.mean(losses[-50:]):.3f}")
+            epoch, clock, cpu_clock = int(progress["epoch"]), time.perf_counter(), time.process_time()
+            state, losses, trained = epochs.train(state, epoch, float(progress["lr_scale"]))
             train_seconds = time.perf_counter() - clock
             evaluated = evaluated_params(state)
             dev_loss = builder.loss(evaluated, dev_text, dev_examples)
             predicted, _ = decoder(evaluated, dev_text, dev_examples)
-            dev = {"dev_loss": dev_loss, **dev_f1(dev_examples, predicted, corpus_dev_items)}
+            scores = {"dev_loss": dev_loss, **dev_f1(dev_examples, predicted, corpus_dev_items)}
             if isinstance(state, AveragedState):  # the rate follows the online params: averaging leaves their path as it was
-                dev["online_dev_loss"] = builder.loss(state.params, dev_text, dev_examples)
-            value = dev[config.select] if config.select == "dev_loss" else -dev[config.select]  # lower is better
-            improved = value < float(progress["best"])
-            online_loss = dev.get("online_dev_loss", dev_loss)
-            loss_improved = online_loss < float(progress["best_loss"])
-            in_final_phase = epoch >= len(stages)
+                scores["online_dev_loss"] = builder.loss(state.params, dev_text, dev_examples)
             lr_scale = float(progress["lr_scale"])
-            progress = _progress(
-                epoch + 1,
-                min(online_loss, float(progress["best_loss"])),
-                0 if improved or not in_final_phase else int(progress["bad_epochs"]) + 1,
-                float(progress["seconds"]) + time.perf_counter() - clock,
-                lr_scale if loss_improved or not in_final_phase else lr_scale * config.plateau_decay,
-                select,
-                min(value, float(progress["best"])),
-            )
+            progress, improved = _next_progress(config, progress, scores, epoch >= len(epochs.stages), time.perf_counter() - clock)
             row = {
                 "epoch": epoch + 1,
                 "lr": config.lr * lr_scale,
                 "train_loss": float(np.mean(losses)),
-                **dev,
-                "items_per_second": len(examples if order is None else order) / train_seconds,
+                **scores,
+                "items_per_second": trained / train_seconds,
                 "seconds": float(progress["seconds"]),
                 "cpu_seconds": time.process_time() - cpu_clock,
-                "stage": min(epoch + 1, len(stages) + 1) if stages else 0,
+                "stage": min(epoch + 1, len(epochs.stages) + 1) if epochs.stages else 0,
             }
-            metrics_log.write(json.dumps(row) + "\n")
-            metrics_log.flush()
+            write(row)
             log(
                 f"epoch {epoch + 1}: train loss {row['train_loss']:.3f}, dev loss {dev_loss:.3f}, dev F1 strict "
                 f"{row['dev_strict_f1']:.1f} / fairer {row['dev_fairer_f1']:.1f}, {row['seconds'] / 60:.1f} min in all"
@@ -547,6 +512,60 @@ def fit(
     checkpoints.close()
     best.close()
     return row
+
+
+class _Epochs:
+    """The training epochs of ``fit``: each a pass over the training items in length buckets, in the
+    order of its curriculum stage (``stages``; the whole set shuffled after them), with a progress bar
+    over the batches unless ``quiet``."""
+
+    def __init__(self, builder: Builder, text: dict, examples: Examples, stages: list, quiet: bool):
+        self.builder, self.text, self.examples, self.stages, self.quiet = builder, text, examples, stages, quiet
+        self.buckets = step_buckets(builder.config.max_actions)
+        self.shapes_seen: set[int] = set()
+
+    def train(self, state: Any, epoch: int, lr_scale: float) -> tuple[Any, list[float], int]:
+        """(state, the batches' losses, items trained on) after epoch ``epoch`` (from 0)."""
+        from baselines.worlds.cli import progress as progress_bar
+
+        rng = np.random.default_rng(self.builder.config.seed + epoch)
+        order = self.stages[epoch] if epoch < len(self.stages) else None
+        chunks = list(batches(self.examples.lengths, self.builder.config.batch_size, self.buckets, rng, order))
+        losses, seen, clock = [], 0, time.perf_counter()
+        with progress_bar(total=len(chunks), desc=f"epoch {epoch + 1}", unit="batch", silent=self.quiet) as bar:
+            for k, (index, steps) in enumerate(chunks):
+                if steps not in self.shapes_seen:  # a new batch shape compiles first (a minute or more on a CPU)
+                    bar.set_postfix_str(f"compiling the training step for batches of {steps} steps", refresh=True)
+                    self.shapes_seen.add(steps)
+                state, loss, _ = self.builder.train_step(state, self.text, self.examples, index, steps, lr_scale)
+                losses.append(float(loss))
+                seen += len(index)
+                bar.update()
+                if (k + 1) % 50 == 0 or k + 1 == len(chunks):
+                    bar.set_postfix_str(f"{seen / (time.perf_counter() - clock):.0f} items/s  loss {np.mean(losses[-50:]):.3f}")
+        return state, losses, len(self.examples if order is None else order)
+
+
+def _next_progress(config: TrainConfig, progress: dict, scores: dict, final_phase: bool, seconds: float) -> tuple[dict, bool]:
+    """(the loop's state after an epoch with dev ``scores`` that took ``seconds``, whether the
+    selection metric improved). In the final phase (after the curriculum's stages) an epoch whose
+    selection metric does not improve counts towards ``patience``, and one whose online dev loss
+    does not improve multiplies the rate by ``plateau_decay``."""
+    select = int(progress["select"])
+    value = scores[config.select] if config.select == "dev_loss" else -scores[config.select]  # lower is better
+    improved = value < float(progress["best"])
+    online_loss = scores.get("online_dev_loss", scores["dev_loss"])
+    loss_improved = online_loss < float(progress["best_loss"])
+    lr_scale = float(progress["lr_scale"])
+    return _progress(
+        int(progress["epoch"]) + 1,
+        min(online_loss, float(progress["best_loss"])),
+        0 if improved or not final_phase else int(progress["bad_epochs"]) + 1,
+        float(progress["seconds"]) + seconds,
+        lr_scale if loss_improved or not final_phase else lr_scale * config.plateau_decay,
+        select,
+        min(value, float(progress["best"])),
+    ), improved
 
 
 def load_params(builder: Builder, out: Path, text: dict, examples: Examples, checkpoint: str = "best") -> tuple[Any, int]:

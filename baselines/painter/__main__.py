@@ -109,6 +109,7 @@ def _run(args: argparse.Namespace) -> None:
         return
 
     from baselines.painter.data import Examples, Layout, examples, text_vocabulary
+    from baselines.worlds.checkpoints import RunFolder
     from hexagons import abstractions
 
     real = load_split(args.data / "train.jsonl")
@@ -127,7 +128,8 @@ def _run(args: argparse.Namespace) -> None:
         hints=args.rule_hints,
         seed=args.seed,
     )
-    out = cli.prepare_out(args.out, kind="painter", overwrite=args.overwrite)
+    folder = RunFolder.open(args.out, kind="painter", overwrite=args.overwrite)
+    folder.write_config(config.to_json())
     started = time.perf_counter()
     synthetic = abstractions.generate(args.synthetic_procedures, seed=args.seed) if args.synthetic_procedures else []
     procedures = real + [s.procedure for s in synthetic]
@@ -141,13 +143,12 @@ def _run(args: argparse.Namespace) -> None:
         f"prepared in {time.perf_counter() - started:.1f} s; training for at most {args.minutes:g} min",
         flush=True,
     )
-    out.mkdir(parents=True, exist_ok=True)
-    painter, _ = train(config, vocabulary, data, examples(dev, vocabulary, config.layout), out, quiet=args.quiet)
-    painter.save(out)
+    painter, _ = train(config, vocabulary, data, examples(dev, vocabulary, config.layout), folder, quiet=args.quiet)
+    painter.save(folder.path)
     from baselines.plots import painter_curve
 
-    curve = painter_curve(out)
-    print(f"saved {cli.finish_out(out)} ({curve.name})")
+    curve = painter_curve(folder.path)
+    print(f"saved {folder.finish()} ({curve.name})")
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ import optax
 from baselines.painter.data import TEXTS, Examples, Layout, WordPieces, apply, examples, hints, number_table
 from baselines.painter.model import PainterNet
 from baselines.text_encoders import minilm_bert, minilm_weights
-from baselines.worlds.checkpoints import restore_params, save_params
-from baselines.worlds.cli import progress, write_atomic
+from baselines.worlds.checkpoints import RunFolder, restore_params, save_params
+from baselines.worlds.cli import progress
 from hexagons.geometry import NUM_TILES
 from hexagons.metrics import action_scores, board_scores, mean_scores
 from hexagons.procedure import Procedure
@@ -146,10 +146,8 @@ class Painter:
         return np.concatenate(out) if out else np.zeros((0, before.shape[1]), np.int32)
 
     def save(self, run: Path) -> None:
-        """``config.json``, ``vocabulary.json`` (a learned vocabulary) and the params (``params/``,
-        orbax) in ``run``."""
-        run.mkdir(parents=True, exist_ok=True)
-        write_atomic(run / "config.json", json.dumps(self.config.to_json(), indent=1))
+        """``vocabulary.json`` (a learned vocabulary) and the params (``params/``, orbax) in ``run``,
+        beside the ``config.json`` (``Config.to_json``) its ``RunFolder`` wrote."""
         if isinstance(self.vocabulary, Vocabulary):
             self.vocabulary.save(run / "vocabulary.json")
         save_params(run, self.params)
@@ -216,10 +214,10 @@ def evaluate(painter: Painter, procedures: list[Procedure], mechanisms: dict | N
 
 
 def train(
-    config: Config, vocabulary: Vocabulary | WordPieces, data: Examples, dev: Examples, run: Path, quiet: bool = False
+    config: Config, vocabulary: Vocabulary | WordPieces, data: Examples, dev: Examples, folder: RunFolder, quiet: bool = False
 ) -> tuple[Painter, list[dict]]:
-    """Train on ``data``, keep the params with the best dev action F1 (oracle board), write
-    ``run/metrics.jsonl`` as it goes (a progress bar over the epochs unless ``quiet``); returns the
+    """Train on ``data``, keep the params with the best dev action F1 (oracle board), write the
+    folder's ``metrics.jsonl`` as it goes (a progress bar over the epochs unless ``quiet``); returns the
     painter and the per-epoch metrics."""
     if len(data) < config.batch:
         raise ValueError(f"{len(data)} training steps, fewer than one minibatch of {config.batch}")
@@ -246,47 +244,38 @@ def train(
     painter = Painter(config, vocabulary, params, constants)
     best, history = (-1.0, params), []
     started = time.monotonic()
-    (run / "metrics.jsonl").write_text("")
     bar = progress(total=config.epochs, desc="painter", unit="epoch", silent=quiet)
-    for epoch in range(1, config.epochs + 1):
-        order = rng.permutation(len(data))
-        order = order[: len(order) - len(order) % config.batch]
-        losses = []
-        for s in range(0, len(order), config.batch):
-            index = order[s : s + config.batch]
-            params, state, loss = step(
-                params,
-                state,
-                jnp.asarray(data.tokens[index]),
-                jnp.asarray(data.before[index], jnp.int32),
-                jnp.asarray(hint[index]),
-                jnp.asarray(targets[index]),
+    with folder.metrics() as write:
+        for epoch in range(1, config.epochs + 1):
+            order = rng.permutation(len(data))
+            losses = []
+            for s in range(0, len(order) - config.batch + 1, config.batch):
+                index = order[s : s + config.batch]
+                batch = (data.tokens[index], data.before[index].astype(np.int32), hint[index], targets[index])
+                params, state, loss = step(params, state, *map(jnp.asarray, batch))
+                losses.append(loss)
+            painter.params = params
+            predicted = apply(dev.before, painter.classes(dev.tokens, dev.before, dev.rule))
+            dev_scores = scores(dev.before, dev.after, dev.before, predicted)["all"]["action"]
+            minutes = (time.monotonic() - started) / 60
+            row = {
+                "epoch": epoch,
+                "loss": float(np.mean(jax.device_get(losses))),
+                "dev_action_f1": dev_scores["f1"],
+                "dev_action_em": dev_scores["exact_match"],
+                "minutes": round(minutes, 2),
+            }
+            history.append(row)
+            write(row)
+            if row["dev_action_f1"] > best[0]:
+                best = (row["dev_action_f1"], params)
+            bar.update()
+            bar.set_postfix_str(
+                f"loss {row['loss']:.4f}  dev action F1 {row['dev_action_f1']:.2f} EM {row['dev_action_em']:.2f}  "
+                f"best {best[0]:.2f}  {minutes:.1f} of {config.minutes:g} min"
             )
-            losses.append(loss)
-        painter.params = params
-        dev_scores = scores(dev.before, dev.after, dev.before, apply(dev.before, painter.classes(dev.tokens, dev.before, dev.rule)))["all"][
-            "action"
-        ]
-        minutes = (time.monotonic() - started) / 60
-        row = {
-            "epoch": epoch,
-            "loss": float(np.mean(jax.device_get(losses))),
-            "dev_action_f1": dev_scores["f1"],
-            "dev_action_em": dev_scores["exact_match"],
-            "minutes": round(minutes, 2),
-        }
-        history.append(row)
-        with (run / "metrics.jsonl").open("a") as handle:
-            handle.write(json.dumps(row) + "\n")
-        if row["dev_action_f1"] > best[0]:
-            best = (row["dev_action_f1"], params)
-        bar.update()
-        bar.set_postfix_str(
-            f"loss {row['loss']:.4f}  dev action F1 {row['dev_action_f1']:.2f} EM {row['dev_action_em']:.2f}  "
-            f"best {best[0]:.2f}  {minutes:.1f} of {config.minutes:g} min"
-        )
-        if minutes >= config.minutes:
-            break
+            if minutes >= config.minutes:
+                break
     bar.close()
     painter.params = best[1]
     return painter, history

@@ -141,9 +141,9 @@ FAMILY = WorldFamily(
                     "env": "BlocksWorld-BAP-v1",
                     "data": "explicit",
                     "max_episode_steps": 1,
-                    "total_steps": 600_000,
+                    "total_timesteps": 600_000,
                     "eval_episodes": 4,
-                    "imitation": 1.0,
+                    "imitation_coef": 1.0,
                 }
             }
         ),

@@ -126,13 +126,14 @@ class RunFolder:
     def open(cls, out: Path | None, *, kind: str, **request: Unpack[cli.OutRequest]) -> RunFolder:
         return cls(cli.prepare_out(out, kind=kind, **request), request.get("resume", False))
 
-    def write_config(self, record: dict[str, Any]) -> None:
-        """``config.json`` of a new run (``configs.run_record``); a resumed run keeps its own."""
-        if self.lead and not self.resumed:
+    def write_config(self, record: dict[str, Any], resumed_too: bool = False) -> None:
+        """``config.json`` of a new run (``configs.run_record`` for a trainer of a policy network);
+        a resumed run keeps its own unless ``resumed_too`` (a resumed Builder's new budget)."""
+        if self.lead and (resumed_too or not self.resumed):
             write_atomic(self.path / "config.json", json.dumps(record, indent=1))
 
-    def checkpoints(self, keep: int | None = None) -> Checkpoints:
-        return Checkpoints(self.path, keep)
+    def checkpoints(self, keep: int | None = None, name: str = "checkpoints") -> Checkpoints:
+        return Checkpoints(self.path, keep, name)
 
     @contextlib.contextmanager
     def metrics(self, field: str = "", resumed_at: int | None = None) -> Iterator[Callable[[dict[str, Any]], None]]:

@@ -241,7 +241,7 @@ FAMILY = WorldFamily(
         Setting(
             "expert",
             "map",
-            "CrafText: what the scripted expert of demonstrations and --imitation labels reads: the whole map, or only "
+            "CrafText: what the scripted expert of demonstrations and --imitation-coef labels reads: the whole map, or only "
             "the agent's view (blocks and cows out of view unknown; it explores straight on), which an agent can imitate",
             EXPERT_SIGHTS,
         ),
@@ -264,9 +264,9 @@ FAMILY = WorldFamily(
                     "level": "easy",
                     "goals": GROUNDING_GOALS,
                     "max_episode_steps": 150,
-                    "total_steps": 240_000,
+                    "total_timesteps": 240_000,
                     "lr": 6e-4,
-                    "imitation": 1.0,
+                    "imitation_coef": 1.0,
                     "eval_episodes": 8,
                 },
                 "grounding": {
@@ -274,7 +274,7 @@ FAMILY = WorldFamily(
                     "level": "easy",
                     "goals": GROUNDING_GOALS,
                     "max_episode_steps": 150,
-                    "total_steps": 2_000_000,
+                    "total_timesteps": 2_000_000,
                     "eval_episodes": 16,
                 },
                 "level": {},

@@ -146,9 +146,9 @@ FAMILY = WorldFamily(
                     "env": "Hexagons-Paint-v1",
                     "data": "tiles",
                     "max_episode_steps": 8,
-                    "total_steps": 300_000,
+                    "total_timesteps": 300_000,
                     "eval_episodes": 2,
-                    "imitation": 1.0,
+                    "imitation_coef": 1.0,
                 }
             }
         ),
