@@ -133,7 +133,7 @@ def settings(args: argparse.Namespace, prepare: bool = True) -> argparse.Namespa
             raise SystemExit(f"error: {error}") from None
     if run["imitation_coef"]:
         family = worlds.family_of(run["env"])
-        gap = family.expert_gap(_split(argparse.Namespace(**run), "train")[0]) if family.expert_gap else None
+        gap = family.expert_gap(_split(argparse.Namespace(**run), "train")[0])
         if gap and "imitation_coef" in chosen:
             raise SystemExit(f"error: --imitation-coef needs a world with an expert (--imitation-coef 0 trains without one); {gap}")
         if gap:  # the default preset imitates its own world's expert; other goals train without it
@@ -542,7 +542,7 @@ def _evaluate(run, config: PPOConfig, ppo: PPO, params, writer, train_split: tup
     }
     if jax.process_index() > 0:
         return
-    print("\n" + evaluate.save(results, run.out, meta, labels, worlds.family_of(run.env).group_order))
+    print("\n" + evaluate.save(results, run.out, meta, labels, worlds.family_of(run.env).evaluation.group_order))
     from baselines import plots
 
     print(plots.finish_run(run.out, plots.learning_curve), flush=True)

@@ -428,10 +428,11 @@ def evaluate_splits(
     instruction, ``evaluation_units``), at most ``max_steps`` steps each, keys from the training
     ``seed``, in chunks of at most ``batch`` episodes, one size for every split (``chunk_size``),
     dealt out to the processes of a multi-process run. Where the family pads splits to common
-    shapes (``WorldFamily.shared_settings``), they share one compilation. Prints one line per split
+    shapes (``Evaluation.shared_settings``, a facet of the family), they share one compilation. Prints one line per split
     and policy, after announcing the first compilation unless ``quiet``."""
     family = worlds.family_of(spec["env"])
-    settings = family.shared_settings([episodes for episodes, _ in splits.values()]) if family.shared_settings else {}
+    share = family.evaluation.shared_settings
+    settings = share([episodes for episodes, _ in splits.values()]) if share else {}
     tasks = {split: worlds.spec_task(spec, split_episodes, **settings) for split, split_episodes in splits.items()}
     shared_rows = max(len(task.texts) for task in tasks.values()) if settings else None
     policies = CONTROLS + (("expert",) if expert and trained.expert is not None else ())
@@ -742,7 +743,7 @@ def evaluate_run(args: argparse.Namespace) -> Path:
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }
-    print("\n" + save(results, out, meta, {"agent": label}, family.group_order))
+    print("\n" + save(results, out, meta, {"agent": label}, family.evaluation.group_order))
     print(f"picture: {plots.evaluation_bars(out)}", flush=True)
     return out
 

@@ -638,7 +638,7 @@ def test_summaries_and_table():
     assert np.isclose(s["success"], (0.5 + 0.25) / 3) and s["per_goal"]["b"] == 0.25 and s["episodes"] == 12
     blind = dict(s, success=s["success"] - 0.1)
     md = evaluate.table(
-        {"train": {"agent": s, "shuffled": blind}}, group_order=worlds.family_of("CrafText-Classic-Symbolic-v1").group_order
+        {"train": {"agent": s, "shuffled": blind}}, group_order=worlds.family_of("CrafText-Classic-Symbolic-v1").evaluation.group_order
     )
     low, high = s["success_ci"]
     assert 0 <= low < s["success"] < high <= 1

@@ -6,6 +6,7 @@ Nothing of the suite names it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -18,7 +19,7 @@ from corridor_world import FAMILY, Corridor
 
 from baselines import worlds
 from baselines.worlds import episode
-from baselines.worlds.base import EnvHooks, ExpertHooks, TextHooks
+from baselines.worlds.base import EnvHooks, Evaluation, ExpertHooks, TextHooks, WorldFamily
 from tests.conftest import CORRIDOR_PACKAGE
 
 
@@ -31,6 +32,17 @@ def corridor():
 def test_the_env_declares_its_hooks():
     env = Corridor()
     assert isinstance(env, EnvHooks) and isinstance(env, TextHooks) and isinstance(env, ExpertHooks)
+
+
+def test_an_entry_is_what_builds_a_world_and_tools_read_their_facets_with_their_defaults(corridor):
+    """A ``WorldFamily`` holds what identifies and builds a world (at most 10 fields); each tool's
+    per-world settings are a facet it reads, with its defaults where a family declares none."""
+    assert len(dataclasses.fields(WorldFamily)) <= 10
+    assert corridor.evaluation == Evaluation() and corridor.expert_gap([]) is None and worlds.presets_of(corridor) == {}
+    craftext = worlds.family_of("CrafText-Classic-Symbolic-v1")
+    assert craftext.evaluation.splits == ("train", "test_paraphrased", "test_new_objects") and "Building" in craftext.evaluation.group_order
+    with pytest.raises(ValueError, match="one facet of each type, got Evaluation twice"):
+        dataclasses.replace(corridor, facets=(Evaluation(), Evaluation(splits=("train",))))
 
 
 def test_a_fourth_world_joins_every_tool(corridor, tmp_path, capsys):

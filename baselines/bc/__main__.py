@@ -151,7 +151,7 @@ def _evaluate(
         "device": str(jax.devices()[0]),
         "jax": jax.__version__,
     }
-    print("\n" + evaluate.save(results, out, meta, labels, worlds.family_of(spec["env"]).group_order))
+    print("\n" + evaluate.save(results, out, meta, labels, worlds.family_of(spec["env"]).evaluation.group_order))
 
 
 if __name__ == "__main__":

@@ -531,7 +531,7 @@ def _evaluate(args, folder: RunFolder, dagger: Dagger, params, spec: dict, train
         "jax": jax.__version__,
     }
     labels = {"agent": f"agent (aggregated DAgger {config.network.policy}, sample)"}
-    print("\n" + evaluate.save(results, folder.path, meta, labels, worlds.family_of(spec["env"]).group_order))
+    print("\n" + evaluate.save(results, folder.path, meta, labels, worlds.family_of(spec["env"]).evaluation.group_order))
     print(plots.finish_run(folder.path, plots.dagger_curve), flush=True)
 
 

@@ -83,9 +83,8 @@ def _run(args: argparse.Namespace) -> None:
         "seed": args.seed,
         "style": args.style,
     }
-    table = save(
-        {args.split: {"llm": result["summary"]}}, out, meta, {"llm": f"LLM {args.model}"}, worlds.family_of(spec["env"]).group_order
-    )
+    order = worlds.family_of(spec["env"]).evaluation.group_order
+    table = save({args.split: {"llm": result["summary"]}}, out, meta, {"llm": f"LLM {args.model}"}, order)
     cli.finish_out(out)
     print(table)
     print(json.dumps({k: v for k, v in result.items() if k not in ("results", "summary")}, indent=1))

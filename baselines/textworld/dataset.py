@@ -436,8 +436,7 @@ def generate(
     if valid_actions not in VALID_ACTIONS:
         raise ValueError(f"unknown valid_actions {valid_actions!r}; use one of {', '.join(VALID_ACTIONS)}")
     if policy != "random" and world.task.expert is None:
-        gap = family_of(world.env_id).expert_gap
-        why = gap(split_episodes(world.spec, world.split)[0]) if gap else None
+        why = family_of(world.env_id).expert_gap(split_episodes(world.spec, world.split)[0])
         raise ValueError(f"{world.env_id} has no expert for these goals{f' ({why})' if why else ''}; use --policy random")
     if min(episodes, steps, batch_size, shard_size, walk_steps) < 1 or not 0.0 <= epsilon <= 1.0:
         raise ValueError("episodes, steps, walk_steps, batch_size and shard_size must be positive and epsilon in [0, 1]")

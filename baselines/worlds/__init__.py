@@ -8,7 +8,18 @@ protocol, found by the kind of their run folder (``agents``: ``Agent``, ``load_a
 
 from typing import Any
 
-from baselines.worlds.base import Benchmark, Presets, Protocols, Questions, Reference, References, Setting, WorldFamily
+from baselines.worlds.base import (
+    Benchmark,
+    Evaluation,
+    ExpertGap,
+    Presets,
+    Protocols,
+    Questions,
+    Reference,
+    References,
+    Setting,
+    WorldFamily,
+)
 from baselines.worlds.registry import (
     DEFAULT_ENV,
     MAX_EPISODE_STEPS,
@@ -41,6 +52,8 @@ __all__ = [
     "DEFAULT_ENV",
     "MAX_EPISODE_STEPS",
     "Benchmark",
+    "Evaluation",
+    "ExpertGap",
     "Presets",
     "Protocols",
     "Questions",

@@ -191,6 +191,26 @@ class Protocols:
     named: Mapping[str, Mapping]
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """How the commands that evaluate an agent treat the family's worlds: the ``splits`` evaluated
+    by default, the order of the per-goal label groups in their tables (``group_order``) and
+    ``shared_settings(list of episode lists) -> task settings`` under which several splits compile
+    once (None: each split its own)."""
+
+    splits: tuple[str, ...] = ("train", "test")
+    group_order: tuple[str, ...] = ()
+    shared_settings: Callable[[list], dict] | None = None
+
+
+@dataclass(frozen=True)
+class ExpertGap:
+    """Why the family's scripted expert cannot play some episodes, for the tools that imitate it or
+    record its demonstrations: ``why(episodes) -> str | None`` (None: it plays them all)."""
+
+    why: Callable[[list], str | None]
+
+
 F = TypeVar("F")
 """A facet type (``WorldFamily.facet``)."""
 
@@ -202,15 +222,13 @@ class WorldFamily:
     name: the family, the part of its ids before the first ``-``. ids: the package's registered
     ids, the first the default. make(env_id) -> (env, params) with the package's defaults.
     task(env_id, episodes=None, **settings) -> ``Task``. episodes(spec, split) -> (episodes, task
-    settings) of one split of a world spec. splits: the split names; eval_splits: those evaluated
-    by default. data_splits(spec) -> the splits the spec's data offers (a user's file may hold
-    fewer), validating the file; raises ValueError naming file, line and field. settings: the
-    spec keys the family reads. aliases: short names for ids. shared_settings(list of episode
-    lists) -> task settings under which those splits compile once. group_order: the order of the
-    per-goal label groups in evaluation tables. expert_gap(episodes) -> why no expert plays them,
-    or None. facets: each tool's settings for the family's worlds, one object of each facet type
-    (``Presets``, ``Protocols``, ``Questions``, ``Benchmark``, ``References``, or a tool's own);
-    a tool reads its type with ``facet`` and uses its defaults where a family declares none.
+    settings) of one split of a world spec. splits: the split names. data_splits(spec) -> the
+    splits the spec's data offers (a user's file may hold fewer), validating the file; raises
+    ValueError naming file, line and field. settings: the spec keys the family reads. aliases:
+    short names for ids. facets: each tool's settings for the family's worlds, one object of each
+    facet type (``Evaluation``, ``ExpertGap``, ``Presets``, ``Protocols``, ``Questions``,
+    ``Benchmark``, ``References``, or a tool's own); a tool reads its type with ``facet`` and uses
+    its defaults where a family declares none.
     """
 
     name: str
@@ -219,13 +237,9 @@ class WorldFamily:
     task: Callable[..., Task]
     episodes: Callable[[Mapping, str], tuple[list, dict]]
     splits: tuple[str, ...] = ("train", "dev", "test")
-    eval_splits: tuple[str, ...] = ("train", "test")
     data_splits: Callable[[Mapping], tuple[str, ...]] | None = None
     settings: tuple[Setting, ...] = ()
     aliases: Mapping[str, str] = field(default_factory=dict)
-    shared_settings: Callable[[list], dict] | None = None
-    group_order: tuple[str, ...] = ()
-    expert_gap: Callable[[list], str | None] | None = None
     facets: tuple[Any, ...] = ()
 
     def __post_init__(self):
@@ -237,6 +251,16 @@ class WorldFamily:
     def facet(self, kind: type[F]) -> F | None:
         """The family's facet of type ``kind``, None where it declares none (the tool's defaults)."""
         return next((f for f in self.facets if isinstance(f, kind)), None)
+
+    @property
+    def evaluation(self) -> Evaluation:
+        """The family's ``Evaluation`` facet, or the evaluation defaults."""
+        return self.facet(Evaluation) or Evaluation()
+
+    def expert_gap(self, episodes: list) -> str | None:
+        """Why the family's expert cannot play ``episodes`` (its ``ExpertGap``), None if it can."""
+        gap = self.facet(ExpertGap)
+        return gap.why(episodes) if gap else None
 
     @property
     def default_id(self) -> str:

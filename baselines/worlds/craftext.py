@@ -19,6 +19,8 @@ from baselines.worlds.base import (
     IRRELEVANT,
     PROGRESS,
     Benchmark,
+    Evaluation,
+    ExpertGap,
     Presets,
     Protocols,
     Questions,
@@ -219,7 +221,6 @@ FAMILY = WorldFamily(
     task=craftext_task,
     episodes=split_pairs,
     splits=SPLITS,
-    eval_splits=SPLITS,
     data_splits=goal_file_splits,
     settings=(
         EPISODE_LIMIT,
@@ -253,10 +254,9 @@ FAMILY = WorldFamily(
         ),
     ),
     aliases={"craftext": "CrafText-Classic-Symbolic-v1"},
-    shared_settings=shared_capacity,
-    group_order=CATEGORIES,
-    expert_gap=expert_gap,
     facets=(
+        Evaluation(splits=SPLITS, group_order=CATEGORIES, shared_settings=shared_capacity),
+        ExpertGap(expert_gap),
         Presets(
             {
                 "quick": {

@@ -265,7 +265,7 @@ def eval_splits(spec: Mapping) -> tuple[str, ...]:
     if "train" not in present:
         given = ", ".join(f"{s.flag} {spec[s.name]}" for s in family.settings if spec[s.name] != s.default)
         raise ValueError(f"{given or spec['env']} has no train split")
-    return tuple(s for s in family.eval_splits if s in present)
+    return tuple(s for s in family.evaluation.splits if s in present)
 
 
 def presets_of(family: WorldFamily) -> Mapping[str, Mapping]:
