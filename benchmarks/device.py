@@ -107,13 +107,13 @@ def markdown(record: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    from baselines import worlds
+    p = parser()
+    args = cli.parse(p, argv)
+    from baselines import worlds  # after the parser: --help starts without JAX
     from benchmarks.__main__ import results_folder
     from benchmarks.env_sps import measure_env, rollout_steps
     from benchmarks.worlds import chosen_worlds
 
-    p = parser()
-    args = cli.parse(p, argv)
     table = chosen_worlds(p, args.env)
     began = time.perf_counter()
     info, out = results_folder(args, ("device.json", "device.md"))

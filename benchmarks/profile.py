@@ -28,12 +28,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import jax
-import jax.numpy as jnp
-
 from baselines.worlds import cli
 from benchmarks import RESULTS_OUT, provenance_line, write_results
-from benchmarks.env_sps import measure_env, reset_states, rollout_steps, step_only_rollout, time_rollout
 
 FILES = ("profile.json", "profile.md")
 PARTS = ("observation", "resets", "state update")
@@ -43,6 +39,8 @@ RATES = ("step", "no_observation", "state_only", "copy_floor")
 def copy_floor_rollout(num_steps: int):
     """``rollout(key, params, carry)``: ``num_steps`` steps that add a key-dependent 0 or 1 to every
     leaf of ``carry`` (booleans flipped, PRNG keys kept), reading and writing each byte once per step."""
+    import jax  # here, not at the top: --help starts without JAX
+    import jax.numpy as jnp
 
     def rollout(key, params, carry):
         def body(carry, k):
@@ -64,6 +62,10 @@ def profile_world(env: Any, params: Any, num_envs: int, num_steps: int, reset_ra
     """Steps/s of the step, the step without observation, the state update alone and the copy floor of ``num_envs``
     worlds; bytes of state and observation per world; each part's share of the step's time and
     the part that bounds it."""
+    import jax
+
+    from benchmarks.env_sps import measure_env, reset_states, step_only_rollout, time_rollout
+
     states = reset_states(env, params, num_envs, seed)
     obs = jax.vmap(env.get_obs, in_axes=(0, None))(states, params)
     rate = {
@@ -132,6 +134,8 @@ def parser() -> argparse.ArgumentParser:
 def profile_worlds(table: dict, num_envs: int | None, repeats: int, quiet: bool = False) -> list[dict]:
     """``profile_world`` of every world of ``table`` (``benchmarks.worlds.BenchWorld`` by name), at
     ``num_envs`` or its family's ``profile_envs``, with a progress bar unless ``quiet``."""
+    from benchmarks.env_sps import rollout_steps
+
     rows = []
     for world, bench in cli.progress(table.items(), desc="profile", unit="world", silent=quiet):
         spec = bench.settings

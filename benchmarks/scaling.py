@@ -20,15 +20,10 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import jax  # noqa: E402
-import numpy as np  # noqa: E402
-from jax.sharding import Mesh  # noqa: E402
-
 from baselines.plots import write_png
 from baselines.worlds import cli  # noqa: E402
 from benchmarks import RESULTS_OUT  # noqa: E402
 from benchmarks.__main__ import results_folder  # noqa: E402
-from benchmarks.env_sps import measure_env  # noqa: E402
 from benchmarks.worlds import bench_worlds, benchmark_of, chosen_worlds  # noqa: E402
 
 FILES = ("scaling.json", "scaling.md", "scaling.png")
@@ -36,6 +31,12 @@ FILES = ("scaling.json", "scaling.md", "scaling.png")
 
 def measure_scaling(worlds: list[str], devices: list[int], per_device_envs: int, num_steps: int, repeats: int) -> list[dict]:
     """One row per (world, number of devices): steps/s (median, min, max) and the speed-up over one device."""
+    import jax  # here, not at the top: --help starts without JAX
+    import numpy as np
+    from jax.sharding import Mesh
+
+    from benchmarks.env_sps import measure_env
+
     table = bench_worlds()
     rows = []
     for world in worlds:
@@ -110,13 +111,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-"""Old spellings accepted for one release."""
-
-
 def main(argv: list[str] | None = None) -> list[dict]:
     p = parser()
     args = cli.parse(p, argv)
     chosen_worlds(p, args.env)
+    import jax
+
     if max(args.devices) > jax.device_count():
         p.error(f"--devices {max(args.devices)}: only {jax.device_count()} devices here")
     info, out = results_folder(args, FILES)
