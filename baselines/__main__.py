@@ -307,7 +307,8 @@ def train(args: argparse.Namespace) -> None:
         return _plan(run, ppo)
     folder = RunFolder(out, run.resume, lead)
     world = {k: getattr(run, k) for k in worlds.spec_defaults()}
-    others, evaluation = {k: getattr(run, k) for k in RUN_DEFAULTS if k not in world}, {k: getattr(run, k) for k in EVAL_DEFAULTS}
+    others = {k: getattr(run, k) for k in RUN_DEFAULTS if k not in world}
+    evaluation = {k: getattr(run, k) for k in EVAL_DEFAULTS}
     folder.write_config(run_record("ppo", world, config.network, config, others, evaluation, args.command_line))
     print(
         f"{task.name}: {len(task.goals)} training goals, {sum(map(bool, task.texts))} instruction texts; policy {config.network.policy}, "

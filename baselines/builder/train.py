@@ -474,7 +474,7 @@ def fit(
     epochs = _Epochs(builder, text, examples, _stages(config, items, config.seed), quiet)
     decoder = Decoder(builder, config.max_actions)
     row: dict = {}
-    with folder.metrics("epoch", int(progress["epoch"]) if resumed else None) as write:
+    with folder.metrics("epoch", int(progress["epoch"]) if folder.resumed else None) as write:  # rows past the checkpoint go
         while int(progress["epoch"]) < config.max_epochs and float(progress["seconds"]) < 60 * config.minutes:
             epoch, clock, cpu_clock = int(progress["epoch"]), time.perf_counter(), time.process_time()
             state, losses, trained = epochs.train(state, epoch, float(progress["lr_scale"]))
